@@ -1,0 +1,93 @@
+"""Calibration (Theorem 5.5, Eq. (23)) and the deterministic margin (Theorem 5.6, Eq. (24)).
+
+Everything rational is a `Fraction`; `R` and `E` contain `ln(L/δ)` and are exact `LogReal`s.
+`r0 = ⌈ln(2/δ)/ln(5/4)⌉` is computed without logarithms: it is the least integer `r` with
+`(5/4)^r >= 2/δ`, a comparison of rationals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from betweencut.errors import ParameterError
+from betweencut.exact import LogReal, as_rational
+from betweencut.params import Params
+
+
+def path_query_bound(height: int) -> int:
+    """`L = ⌈log2(h + 1)⌉` (Eq. (14)): for `h >= 1` it is the bit length of `h`."""
+    return height.bit_length()
+
+
+def residual_calls(delta: Fraction) -> int:
+    """`r0 = ⌈ln(2/δ)/ln(5/4)⌉` (Theorem 5.5): the least `r` with `(5/4)^r >= 2/δ`."""
+    r, power, target = 0, Fraction(1), 2 / delta
+    while power < target:
+        r += 1
+        power *= Fraction(5, 4)
+    return r
+
+
+def check_privacy_budget(epsilon: object, delta: object) -> tuple[Fraction, Fraction]:
+    """Read `(ε, δ)` exactly and enforce the paper's range `0 < ε <= 1`, `0 < δ < 1/10`."""
+    eps = as_rational(epsilon, "epsilon")
+    if not 0 < eps <= 1:
+        raise ParameterError("epsilon", eps, "0 < epsilon <= 1 (the range of Theorem 5.5)")
+    dlt = as_rational(delta, "delta")
+    if not 0 < dlt < Fraction(1, 10):
+        raise ParameterError("delta", dlt, "0 < delta < 1/10 (the range of Theorem 5.5)")
+    return eps, dlt
+
+
+def _number(x: Fraction) -> int | float:
+    """A JSON number for reading: an int when exact, else the nearest float (display only)."""
+    return int(x) if x.denominator == 1 else float(x)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The numbers of Theorem 5.5 and 5.6 for public `(h, ε, δ)`."""
+
+    height: int
+    epsilon: Fraction
+    delta: Fraction
+    L: int
+    r0: int
+    r: int
+    lam: Fraction
+    w: Fraction
+    R: LogReal
+    E: LogReal
+
+    def params(self, tau: object) -> Params:
+        """Public parameters of Alg. 3 at threshold `τ` with this calibration."""
+        return Params.of(tau, self.lam, self.R)
+
+    def as_json(self) -> dict[str, Any]:
+        """Numbers for reading (floats: display only), and exact forms as strings."""
+        return {
+            "height": self.height, "epsilon": _number(self.epsilon), "delta": _number(self.delta),
+            "L": self.L, "r0": self.r0, "r": self.r,
+            "lambda": _number(self.lam), "w": _number(self.w),
+            "R": self.R.approx(), "E": self.E.approx(),
+            "epsilon_exact": str(self.epsilon), "delta_exact": str(self.delta),
+            "lambda_exact": str(self.lam), "w_exact": str(self.w),
+            "R_exact": self.R.exact_str(), "E_exact": self.E.exact_str(),
+        }
+
+
+def calibrate(height: object, epsilon: object, delta: object) -> Calibration:
+    """Theorem 5.5, Eq. (23): `L`, `r0`, `r = min(L, r0)`, `λ = ε/r`, `w = r/ε`,
+    `R = 1 + (r/ε)·ln(L/δ)`; and `E = w + R` (Theorem 5.6, Eq. (24))."""
+    if not isinstance(height, int) or isinstance(height, bool) or height < 1:
+        raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
+    eps, dlt = check_privacy_budget(epsilon, delta)
+    big_l = path_query_bound(height)
+    r0 = residual_calls(dlt)
+    r = min(big_l, r0)
+    lam = eps / r
+    w = r / eps
+    big_r = LogReal(Fraction(1), r / eps, big_l / dlt)
+    return Calibration(height, eps, dlt, big_l, r0, r, lam, w, big_r, big_r + w)

@@ -1,0 +1,179 @@
+"""Exact numbers for public parameters: rationals read without floats, and `a + b·ln(c)`.
+
+Calibration (Theorem 5.5, Eq. (23)) makes `R = 1 + (r/ε)·ln(L/δ)` irrational. betweencut keeps
+such a number as a `LogReal` (rationals `a`, `b`, `c`) and decides every comparison against a
+rational exactly: the sign of `a + b·ln(c)` is read off certified mpmath intervals of increasing
+precision, and the only case intervals cannot settle (the value is exactly zero) is recognised
+symbolically: `ln(c)` is irrational for rational `c ≠ 1` (Hermite–Lindemann), so `a + b·ln(c) = 0`
+with `b ≠ 0, c ≠ 1` is impossible. No float ever decides a comparison.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from mpmath import iv
+from mpmath.libmp import to_rational
+
+from betweencut.errors import ParameterError, Undecided
+
+Rational = Fraction
+MAX_PRECISION_BITS: Final = 1 << 14
+_IV_LOCK = threading.Lock()
+
+
+def as_rational(value: object, name: str) -> Fraction:
+    """Read `value` as an exact rational: an int, a Fraction, or a string such as `"0.1"`.
+
+    Floats are refused: `0.1` as a float is not 1/10, and a DP parameter must mean what the user
+    wrote. Strings are parsed exactly (`"0.1"` is 1/10, `"1/3"` is 1/3, `"1e-3"` is 1/1000).
+    """
+    if isinstance(value, bool):
+        raise ParameterError(name, value, "a rational number (an int, a Fraction or a string)")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        raise ParameterError(
+            name, value, "an exact rational: pass a Fraction or a string such as '0.1'",
+            "a float is not read, it would change the value silently",
+        )
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ParameterError(
+                name, repr(value), "a number written as 0.1, 1/10 or 1e-1"
+            ) from None
+    raise ParameterError(name, repr(value), "a rational number (an int, a Fraction or a string)")
+
+
+def interval_bounds(
+    const: Fraction, coeff: Fraction, arg: Fraction, prec: int
+) -> tuple[Fraction, Fraction]:
+    """Certified rational bounds `lo <= const + coeff·ln(arg) <= hi` at `prec` bits."""
+    with _IV_LOCK:
+        saved = iv.prec
+        iv.prec = prec
+        try:
+            value = iv.mpf(const.numerator) / const.denominator + (
+                iv.mpf(coeff.numerator) / coeff.denominator
+            ) * iv.log(iv.mpf(arg.numerator) / arg.denominator)
+            lo_raw, hi_raw = value._mpi_
+        finally:
+            iv.prec = saved
+    return Fraction(*to_rational(lo_raw)), Fraction(*to_rational(hi_raw))
+
+
+@dataclass(frozen=True, slots=True)
+class LogReal:
+    """The real number `const + coeff·ln(arg)` with rational `const`, `coeff` and `arg > 0`."""
+
+    const: Fraction
+    coeff: Fraction = Fraction(0)
+    arg: Fraction = Fraction(1)
+
+    def __post_init__(self) -> None:
+        if self.arg <= 0:
+            raise ParameterError("arg", self.arg, "a positive rational (argument of ln)")
+
+    @staticmethod
+    def of(x: Fraction | int) -> LogReal:
+        return LogReal(Fraction(x))
+
+    @property
+    def is_rational(self) -> bool:
+        return self.coeff == 0 or self.arg == 1
+
+    def __add__(self, other: LogReal | Fraction | int) -> LogReal:
+        if isinstance(other, LogReal):
+            if other.is_rational:
+                return LogReal(self.const + other.const, self.coeff, self.arg)
+            if self.is_rational:
+                return LogReal(self.const + other.const, other.coeff, other.arg)
+            if self.arg == other.arg:
+                return LogReal(self.const + other.const, self.coeff + other.coeff, self.arg)
+            raise ParameterError("other", other, f"a LogReal with ln({self.arg}) or a rational")
+        return LogReal(self.const + other, self.coeff, self.arg)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> LogReal:
+        return LogReal(-self.const, -self.coeff, self.arg)
+
+    def __sub__(self, other: LogReal | Fraction | int) -> LogReal:
+        return self + (-other)
+
+    def __rsub__(self, other: Fraction | int) -> LogReal:
+        return (-self) + other
+
+    def __mul__(self, k: Fraction | int) -> LogReal:
+        return LogReal(self.const * k, self.coeff * k, self.arg)
+
+    __rmul__ = __mul__
+
+    def sign(self, max_prec: int = MAX_PRECISION_BITS) -> int:
+        """The exact sign (-1, 0 or 1), certified; raises `Undecided` past `max_prec` bits."""
+        if self.is_rational:
+            return (self.const > 0) - (self.const < 0)
+        if self.const == 0:
+            return ((self.coeff > 0) - (self.coeff < 0)) * ((self.arg > 1) - (self.arg < 1))
+        prec = 64
+        while prec <= max_prec:
+            lo, hi = interval_bounds(self.const, self.coeff, self.arg, prec)
+            if lo > 0:
+                return 1
+            if hi < 0:
+                return -1
+            prec *= 2
+        raise Undecided(f"the sign of {self.exact_str()} at {max_prec} bits")
+
+    def compare(self, x: Fraction | int) -> int:
+        """The exact sign of `self - x`."""
+        return (self - Fraction(x)).sign()
+
+    def floor(self) -> int:
+        """The exact floor, certified."""
+        if self.is_rational:
+            return math.floor(self.const)
+        lo, _ = interval_bounds(self.const, self.coeff, self.arg, 64)
+        k = math.floor(lo)
+        while self.compare(k + 1) >= 0:
+            k += 1
+        while self.compare(k) < 0:
+            k -= 1
+        return k
+
+    def ceil(self) -> int:
+        """The exact ceiling, certified."""
+        return -((-self).floor())
+
+    def bounds(self, prec: int = 64) -> tuple[Fraction, Fraction]:
+        """Certified rational bounds of the value at `prec` bits."""
+        if self.is_rational:
+            return self.const, self.const
+        return interval_bounds(self.const, self.coeff, self.arg, prec)
+
+    def approx(self) -> float:
+        """A float near the value, for display and JSON only: it never decides anything."""
+        lo, hi = self.bounds(80)
+        return float((lo + hi) / 2)
+
+    def exact_str(self) -> str:
+        """A sympy-readable exact form such as `1 + 4*log(80)`."""
+        if self.is_rational:
+            return str(self.const)
+        parts = [] if self.const == 0 else [str(self.const)]
+        coeff = "" if self.coeff == 1 else f"{self.coeff}*"
+        if self.coeff.denominator != 1:
+            coeff = f"({self.coeff})*"
+        parts.append(f"{coeff}log({self.arg})")
+        return " + ".join(parts)
+
+    def __str__(self) -> str:
+        return self.exact_str()

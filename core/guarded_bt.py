@@ -1,0 +1,56 @@
+"""GuardedBT (Alg. 1) and BT (Alg. 4): the count query of BetweenCut.
+
+Only the noisy branch goes through the `NoisyTest`; the two guards are decided here, exactly,
+against an `R` that may be irrational: for an integer count `c`, `c <= a - R` iff
+`c <= floor(a - R)` and `c >= b + R` iff `c >= ceil(b + R)`, and those two integers are computed
+once, certified (see `betweencut.exact`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from betweencut.exact import LogReal
+from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class BT:
+    """BT(c; a, b, λ) (Alg. 4): no guards, every call is a noisy test."""
+
+    a: Fraction
+    b: Fraction
+    lam: Fraction
+
+    def guard(self, count: int) -> Outcome | None:
+        return None
+
+    def query(self, count: int, node: object = None) -> BTQuery:
+        return BTQuery(Fraction(count), self.a, self.b, self.lam, node)
+
+    def __call__(self, count: int, test: NoisyTest, node: object = None) -> Outcome:
+        decided = self.guard(count)
+        if decided is not None:
+            return decided
+        return test(self.query(count, node))
+
+
+@dataclass(frozen=True, slots=True)
+class GuardedBT(BT):
+    """GuardedBT(c; a, b, R, λ) (Alg. 1): `L` if `c <= a - R`, `H` if `c >= b + R`, else BT."""
+
+    R: LogReal = LogReal(Fraction(1))
+    lower_cut: int = 0  # floor(a - R)
+    upper_cut: int = 0  # ceil(b + R)
+
+    @staticmethod
+    def of(a: Fraction, b: Fraction, R: LogReal, lam: Fraction) -> GuardedBT:
+        return GuardedBT(a, b, lam, R, (a - R).floor(), (R + b).ceil())
+
+    def guard(self, count: int) -> Outcome | None:
+        if count <= self.lower_cut:  # Alg. 1, l. 1
+            return Outcome.L
+        if count >= self.upper_cut:  # Alg. 1, l. 3
+            return Outcome.H
+        return None

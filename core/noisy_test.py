@@ -1,0 +1,106 @@
+"""The noisy-test interface: the one seam through which BetweenCut touches randomness.
+
+Every randomized decision of the mechanism is a `BTQuery`, one call of BT(c; a, b, λ) (Alg. 4):
+draw fresh `Z ~ Lap(1/λ)` and answer `L` if `c + Z < a`, `H` if `c + Z > b`, `B` otherwise.
+The mechanism hands each query to a `NoisyTest`, a callable `query -> Outcome`. Implementations:
+
+* `ExactSampler` (release path): draws the outcome with exactly the probabilities of the
+  continuous Laplace law, using only integer arithmetic (see `betweencut.sampler`).
+* `ReplayTest` (proof path): answers from a fixed list of outcomes and raises `UnansweredQuery`
+  at the first query past it, so `betweencut.proofs` can enumerate every outcome of the real
+  mechanism code with its exact probability, branching at each new query.
+* `RecordingTest`: wraps another test and keeps every (query, outcome) pair.
+
+Deterministic decisions (the guards of GuardedBT, Alg. 1, l. 1-4) are not noisy tests: the
+mechanism decides them itself, so they cost no branching when enumerated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from fractions import Fraction
+from typing import Protocol
+
+from betweencut.errors import BetweenCutError, ParameterError
+
+
+class Outcome(str, Enum):
+    """An answer of BT or GuardedBT: below `a` (Light), between, or above `b` (Heavy)."""
+
+    L = "L"
+    B = "B"
+    H = "H"
+
+    def __repr__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class BTQuery:
+    """One call of BT(c; a, b, λ) (Alg. 4). `lam` is the rate: the noise is `Lap(1/lam)`.
+
+    `a == b` is allowed and gives a two-outcome test (`B` then has probability 0), as PrivTree's
+    split test is. `node` is public context (which node asked), unused by the law.
+    """
+
+    count: Fraction
+    a: Fraction
+    b: Fraction
+    lam: Fraction
+    node: object = None
+
+    def __post_init__(self) -> None:
+        if self.a > self.b:
+            raise ParameterError("a", self.a, f"a <= b = {self.b}")
+        if self.lam <= 0:
+            raise ParameterError("lam", self.lam, "lam > 0 (the noise is Lap(1/lam))")
+
+
+class NoisyTest(Protocol):
+    """Answers a `BTQuery`. The mechanism's only access to randomness."""
+
+    def __call__(self, query: BTQuery) -> Outcome: ...
+
+
+class UnansweredQuery(BetweenCutError):
+    """Raised by `ReplayTest` at the first query past its fixed answers."""
+
+    def __init__(self, query: BTQuery, position: int) -> None:
+        self.query = query
+        self.position = position
+        super().__init__(f"query {position} ({query}) has no fixed answer")
+
+
+class ReplayTest:
+    """Answers the first `len(answers)` queries from `answers`, then raises `UnansweredQuery`.
+
+    Running the mechanism through a `ReplayTest` with a growing prefix enumerates its outcome
+    tree: the mechanism is deterministic given the answers, so a prefix fixes the run up to the
+    next query.
+    """
+
+    def __init__(self, answers: Sequence[Outcome] = ()) -> None:
+        self.answers = tuple(answers)
+        self.queries: list[BTQuery] = []
+
+    def __call__(self, query: BTQuery) -> Outcome:
+        position = len(self.queries)
+        if position >= len(self.answers):
+            raise UnansweredQuery(query, position)
+        self.queries.append(query)
+        return self.answers[position]
+
+
+class RecordingTest:
+    """Passes each query to `inner` and keeps the (query, outcome) pairs in order."""
+
+    def __init__(self, inner: NoisyTest) -> None:
+        self.inner = inner
+        self.log: list[tuple[BTQuery, Outcome]] = []
+
+    def __call__(self, query: BTQuery) -> Outcome:
+        outcome = self.inner(query)
+        self.log.append((query, outcome))
+        return outcome

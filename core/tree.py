@@ -1,0 +1,209 @@
+"""Public trees (Section 2): rooted, ordered, of height h, given implicitly.
+
+A node is the tuple of child indices on the path from the root: `()` is the root, `(0, 2)` the
+third child of the root's first child. Depth is the tuple's length; the public order of a level is
+the lexicographic order of these tuples (the order induced by the public child order).
+
+Everything here is public: the height, the arity, the alphabet and the child order are inputs
+the user states, never read off the records (deriving them from the data would leak).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from betweencut.errors import ParameterError, RecordError
+
+Node = tuple[int, ...]
+END_OF_RECORD = "⊣"
+
+
+class PublicTree:
+    """A public tree of height `h` (depths `0..h-1`) whose children are named by a public rule.
+
+    `child_names(path_names)` gives the ordered names of the children of the node whose
+    path from the root has the given names; it must return `()` at depth `h - 1`.
+    """
+
+    def __init__(
+        self,
+        height: int,
+        child_names: Callable[[tuple[str, ...]], Sequence[str]],
+        *,
+        end_of_record: bool = False,
+        description: str = "public tree",
+    ) -> None:
+        if not isinstance(height, int) or isinstance(height, bool) or height < 1:
+            raise ParameterError("height", height, "an integer h >= 1 (stated publicly)")
+        self.height = height
+        self._child_names = child_names
+        self.end_of_record = end_of_record
+        self.description = description
+        self._names_cache: dict[Node, tuple[str, ...]] = {}
+
+    # -- structure -------------------------------------------------------------------------
+    def names_of_children(self, node: Node) -> tuple[str, ...]:
+        cached = self._names_cache.get(node)
+        if cached is not None:
+            return cached
+        if len(node) >= self.height - 1:
+            names: tuple[str, ...] = ()
+        elif isinstance(self._child_names, _Uniform):
+            ended = self.end_of_record and bool(node) and node[-1] == 0
+            uniform = self._child_names.names
+            names = () if ended else (END_OF_RECORD, *uniform) if self.end_of_record else uniform
+            return names
+        else:
+            path = self.path_names(node)
+            if self.end_of_record and path and path[-1] == END_OF_RECORD:
+                names = ()
+            else:
+                names = tuple(self._child_names(path))
+                if self.end_of_record:
+                    names = (END_OF_RECORD, *names)
+        if len(self._names_cache) < 1 << 16:
+            self._names_cache[node] = names
+        return names
+
+    def arity(self, node: Node) -> int:
+        return len(self.names_of_children(node))
+
+    def children(self, node: Node) -> tuple[Node, ...]:
+        return tuple((*node, i) for i in range(self.arity(node)))
+
+    @staticmethod
+    def parent(node: Node) -> Node | None:
+        return node[:-1] if node else None
+
+    @staticmethod
+    def depth(node: Node) -> int:
+        return len(node)
+
+    def level(self, d: int) -> Iterator[Node]:
+        """The nodes of depth `d` in public order."""
+        if d == 0:
+            yield ()
+            return
+        for u in self.level(d - 1):
+            yield from self.children(u)
+
+    def nodes(self) -> Iterator[Node]:
+        for d in range(self.height):
+            yield from self.level(d)
+
+    def size(self, limit: int | None = None) -> int:
+        """N = |V|; stops counting (and returns a number > limit) once `limit` is passed."""
+        total = 0
+        for d in range(self.height):
+            for _ in self.level(d):
+                total += 1
+                if limit is not None and total > limit:
+                    return total
+        return total
+
+    def max_arity(self, d: int) -> int:
+        """The largest arity at depth `d` (public: read off the tree, not the data)."""
+        if d >= self.height - 1:
+            return 0
+        if isinstance(self._child_names, _Uniform):
+            return len(self._child_names.names) + int(self.end_of_record)
+        return max((self.arity(u) for u in self.level(d)), default=0)
+
+    # -- names -----------------------------------------------------------------------------
+    def path_names(self, node: Node) -> tuple[str, ...]:
+        names: list[str] = []
+        for i, child in enumerate(node):
+            names.append(self.names_of_children(node[:i])[child])
+        return tuple(names)
+
+    def name(self, node: Node) -> str:
+        return "/" + "/".join(self.path_names(node)) if node else "/"
+
+    def leaf_of(self, components: Sequence[str], line: int = 0) -> Node:
+        """The leaf a record's path components name; raises `RecordError` naming the line."""
+        node: Node = ()
+        for depth, part in enumerate(components):
+            names = self.names_of_children(node)
+            if not names:
+                raise RecordError(
+                    line,
+                    f"record has {len(components)} components, deeper than the public height "
+                    f"h = {self.height} allows (at most {self.height - 1})",
+                )
+            try:
+                index = names.index(part)
+            except ValueError:
+                shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+                raise RecordError(
+                    line,
+                    f"component {part!r} at depth {depth + 1} is not a child of the public "
+                    f"tree there (children: {shown})",
+                ) from None
+            node = (*node, index)
+        if self.arity(node):
+            if self.end_of_record:
+                return (*node, 0)
+            raise RecordError(
+                line,
+                f"record has {len(components)} components but leaves of this tree are at "
+                f"depth {self.height - 1}: give the full leaf path",
+            )
+        return node
+
+
+@dataclass(frozen=True)
+class _Uniform:
+    names: tuple[str, ...]
+
+    def __call__(self, path: tuple[str, ...]) -> tuple[str, ...]:
+        return self.names
+
+
+def kary_tree(arity: int, height: int) -> PublicTree:
+    """The complete `k`-ary tree of height `h`; children are named `0..k-1`."""
+    if not isinstance(arity, int) or isinstance(arity, bool) or arity < 1:
+        raise ParameterError("arity", arity, "an integer k >= 1")
+    names = tuple(str(i) for i in range(arity))
+    return PublicTree(height, _Uniform(names), description=f"complete {arity}-ary tree, h={height}")
+
+
+def prefix_tree(alphabet: Sequence[str], height: int) -> PublicTree:
+    """Every path of at most `h - 1` symbols over a public alphabet, children in lexicographic
+    order after the end-of-record child `⊣` that ends a record shorter than a leaf path."""
+    symbols = tuple(sorted(set(alphabet)))
+    if not symbols:
+        raise ParameterError("alphabet", "(empty)", "a non-empty public alphabet")
+    bad = [s for s in symbols if not s or "/" in s or s == END_OF_RECORD]
+    if bad:
+        raise ParameterError("alphabet", bad[0], f"symbols without '/' other than {END_OF_RECORD}")
+    return PublicTree(
+        height, _Uniform(symbols), end_of_record=True,
+        description=f"prefix tree over {len(symbols)} symbols, h={height}",
+    )
+
+
+@dataclass(frozen=True)
+class LevelRule:
+    """Children named by a per-depth table: `levels[d]` maps a parent's last name (or `""` for
+    the root) to its children's names, or `"*"` to the names every parent at that depth gets."""
+
+    levels: tuple[dict[str, tuple[str, ...]], ...] = field(default_factory=tuple)
+
+    def __call__(self, path: tuple[str, ...]) -> tuple[str, ...]:
+        table = self.levels[len(path)]
+        if "*" in table:
+            return table["*"]
+        return table.get(path[-1] if path else "", ())
+
+
+def all_leaves(tree: PublicTree) -> Iterator[Node]:
+    """Every leaf (node without children) in public order."""
+    for u in tree.nodes():
+        if tree.arity(u) == 0:
+            yield u
+
+
+def kary_leaves(arity: int, height: int) -> Iterator[Node]:
+    return (tuple(p) for p in itertools.product(range(arity), repeat=height - 1))
