@@ -1,0 +1,59 @@
+"""The `betweencut` command line: `classify`, `calibrate`, `audit`, `margins`.
+
+Exit status: 0 success (every audited claim holds), 1 a claim refuted, 2 bad usage or bad input
+(one line on stderr, never a traceback), 3 a certified comparison left undecided.
+This package is the only part of `betweencut` (core) that imports `betweencut.proofs`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from betweencut.cli import audit, calibrate, classify
+from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError, make_parser
+from betweencut.errors import BetweenCutError, Undecided
+
+COMMANDS = [classify, calibrate, audit]
+try:  # the margins command lives with the baselines
+    from betweencut.cli import margins
+
+    COMMANDS.append(margins)
+except ImportError:  # pragma: no cover - until the baselines issue lands
+    pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = make_parser(
+        "betweencut",
+        "BetweenCut: differentially private heavy-node classification on public trees, "
+        "with machine-checked proofs.",
+        "betweencut audit\n  betweencut classify --tau 30 --epsilon 1 --delta 0.05",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=type(parser))
+    for command in COMMANDS:
+        command.add_parser(sub)
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise UsageError("a command is required: classify, calibrate, audit or margins")
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(f"betweencut: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Undecided as exc:
+        print(f"betweencut: undecided: {exc}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    except BetweenCutError as exc:
+        print(f"betweencut: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"betweencut: error: {exc.strerror or exc}: {exc.filename or ''}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("betweencut: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
