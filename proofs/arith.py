@@ -1,0 +1,327 @@
+"""The arithmetic under every checker: exact exponential polynomials and one comparison gate.
+
+With a rational `λ` and rational thresholds every probability of BT (Alg. 4) is a finite sum
+`Σ c_x·e^x` with rational `c_x` and rational exponents `x` (Laplace tails are `½·e^(-λ·d)`).
+Such a sum is a Laurent polynomial in the single transcendental number `t = e^(1/N)`, `N` the
+common denominator of the exponents, so (Hermite–Lindemann) it is zero **iff** all its combined
+coefficients are zero. `ExpPoly` keeps these sums exactly; identities are checked coefficient
+by coefficient, and the sign of a non-zero sum is read off certified mpmath intervals of
+increasing precision, which always terminates because the value is not zero.
+
+`ExpRational` is a quotient of two `ExpPoly`s (Lemma 5.2's witnesses divide by `ξ - 1`).
+
+The one comparison gate is `sign(x)` (and `certainly_le`, `certainly_lt` on top): it accepts a
+`Fraction`, an `ExpPoly`, an `ExpRational`, a `LogReal` or an mpmath interval, returns the exact
+sign, and raises `Undecided` when (and only when) an interval straddles zero.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Final, Union
+
+from mpmath import iv
+from mpmath.libmp import to_rational
+
+from betweencut.errors import Undecided
+from betweencut.exact import LogReal
+
+__all__ = [
+    "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
+    "enclose", "exact_str", "sign",
+]
+
+MAX_PRECISION_BITS: Final = 1 << 13
+_LOCK = threading.Lock()
+
+
+class ExpPoly:
+    """`Σ coeff[x]·e^x` over finitely many rational exponents `x`, with rational coefficients."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: Mapping[Fraction, Fraction] | None = None) -> None:
+        self.terms: dict[Fraction, Fraction] = {
+            Fraction(x): Fraction(c) for x, c in (terms or {}).items() if c != 0
+        }
+
+    @staticmethod
+    def const(c: Fraction | int) -> ExpPoly:
+        return ExpPoly({Fraction(0): Fraction(c)})
+
+    @staticmethod
+    def exp(x: Fraction | int, coeff: Fraction | int = 1) -> ExpPoly:
+        """`coeff·e^x` for rational `x`."""
+        return ExpPoly({Fraction(x): Fraction(coeff)})
+
+    # arithmetic ------------------------------------------------------------------------------
+    def _coerce(self, other: object) -> ExpPoly:
+        if isinstance(other, ExpPoly):
+            return other
+        if isinstance(other, int | Fraction):
+            return ExpPoly.const(other)
+        return NotImplemented
+
+    def __add__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
+        o = self._coerce(other)
+        out = dict(self.terms)
+        for x, c in o.terms.items():
+            out[x] = out.get(x, Fraction(0)) + c
+        return ExpPoly(out)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> ExpPoly:
+        return ExpPoly({x: -c for x, c in self.terms.items()})
+
+    def __sub__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
+        return self + (-self._coerce(other))
+
+    def __rsub__(self, other: Fraction | int) -> ExpPoly:
+        return (-self) + other
+
+    def __mul__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
+        o = self._coerce(other)
+        out: dict[Fraction, Fraction] = {}
+        for x, c in self.terms.items():
+            for y, d in o.terms.items():
+                out[x + y] = out.get(x + y, Fraction(0)) + c * d
+        return ExpPoly(out)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: ExpPoly | ExpRational | Fraction | int) -> ExpRational:
+        return ExpRational(self) / other
+
+    def __rtruediv__(self, other: Fraction | int) -> ExpRational:
+        return ExpRational(ExpPoly.const(other)) / self
+
+    def __pow__(self, n: int) -> ExpPoly:
+        if n < 0:
+            raise ValueError("ExpPoly ** n needs n >= 0 (divide to get an ExpRational)")
+        out, base = ExpPoly.const(1), self
+        while n:
+            if n & 1:
+                out = out * base
+            base, n = base * base, n >> 1
+        return out
+
+    # exact facts -----------------------------------------------------------------------------
+    def is_zero(self) -> bool:
+        """Exact: `e^(1/N)` is transcendental, so the sum vanishes iff every coefficient does."""
+        return not self.terms
+
+    def __eq__(self, other: object) -> bool:
+        o = self._coerce(other)
+        if o is NotImplemented:
+            return NotImplemented
+        return (self - o).is_zero()
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.terms.items()))
+
+    def rational_value(self) -> Fraction | None:
+        """The value if it is rational (only the exponent 0 occurs), else None."""
+        if not self.terms:
+            return Fraction(0)
+        if set(self.terms) == {Fraction(0)}:
+            return self.terms[Fraction(0)]
+        return None
+
+    def enclose(self, prec: int) -> tuple[Fraction, Fraction]:
+        """Certified rational bounds at `prec` bits."""
+        with _LOCK:
+            saved = iv.prec
+            iv.prec = prec
+            try:
+                total = iv.mpf(0)
+                for x, c in self.terms.items():
+                    term = iv.exp(iv.mpf(x.numerator) / x.denominator)
+                    total += term * (iv.mpf(c.numerator) / c.denominator)
+                lo, hi = total._mpi_
+            finally:
+                iv.prec = saved
+        return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
+
+    def sign(self) -> int:
+        """The exact sign: 0 iff zero (exact), else certified by intervals."""
+        value = self.rational_value()
+        if value is not None:
+            return (value > 0) - (value < 0)
+        prec = 64
+        while prec <= MAX_PRECISION_BITS:
+            lo, hi = self.enclose(prec)
+            if lo > 0:
+                return 1
+            if hi < 0:
+                return -1
+            prec *= 2
+        raise Undecided(f"sign of {self} not settled at {MAX_PRECISION_BITS} bits")
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return "0"
+        parts = []
+        for x in sorted(self.terms):
+            c = self.terms[x]
+            parts.append(f"({c})" if x == 0 else f"({c})*exp({x})")
+        return " + ".join(parts)
+
+    __repr__ = __str__
+
+
+class ExpRational:
+    """`num / den` with `ExpPoly` parts, `den ≠ 0` (checked exactly)."""
+
+    __slots__ = ("den", "num")
+
+    def __init__(self, num: ExpPoly, den: ExpPoly | None = None) -> None:
+        den = den if den is not None else ExpPoly.const(1)
+        if den.is_zero():
+            raise ZeroDivisionError("ExpRational with a zero denominator")
+        self.num, self.den = num, den
+
+    @staticmethod
+    def of(x: ExpRational | ExpPoly | Fraction | int) -> ExpRational:
+        if isinstance(x, ExpRational):
+            return x
+        if isinstance(x, ExpPoly):
+            return ExpRational(x)
+        return ExpRational(ExpPoly.const(x))
+
+    def __add__(self, other: ExpRational | ExpPoly | Fraction | int) -> ExpRational:
+        o = ExpRational.of(other)
+        if o.den == self.den:
+            return ExpRational(self.num + o.num, self.den)
+        return ExpRational(self.num * o.den + o.num * self.den, self.den * o.den)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> ExpRational:
+        return ExpRational(-self.num, self.den)
+
+    def __sub__(self, other: ExpRational | ExpPoly | Fraction | int) -> ExpRational:
+        return self + (-ExpRational.of(other))
+
+    def __rsub__(self, other: ExpPoly | Fraction | int) -> ExpRational:
+        return (-self) + other
+
+    def __mul__(self, other: ExpRational | ExpPoly | Fraction | int) -> ExpRational:
+        o = ExpRational.of(other)
+        return ExpRational(self.num * o.num, self.den * o.den)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: ExpRational | ExpPoly | Fraction | int) -> ExpRational:
+        o = ExpRational.of(other)
+        if o.num.is_zero():
+            raise ZeroDivisionError("division by an exactly zero ExpRational")
+        return ExpRational(self.num * o.den, self.den * o.num)
+
+    def __rtruediv__(self, other: ExpPoly | Fraction | int) -> ExpRational:
+        return ExpRational.of(other) / self
+
+    def __pow__(self, n: int) -> ExpRational:
+        if n >= 0:
+            return ExpRational(self.num**n, self.den**n)
+        return ExpRational(self.den ** (-n), self.num ** (-n))
+
+    def is_zero(self) -> bool:
+        return self.num.is_zero()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ExpRational | ExpPoly | Fraction | int):
+            return NotImplemented
+        return (self - ExpRational.of(other)).is_zero()
+
+    def __hash__(self) -> int:
+        return hash((self.num, self.den))
+
+    def sign(self) -> int:
+        return self.num.sign() * self.den.sign()
+
+    def enclose(self, prec: int) -> tuple[Fraction, Fraction]:
+        nlo, nhi = self.num.enclose(prec)
+        dlo, dhi = self.den.enclose(prec)
+        if dlo <= 0 <= dhi:
+            raise Undecided(f"denominator of {self} straddles 0 at {prec} bits")
+        quotients = [nlo / dlo, nlo / dhi, nhi / dlo, nhi / dhi]
+        return min(quotients), max(quotients)
+
+    def __str__(self) -> str:
+        return f"({self.num}) / ({self.den})"
+
+    __repr__ = __str__
+
+
+Number = Union[Fraction, int, ExpPoly, ExpRational, LogReal]  # noqa: UP007
+
+
+def sign(x: object) -> int:
+    """The one comparison gate: the exact sign of `x`, or `Undecided`.
+
+    Fractions and ints are compared exactly; `ExpPoly`, `ExpRational` and `LogReal` are decided
+    exactly (zero symbolically, non-zero by certified intervals); an mpmath interval (`iv.mpf`)
+    gives its sign only when it excludes 0 (or is the point 0) and raises `Undecided` otherwise.
+    Floats are refused.
+    """
+    if isinstance(x, bool) or isinstance(x, float):
+        raise TypeError(f"no float decides a verdict: got {x!r}")
+    if isinstance(x, int | Fraction):
+        return (x > 0) - (x < 0)
+    if isinstance(x, ExpPoly | ExpRational | LogReal):
+        return x.sign()
+    raw = getattr(x, "_mpi_", None)
+    if raw is not None:
+        lo, hi = Fraction(*to_rational(raw[0])), Fraction(*to_rational(raw[1]))
+        if lo > 0:
+            return 1
+        if hi < 0:
+            return -1
+        if lo == hi == 0:
+            return 0
+        raise Undecided(f"interval [{lo}, {hi}] contains 0: raise the precision")
+    raise TypeError(f"sign() does not know {type(x).__name__}")
+
+
+def _difference(x: object, y: object) -> object:
+    if isinstance(x, LogReal) and isinstance(y, int | Fraction | LogReal):
+        return x - y
+    if isinstance(y, LogReal) and isinstance(x, int | Fraction):
+        return -(y - x)
+    return x - y  # type: ignore[operator]
+
+
+def certainly_le(x: object, y: object) -> bool:
+    """`x <= y`, decided exactly or by certified intervals; raises `Undecided` otherwise."""
+    return sign(_difference(x, y)) <= 0
+
+
+def certainly_lt(x: object, y: object) -> bool:
+    """`x < y`, decided exactly or by certified intervals; raises `Undecided` otherwise."""
+    return sign(_difference(x, y)) < 0
+
+
+def enclose(x: Number, prec: int = 64) -> tuple[Fraction, Fraction]:
+    """Certified rational bounds of an exact number (for display and for reports)."""
+    if isinstance(x, int | Fraction):
+        return Fraction(x), Fraction(x)
+    if isinstance(x, LogReal):
+        return x.bounds(prec)
+    return x.enclose(prec)
+
+
+def exact_str(x: Number) -> str:
+    """The exact form as text (sympy-readable for ExpPoly: `exp(x)` terms)."""
+    if isinstance(x, LogReal):
+        return x.exact_str()
+    return str(x)
+
+
+def total(values: Iterable[ExpPoly]) -> ExpPoly:
+    out = ExpPoly()
+    for v in values:
+        out = out + v
+    return out
