@@ -40,9 +40,9 @@ class BT:
 class GuardedBT(BT):
     """GuardedBT(c; a, b, R, λ) (Alg. 1): `L` if `c <= a - R`, `H` if `c >= b + R`, else BT."""
 
-    R: LogReal = LogReal(Fraction(1))
-    lower_cut: int = 0  # floor(a - R)
-    upper_cut: int = 0  # ceil(b + R)
+    R: LogReal
+    lower_cut: int  # floor(a - R)
+    upper_cut: int  # ceil(b + R)
 
     @staticmethod
     def of(a: Fraction, b: Fraction, R: LogReal, lam: Fraction) -> GuardedBT:

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from fractions import Fraction
 from typing import Protocol
 
 from betweencut.errors import BetweenCutError, ParameterError
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """An answer of BT or GuardedBT: below `a` (Light), between, or above `b` (Heavy)."""
 
     L = "L"

@@ -69,7 +69,9 @@ class ExactSampler:
 
     def __init__(self, seed: int | None = None) -> None:
         self.seeded = seed is not None
-        self.rng: random.Random = random.Random(seed) if seed is not None else secrets.SystemRandom()
+        self.rng: random.Random = (
+            random.Random(seed) if seed is not None else secrets.SystemRandom()
+        )
         self.draws = 0
 
     def __call__(self, query: BTQuery) -> Outcome:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-
 from betweencut.betweencut import Step
 from betweencut.depo import depth_order
 from betweencut.errors import ParameterError

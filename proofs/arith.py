@@ -22,11 +22,10 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Final, Union
 
-from mpmath import iv
-from mpmath.libmp import to_rational
-
 from betweencut.errors import Undecided
 from betweencut.exact import LogReal
+from mpmath import iv
+from mpmath.libmp import to_rational
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
@@ -66,6 +65,8 @@ class ExpPoly:
 
     def __add__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
         o = self._coerce(other)
+        if o is NotImplemented:  # e.g. an ExpRational: let it handle the mixed sum
+            return NotImplemented
         out = dict(self.terms)
         for x, c in o.terms.items():
             out[x] = out.get(x, Fraction(0)) + c
@@ -77,13 +78,18 @@ class ExpPoly:
         return ExpPoly({x: -c for x, c in self.terms.items()})
 
     def __sub__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
-        return self + (-self._coerce(other))
+        o = self._coerce(other)
+        if o is NotImplemented:
+            return NotImplemented
+        return self + (-o)
 
     def __rsub__(self, other: Fraction | int) -> ExpPoly:
         return (-self) + other
 
     def __mul__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
         o = self._coerce(other)
+        if o is NotImplemented:
+            return NotImplemented
         out: dict[Fraction, Fraction] = {}
         for x, c in self.terms.items():
             for y, d in o.terms.items():
@@ -267,7 +273,7 @@ def sign(x: object) -> int:
     gives its sign only when it excludes 0 (or is the point 0) and raises `Undecided` otherwise.
     Floats are refused.
     """
-    if isinstance(x, bool) or isinstance(x, float):
+    if isinstance(x, bool | float):
         raise TypeError(f"no float decides a verdict: got {x!r}")
     if isinstance(x, int | Fraction):
         return (x > 0) - (x < 0)

@@ -68,7 +68,7 @@ def check_theorem_5_6_margin(cal: Calibration) -> Certificate:
     r_over_eps = Fraction(cal.r) / cal.epsilon
     expected = LogReal(1 + r_over_eps, r_over_eps, Fraction(cal.L) / cal.delta)
     params = {"h": cal.height, "epsilon": cal.epsilon, "delta": cal.delta}
-    if cal.E != expected or cal.E != cal.R + cal.w:
+    if expected != cal.E or cal.R + cal.w != cal.E:
         raise ClaimRefuted(
             "Theorem 5.6", "E is not w + R = 1 + (r/eps)(1 + ln(L/delta))",
             {**params, "E": cal.E, "expected": expected},

@@ -31,7 +31,9 @@ Law = Mapping[Outcome, V]
 OUTCOMES = (Outcome.L, Outcome.B, Outcome.H)
 
 
-def _law(d_a: Fraction, d_b: Fraction, exp_lam: Callable[[Fraction], V], one: V) -> dict[Outcome, V]:
+def _law(
+    d_a: Fraction, d_b: Fraction, exp_lam: Callable[[Fraction], V], one: V
+) -> dict[Outcome, V]:
     half = Fraction(1, 2)
     below = exp_lam(d_a) * half if d_a <= 0 else one - exp_lam(-d_a) * half
     above = exp_lam(-d_b) * half if d_b >= 0 else one - exp_lam(d_b) * half

@@ -7,6 +7,7 @@ This package is the only part of `betweencut` (core) that imports `betweencut.pr
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -14,6 +15,7 @@ from betweencut.cli import audit, calibrate, classify
 from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError, make_parser
 from betweencut.errors import BetweenCutError, Undecided
 
+EXIT_BROKEN_PIPE = 141
 COMMANDS = [classify, calibrate, audit]
 try:  # the margins command lives with the baselines
     from betweencut.cli import margins
@@ -37,7 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command is None:
             raise UsageError("a command is required: classify, calibrate, audit or margins")
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return status
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except UsageError as exc:
         print(f"betweencut: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -53,6 +59,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("betweencut: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader of stdout went away (`betweencut ... | head -1`): stop quietly.
+
+    Python's documented recipe: point stdout at devnull so the interpreter's final flush does
+    not fail again; exit 141 = 128 + SIGPIPE, as a shell command killed by the signal would.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (e.g. captured)
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

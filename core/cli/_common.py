@@ -67,7 +67,9 @@ def positive_int(name: str, minimum: int = 1) -> type:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"{name} = {value} is not allowed: {name} >= {minimum}")
+            raise argparse.ArgumentTypeError(
+                f"{name} = {value} is not allowed: {name} >= {minimum}"
+            )
         return value
 
     read.__name__ = name
