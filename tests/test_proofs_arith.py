@@ -1,0 +1,60 @@
+"""The arithmetic layer: exact exponential polynomials and the one comparison gate."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from mpmath import iv
+
+from betweencut.errors import Undecided
+from betweencut.exact import LogReal
+from betweencut.proofs.arith import ExpPoly, ExpRational, certainly_le, certainly_lt, sign
+
+small = st.fractions(min_value=-3, max_value=3, max_denominator=12)
+polys = st.dictionaries(small, small, max_size=4).map(ExpPoly)
+
+
+@given(polys, polys, polys)
+def test_exppoly_is_a_commutative_ring(a: ExpPoly, b: ExpPoly, c: ExpPoly) -> None:
+    assert (a + b) * c == a * c + b * c
+    assert a * b == b * a
+    assert (a - a).is_zero()
+
+
+@given(polys)
+def test_sign_agrees_with_a_high_precision_enclosure(a: ExpPoly) -> None:
+    s = a.sign()
+    lo, hi = a.enclose(256)
+    assert (s == 0 and a.is_zero()) or (s == 1 and lo > 0) or (s == -1 and hi < 0)
+
+
+def test_sign_separates_e_from_its_decimal_expansion() -> None:
+    e = ExpPoly.exp(1)
+    assert sign(e - Fraction(271828182845904523536, 10**20)) == 1
+    assert sign(e - Fraction(271828182845904523537, 10**20)) == -1
+    assert certainly_lt(Fraction(271828182845904523536, 10**20), e)
+
+
+def test_exprational_identities_are_exact() -> None:
+    xi = ExpPoly.exp(Fraction(1, 3))
+    lhs = (xi * xi - 1) / (xi - 1)
+    assert lhs == xi + 1
+    assert not (lhs == xi + Fraction(1, 10**30))
+
+
+def test_gate_refuses_floats_and_undecidable_intervals() -> None:
+    with pytest.raises(TypeError, match="float"):
+        sign(0.5)
+    with pytest.raises(Undecided):
+        sign(iv.mpf([-1, 1]))
+    assert sign(iv.mpf([1, 2])) == 1
+
+
+def test_gate_decides_logreal_against_rationals() -> None:
+    r = LogReal(Fraction(1), Fraction(4), Fraction(80))  # 1 + 4 ln 80 = 18.528...
+    assert certainly_le(r, Fraction(18529, 1000))
+    assert not certainly_le(r, Fraction(18528, 1000))
+    assert sign(ExpRational.of(ExpPoly.exp(-2)) - Fraction(1, 8)) == 1
