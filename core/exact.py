@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from betweencut.errors import ParameterError, Undecided
 from mpmath import iv
 from mpmath.libmp import to_rational
+
+from betweencut.errors import ParameterError, Undecided
 
 Rational = Fraction
 MAX_PRECISION_BITS: Final = 1 << 14

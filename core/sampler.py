@@ -9,29 +9,86 @@ which side of at most two cut points `t1 <= t2` the magnitude falls, and by memo
 so one fair bit and two exact Bernoulli(exp(-x)) draws with rational `x` decide it. Those are
 drawn as in Canonne, Kamath and Steinke (NeurIPS 2020, Alg. 1): for `x <= 1`, count the run of
 successes of Bernoulli(x/k), k = 1, 2, ...; the run length is even with probability exp(-x).
-Every Bernoulli(n/d) is one uniform integer below `d`, compared with `n`.
+Every Bernoulli(n/d) is one uniform integer below `d` (rejection sampling on random bits),
+compared with `n`. The cut points are computed as integer numerators over one common
+denominator (`x = num/den`), reduced before drawing.
 
-Randomness comes from the operating system's CSPRNG (`secrets.SystemRandom`) unless the caller
-passes `seed`, which selects Python's seeded generator for reproducible runs only.
+Randomness comes from the operating system's CSPRNG (`os.urandom`, read in blocks of
+`OS_BLOCK_BYTES`) unless the caller passes `seed`, which selects Python's seeded generator for
+reproducible runs only.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import random
 import secrets
+from collections.abc import Callable
 from fractions import Fraction
 
 from betweencut.noisy_test import BTQuery, Outcome
 
 _L, _B, _H = Outcome.L, Outcome.B, Outcome.H
+OS_BLOCK_BYTES = 256
+Bits = Callable[[int], int]  # getrandbits: k -> a uniform integer in [0, 2^k)
 
 
-def _bernoulli_exp_at_most_one(num: int, den: int, rng: random.Random) -> bool:
+class OSRandomBits:
+    """`getrandbits` served from `os.urandom`, a block at a time (fewer system calls).
+
+    Every bit is a fresh CSPRNG bit used once; bits left in a block too short for a request are
+    dropped, never reused.
+    """
+
+    def __init__(self, block_bytes: int = OS_BLOCK_BYTES) -> None:
+        self.block_bytes = block_bytes
+        self.pool = 0
+        self.available = 0
+
+    def __call__(self, k: int) -> int:
+        if k > self.available:
+            nbytes = max(self.block_bytes, (k + 7) // 8)
+            self.pool = int.from_bytes(os.urandom(nbytes), "little")
+            self.available = 8 * nbytes
+        value = self.pool & ((1 << k) - 1)
+        self.pool >>= k
+        self.available -= k
+        return value
+
+
+def _below(n: int, bits: Bits) -> int:
+    """A uniform integer in `[0, n)`, `n >= 1`, by rejection from `n.bit_length()` random bits."""
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r
+
+
+def _bernoulli_exp_at_most_one(num: int, den: int, bits: Bits) -> bool:
     """Bernoulli(exp(-num/den)) for 0 <= num <= den (CKS 2020, Alg. 1)."""
     k = 1
-    while rng.randrange(den * k) < num:
+    while _below(den * k, bits) < num:
         k += 1
     return k % 2 == 1
+
+
+def _bernoulli_exp(num: int, den: int, bits: Bits) -> bool:
+    """Bernoulli(exp(-num/den)) for integers `num >= 0`, `den >= 1`: exp(-1) per whole unit.
+
+    The fraction is reduced first, so a seeded generator draws exactly the same random numbers
+    as for the `Fraction` `num/den` (seeded runs stay reproducible across versions).
+    """
+    g = math.gcd(num, den)
+    if g > 1:
+        num //= g
+        den //= g
+    while num > den:
+        if not _bernoulli_exp_at_most_one(1, 1, bits):
+            return False
+        num -= den
+    return _bernoulli_exp_at_most_one(num, den, bits)
 
 
 def bernoulli_exp(x: Fraction, rng: random.Random) -> bool:
@@ -39,29 +96,36 @@ def bernoulli_exp(x: Fraction, rng: random.Random) -> bool:
     num, den = x.numerator, x.denominator
     if num < 0:
         raise ValueError(f"bernoulli_exp needs x >= 0, got {x}")
-    while num > den:
-        if not _bernoulli_exp_at_most_one(1, 1, rng):
-            return False
-        num -= den
-    return _bernoulli_exp_at_most_one(num, den, rng)
+    return _bernoulli_exp(num, den, rng.getrandbits)
+
+
+def _bt_outcome(query: BTQuery, bits: Bits) -> Outcome:
+    """One exact draw of BT (Alg. 4) in integers: with `Q = ad·bd·cd`, `a - c = A/Q` and
+    `b - c = B/Q`; `λ·x = ln·X/(ld·Q)`."""
+    c, a, b, lam = query.count, query.a, query.b, query.lam
+    cn, cd = c.numerator, c.denominator
+    an, ad = a.numerator, a.denominator
+    bn, bd = b.numerator, b.denominator
+    below = (an * cd - cn * ad) * bd  # L iff Z < below/Q
+    above = (bn * cd - cn * bd) * ad  # H iff Z > above/Q
+    ln = lam.numerator
+    den = lam.denominator * ad * bd * cd
+    if bits(1):  # Z = +M: L iff M < t1 = max(below, 0), H iff M > t2 = max(above, 0)
+        t1 = below if below > 0 else 0
+        t2 = above if above > 0 else 0
+        if not _bernoulli_exp(ln * t1, den, bits):
+            return _L
+        return _H if _bernoulli_exp(ln * (t2 - t1), den, bits) else _B
+    s1 = -above if above < 0 else 0  # Z = -M: H iff M < s1, L iff M > s2
+    s2 = -below if below < 0 else 0
+    if not _bernoulli_exp(ln * s1, den, bits):
+        return _H
+    return _L if _bernoulli_exp(ln * (s2 - s1), den, bits) else _B
 
 
 def bt_outcome(query: BTQuery, rng: random.Random) -> Outcome:
     """One exact draw of BT(c; a, b, λ) (Alg. 4): the law of `c + Lap(1/λ)` against `a <= b`."""
-    lam = query.lam
-    below = query.a - query.count  # L iff Z < below
-    above = query.b - query.count  # H iff Z > above
-    if rng.getrandbits(1):  # Z = +M
-        t1 = below if below > 0 else Fraction(0)
-        t2 = above if above > 0 else Fraction(0)
-        if not bernoulli_exp(lam * t1, rng):
-            return _L
-        return _H if bernoulli_exp(lam * (t2 - t1), rng) else _B
-    s1 = -above if above < 0 else Fraction(0)  # Z = -M
-    s2 = -below if below < 0 else Fraction(0)
-    if not bernoulli_exp(lam * s1, rng):
-        return _H
-    return _L if bernoulli_exp(lam * (s2 - s1), rng) else _B
+    return _bt_outcome(query, rng.getrandbits)
 
 
 class ExactSampler:
@@ -72,8 +136,9 @@ class ExactSampler:
         self.rng: random.Random = (
             random.Random(seed) if seed is not None else secrets.SystemRandom()
         )
+        self.bits: Bits = self.rng.getrandbits if seed is not None else OSRandomBits()
         self.draws = 0
 
     def __call__(self, query: BTQuery) -> Outcome:
         self.draws += 1
-        return bt_outcome(query, self.rng)
+        return _bt_outcome(query, self.bits)

@@ -3,8 +3,10 @@
 Only `V+ = {u : c_u >= 1}` is stored, level by level, as sorted integer prefix codes. The
 traversal is Alg. 3's: the levels in DepO order, at each level the stored unlabelled nodes in
 public order, each asked GuardedBT; the marking of Alg. 6 is done one level at a time on whole
-arrays (MarkDown follows contiguous child ranges, MarkUp follows parent indices, both stopping
-where Alg. 6 stops), so its total work stays O(m) with m = |V+| <= nh.
+arrays (MarkDown follows contiguous child ranges, MarkUp finds parents by binary search in
+the parent level's child ranges, both stopping where Alg. 6 stops), so its total work stays
+O(m log m) at worst, with m = |V+| <= nh, and O(m) plus O(log m) per Heavy node in practice.
+The records are sorted once (numpy); every level is then built from the one below in O(its size).
 
 Omitted nodes are Light. With `τ >= E` every zero-count query of the dense algorithm is guarded
 `L` and draws no noise, so the noisy queries reach the `NoisyTest` in the same order with the
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+
 from betweencut.betweencut import Step
 from betweencut.depo import depth_order
 from betweencut.errors import ParameterError
@@ -30,15 +33,17 @@ from betweencut.tree import Node, PublicTree
 IntArray = npt.NDArray[np.int64]
 _UNKNOWN, _LIGHT, _HEAVY = 0, 1, 2
 _LABEL_OF = {Outcome.L: _LIGHT, Outcome.H: _HEAVY}
+_DENSE_FRACTION = 8  # MarkDown switches to a level-wide mask past 1/8 of the level
 
 
 @dataclass
 class Level:
-    """The stored nodes of one depth: sorted prefix codes, counts, parent index, child ranges."""
+    """The stored nodes of one depth: sorted prefix codes, counts, and child ranges: the children
+    of node `i` are `child_start[i]:child_start[i + 1]` of the next depth (a parent is found by
+    binary search in its level's `child_start`)."""
 
     ids: IntArray
     counts: IntArray
-    parent: IntArray
     child_start: IntArray = field(default_factory=lambda: np.zeros(1, np.int64))
     label: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, np.int8))
 
@@ -53,7 +58,8 @@ class Encoding:
 
     @staticmethod
     def of(tree: PublicTree) -> Encoding:
-        shift = int(tree.end_of_record)
+        # digit 0 = "record ended": needed whenever a leaf may sit above depth h - 1
+        shift = int(not tree.leaves_at_full_depth)
         radix = tuple(tree.max_arity(j) + shift for j in range(tree.height - 1))
         total = 1
         for r in radix:
@@ -87,34 +93,83 @@ class Encoding:
             digits.append(digit - self.shift)
         return tuple(reversed(digits))
 
+    def decode_many(self, depth: int, prefixes: IntArray) -> list[Node]:
+        """`decode` of many prefix codes of one depth, vectorised."""
+        digits = np.empty((prefixes.size, depth), np.int64)
+        rest = prefixes.copy()
+        for j in range(depth - 1, -1, -1):
+            rest, digits[:, j] = np.divmod(rest, self.radix[j])
+        if self.shift:
+            digits -= self.shift
+        return [tuple(row) for row in digits.tolist()]
+
 
 def build_levels(keys: IntArray, encoding: Encoding, height: int) -> list[Level]:
-    """Appendix D, "Implementation": the stored tree T+ with exact counts, one `Level` a depth."""
-    keys = np.sort(keys, kind="stable")
-    weights = encoding.weights()
-    levels = [Level(np.zeros(1, np.int64), np.array([len(keys)], np.int64), np.full(1, -1))]
-    for d in range(1, height):
-        prefix = keys // weights[d - 1]
-        if encoding.shift:
-            prefix = prefix[prefix % encoding.radix[d - 1] != 0]
-        if prefix.size == 0:
-            break
-        new = np.empty(prefix.size, dtype=bool)
-        new[0] = True
-        np.not_equal(prefix[1:], prefix[:-1], out=new[1:])
-        starts = np.flatnonzero(new)
-        ids = prefix[starts]
-        counts = np.diff(np.append(starts, prefix.size))
-        parent = np.searchsorted(levels[-1].ids, ids // encoding.radix[d - 1])
-        levels.append(Level(ids, counts.astype(np.int64), parent.astype(np.int64)))
-    for d, level in enumerate(levels):
+    """Appendix D, "Implementation": the stored tree T+ with exact counts, one `Level` a depth.
+
+    One sort, then bottom-up over the distinct codes: at each depth the parents' codes (one digit
+    dropped), their runs giving the child ranges, and each node's first position in the sorted
+    records giving the counts (differences of positions). Each level costs O(its size), not O(n).
+    With end-of-record (`shift = 1`) a code whose last digit is 0 is a record that already ended:
+    it is carried up for the counts but not stored.
+    """
+    keys = np.sort(keys)
+    n = keys.size
+    root = Level(np.zeros(1, np.int64), np.array([n], np.int64))
+    levels = [root]
+    if height > 1 and n > 0:
+        starts = _run_starts(keys)
+        ids, first = keys[starts[:-1]], starts  # first[i]: where node i's records begin; + n
+        # for depth d = h-1 .. 1, all codes (ended ones included), their first positions, and
+        # the child ranges of depth d - 1 over them (the runs of their parents' codes)
+        by_depth: list[tuple[IntArray, IntArray, IntArray]] = []
+        for d in range(height - 1, 0, -1):
+            up = _drop_digit(ids, encoding.radix[d - 1])
+            starts = _run_starts(up)
+            by_depth.append((ids, first, starts))
+            ids, first = up[starts[:-1]], first[starts]
+        by_depth.reverse()
+        keep_prev: npt.NDArray[np.bool_] = np.ones(1, dtype=bool)
+        for d, (ids, first, child_ranges) in enumerate(by_depth, start=1):
+            counts = np.diff(first)
+            if not encoding.shift:
+                levels[-1].child_start = child_ranges
+                levels.append(Level(ids, counts))
+                continue
+            keep = ids % encoding.radix[d - 1] != 0
+            kept_before = np.zeros(ids.size + 1, np.int64)
+            np.cumsum(keep, out=kept_before[1:])
+            ranges = kept_before[child_ranges]  # over the stored nodes of depth d
+            if ranges[-1] == 0:
+                break
+            levels[-1].child_start = np.append(ranges[np.flatnonzero(keep_prev)], ranges[-1])
+            levels.append(Level(ids[keep], counts[keep]))
+            keep_prev = keep
+    for level in levels:
         level.label = np.zeros(level.ids.size, np.int8)
-        if d + 1 < len(levels):
-            nxt = levels[d + 1].parent
-            level.child_start = np.searchsorted(nxt, np.arange(level.ids.size + 1)).astype(np.int64)
-        else:
-            level.child_start = np.zeros(level.ids.size + 1, np.int64)
+    levels[-1].child_start = np.zeros(levels[-1].ids.size + 1, np.int64)
     return levels
+
+
+def _drop_digit(codes: IntArray, radix: int) -> IntArray:
+    """`codes // radix` (codes are >= 0): a shift when the radix is a power of two."""
+    if radix & (radix - 1) == 0:
+        return codes >> (radix.bit_length() - 1)
+    return codes // radix
+
+
+def _run_starts(sorted_codes: IntArray) -> IntArray:
+    """Where each run of equal values of a sorted array starts, then its length (a sentinel)."""
+    new = np.empty(sorted_codes.size + 1, dtype=bool)
+    new[0] = new[-1] = True
+    np.not_equal(sorted_codes[1:], sorted_codes[:-1], out=new[1:-1])
+    return np.flatnonzero(new)
+
+
+def _parents(levels: list[Level], d: int, nodes: IntArray) -> IntArray:
+    """The distinct parents (indices at depth `d - 1`) of sorted node indices at depth `d`."""
+    parents = np.searchsorted(levels[d - 1].child_start, nodes, side="right") - 1
+    return np.unique(parents)
 
 
 def _ranges(starts: IntArray, stops: IntArray) -> IntArray:
@@ -128,24 +183,46 @@ def _ranges(starts: IntArray, stops: IntArray) -> IntArray:
 
 
 def _mark_down(levels: list[Level], d: int, frontier: IntArray) -> None:
-    """MarkDown (Alg. 6) from the nodes `frontier` of depth `d`, all at once."""
-    while frontier.size:
+    """MarkDown (Alg. 6) from the nodes `frontier` of depth `d`, all at once.
+
+    A small frontier is followed as an index array; once it is a large part of its level it is
+    followed as a boolean mask over the level (children of a mask: `np.repeat` by child counts),
+    which labels the same nodes with cheaper whole-array passes.
+    """
+    mask: npt.NDArray[np.bool_] | None = None
+    while True:
         level = levels[d]
-        frontier = frontier[level.label[frontier] != _LIGHT]
-        level.label[frontier] = _LIGHT
-        if d + 1 >= len(levels):
-            return
-        frontier = _ranges(level.child_start[frontier], level.child_start[frontier + 1])
+        if mask is None and frontier.size * _DENSE_FRACTION < level.ids.size:
+            frontier = frontier[level.label[frontier] != _LIGHT]
+            if frontier.size == 0:
+                return
+            level.label[frontier] = _LIGHT
+            if d + 1 >= len(levels):
+                return
+            frontier = _ranges(level.child_start[frontier], level.child_start[frontier + 1])
+        else:
+            if mask is None:
+                mask = np.zeros(level.ids.size, dtype=bool)
+                mask[frontier] = True
+            mask &= level.label != _LIGHT
+            if not mask.any():
+                return
+            level.label[mask] = _LIGHT
+            if d + 1 >= len(levels):
+                return
+            mask = np.repeat(mask, np.diff(level.child_start))
         d += 1
 
 
 def _mark_up(levels: list[Level], d: int, frontier: IntArray) -> None:
     """MarkUp (Alg. 6) from the nodes `frontier` of depth `d`, all at once."""
-    while frontier.size and d >= 0:
+    while frontier.size:
         level = levels[d]
         frontier = frontier[level.label[frontier] != _HEAVY]
         level.label[frontier] = _HEAVY
-        frontier = np.unique(level.parent[frontier])
+        if d == 0 or frontier.size == 0:
+            return
+        frontier = _parents(levels, d, frontier)
         d -= 1
 
 
@@ -201,9 +278,10 @@ def sparse_between_cut_codes(
         outcome = np.where(counts <= query.lower_cut, _LIGHT, 0).astype(np.int8)
         outcome[counts >= query.upper_cut] = _HEAVY
         between = np.zeros(todo.size, dtype=bool)
-        for i in np.flatnonzero(outcome == 0):
-            node = encoding.decode(d, int(level.ids[todo[i]]))
-            s = noisy(query.query(int(counts[i]), node))
+        asked = np.flatnonzero(outcome == 0)
+        nodes = encoding.decode_many(d, level.ids[todo[asked]])
+        for i, node, count in zip(asked.tolist(), nodes, counts[asked].tolist(), strict=True):
+            s = noisy(query.query(count, node))
             calls += 1
             if s is Outcome.B:
                 between[i] = True
@@ -218,7 +296,7 @@ def sparse_between_cut_codes(
         heavy = todo[outcome == _HEAVY]
         _mark_up(levels, d, heavy)
         if d > 0:
-            _mark_up(levels, d - 1, np.unique(level.parent[todo[between]]))
+            _mark_up(levels, d - 1, _parents(levels, d, todo[between]))
         _mark_down(levels, d, todo[outcome == _LIGHT])
     heavy_ids = tuple(level.ids[level.label == _HEAVY] for level in levels)
     stored = sum(level.ids.size for level in levels)

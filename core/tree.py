@@ -111,6 +111,13 @@ class PublicTree:
             return len(self._child_names.names) + int(self.end_of_record)
         return max((self.arity(u) for u in self.level(d)), default=0)
 
+    @property
+    def leaves_at_full_depth(self) -> bool:
+        """True when every leaf is known, without a traversal, to sit at depth `h - 1` (the
+        complete trees of `kary_tree`); False when leaves may be shallower (irregular trees,
+        end-of-record trees), which the sparse encoding must then mark (Appendix D)."""
+        return isinstance(self._child_names, _Uniform) and not self.end_of_record
+
     # -- names -----------------------------------------------------------------------------
     def path_names(self, node: Node) -> tuple[str, ...]:
         names: list[str] = []

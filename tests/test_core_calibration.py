@@ -23,8 +23,8 @@ def test_theorem_5_5_h15_eps1_delta_1_20() -> None:
     cal = calibrate(15, "1", "0.05")
     assert (cal.L, cal.r0, cal.r) == (4, 17, 4)
     assert cal.lam == F(1, 4) and cal.w == 4
-    assert cal.R == LogReal(F(1), F(4), F(80))
-    assert cal.E == LogReal(F(5), F(4), F(80))
+    assert LogReal(F(1), F(4), F(80)) == cal.R
+    assert LogReal(F(5), F(4), F(80)) == cal.E
     assert cal.R.exact_str() == "1 + 4*log(80)"
     assert cal.R.approx() == pytest.approx(1 + 4 * math.log(80), rel=1e-15)
     # (5/4)^16 = 35.53 < 40 <= (5/4)^17 = 44.41
@@ -38,8 +38,8 @@ def test_theorem_5_5_r_equals_r0_below_L() -> None:
     cal = calibrate(10**6, "1/2", "0.099")
     assert (cal.L, cal.r0, cal.r) == (20, 14, 14)
     assert cal.lam == F(1, 28) and cal.w == 28
-    assert cal.R == LogReal(F(1), F(28), F(20000, 99))
-    assert cal.E == LogReal(F(29), F(28), F(20000, 99))
+    assert LogReal(F(1), F(28), F(20000, 99)) == cal.R
+    assert LogReal(F(29), F(28), F(20000, 99)) == cal.E
     assert F(5, 4) ** 13 < F(2000, 99) <= F(5, 4) ** 14
 
 
@@ -49,8 +49,8 @@ def test_theorem_5_5_height_one() -> None:
     cal = calibrate(1, F(1, 2), F(1, 20))
     assert (cal.L, cal.r0, cal.r) == (1, 17, 1)
     assert cal.lam == F(1, 2) and cal.w == 2
-    assert cal.R == LogReal(F(1), F(2), F(20))
-    assert cal.E == LogReal(F(3), F(2), F(20))
+    assert LogReal(F(1), F(2), F(20)) == cal.R
+    assert LogReal(F(3), F(2), F(20)) == cal.E
 
 
 def test_theorem_5_5_small_delta() -> None:
@@ -59,7 +59,7 @@ def test_theorem_5_5_small_delta() -> None:
     cal = calibrate(3, "0.1", "1e-6")
     assert (cal.L, cal.r0, cal.r) == (2, 66, 2)
     assert cal.lam == F(1, 20) and cal.w == 20
-    assert cal.R == LogReal(F(1), F(20), F(2_000_000))
+    assert LogReal(F(1), F(20), F(2_000_000)) == cal.R
 
 
 @pytest.mark.parametrize(("h", "L"), [(1, 1), (2, 2), (3, 2), (4, 3), (7, 3), (8, 4), (15, 4),
