@@ -17,15 +17,18 @@ sign, and raises `Undecided` when (and only when) an interval straddles zero.
 
 from __future__ import annotations
 
+import functools
+import math
 import threading
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Final, Union
 
-from betweencut.errors import Undecided
-from betweencut.exact import LogReal
 from mpmath import iv
 from mpmath.libmp import to_rational
+
+from betweencut.errors import Undecided
+from betweencut.exact import LogReal
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
@@ -34,6 +37,46 @@ __all__ = [
 
 MAX_PRECISION_BITS: Final = 1 << 13
 _LOCK = threading.Lock()
+_ZERO = Fraction(0)
+
+
+def _scaled(terms: Mapping[Fraction, Fraction], n: int) -> tuple[dict[int, int], int]:
+    """`terms` as `{x·n: c·d}` with integers, and the coefficient denominator `d`."""
+    d = math.lcm(*(c.denominator for c in terms.values())) if terms else 1
+    return {x.numerator * (n // x.denominator): c.numerator * (d // c.denominator)
+            for x, c in terms.items()}, d
+
+
+def _product(left: Mapping[Fraction, Fraction], right: Mapping[Fraction, Fraction]) -> ExpPoly:
+    """The product of two `ExpPoly` term maps, computed with integer keys and coefficients."""
+    n = math.lcm(*(x.denominator for x in left), *(x.denominator for x in right))
+    a, da = _scaled(left, n)
+    b, db = _scaled(right, n)
+    out: dict[int, int] = {}
+    for x, c in a.items():
+        for y, e in b.items():
+            z = x + y
+            out[z] = out.get(z, 0) + c * e
+    den = da * db
+    result = ExpPoly.__new__(ExpPoly)
+    result.terms = {Fraction(z, n): Fraction(v, den) for z, v in out.items() if v}
+    return result
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _exp_fixed(num: int, den: int, bits: int) -> tuple[int, int]:
+    """Integers `lo <= e^(num/den)·2^bits <= hi`, from a certified mpmath interval."""
+    x = Fraction(num, den)
+    work = bits + 32 + (math.ceil(x * 2) if x > 0 else 0)  # relative precision for e^x·2^bits
+    with _LOCK:
+        saved = iv.prec
+        iv.prec = work
+        try:
+            lo_raw, hi_raw = iv.exp(iv.mpf(num) / den)._mpi_
+        finally:
+            iv.prec = saved
+    lo, hi = Fraction(*to_rational(lo_raw)), Fraction(*to_rational(hi_raw))
+    return math.floor(lo * (1 << bits)), math.ceil(hi * (1 << bits))
 
 
 class ExpPoly:
@@ -47,8 +90,15 @@ class ExpPoly:
         }
 
     @staticmethod
+    def _of_fractions(terms: dict[Fraction, Fraction]) -> ExpPoly:
+        """Internal: build from a dict whose keys and values are already `Fraction`s."""
+        out = ExpPoly.__new__(ExpPoly)
+        out.terms = {x: c for x, c in terms.items() if c}
+        return out
+
+    @staticmethod
     def const(c: Fraction | int) -> ExpPoly:
-        return ExpPoly({Fraction(0): Fraction(c)})
+        return ExpPoly._of_fractions({_ZERO: Fraction(c)})
 
     @staticmethod
     def exp(x: Fraction | int, coeff: Fraction | int = 1) -> ExpPoly:
@@ -56,30 +106,30 @@ class ExpPoly:
         return ExpPoly({Fraction(x): Fraction(coeff)})
 
     # arithmetic ------------------------------------------------------------------------------
-    def _coerce(self, other: object) -> ExpPoly:
+    def _coerce(self, other: object) -> ExpPoly | None:
         if isinstance(other, ExpPoly):
             return other
         if isinstance(other, int | Fraction):
             return ExpPoly.const(other)
-        return NotImplemented
+        return None
 
     def __add__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
         o = self._coerce(other)
-        if o is NotImplemented:  # e.g. an ExpRational: let it handle the mixed sum
+        if o is None:  # e.g. an ExpRational: let it handle the mixed sum
             return NotImplemented
         out = dict(self.terms)
         for x, c in o.terms.items():
-            out[x] = out.get(x, Fraction(0)) + c
-        return ExpPoly(out)
+            out[x] = out[x] + c if x in out else c
+        return ExpPoly._of_fractions(out)
 
     __radd__ = __add__
 
     def __neg__(self) -> ExpPoly:
-        return ExpPoly({x: -c for x, c in self.terms.items()})
+        return ExpPoly._of_fractions({x: -c for x, c in self.terms.items()})
 
     def __sub__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
         o = self._coerce(other)
-        if o is NotImplemented:
+        if o is None:
             return NotImplemented
         return self + (-o)
 
@@ -88,13 +138,20 @@ class ExpPoly:
 
     def __mul__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
         o = self._coerce(other)
-        if o is NotImplemented:
+        if o is None:
             return NotImplemented
-        out: dict[Fraction, Fraction] = {}
-        for x, c in self.terms.items():
-            for y, d in o.terms.items():
-                out[x + y] = out.get(x + y, Fraction(0)) + c * d
-        return ExpPoly(out)
+        if len(o.terms) == 1 and o.terms.get(_ZERO) == 1:
+            return self
+        if len(self.terms) == 1 and self.terms.get(_ZERO) == 1:
+            return o
+        if len(self.terms) * len(o.terms) <= 64:
+            out: dict[Fraction, Fraction] = {}
+            for x, c in self.terms.items():
+                for y, d in o.terms.items():
+                    z = x + y
+                    out[z] = out[z] + c * d if z in out else c * d
+            return ExpPoly._of_fractions(out)
+        return _product(self.terms, o.terms)
 
     __rmul__ = __mul__
 
@@ -121,9 +178,9 @@ class ExpPoly:
 
     def __eq__(self, other: object) -> bool:
         o = self._coerce(other)
-        if o is NotImplemented:
+        if o is None:
             return NotImplemented
-        return (self - o).is_zero()
+        return self.terms == o.terms  # canonical: Fraction keys, no zero coefficients
 
     def __hash__(self) -> int:
         return hash(frozenset(self.terms.items()))
@@ -137,19 +194,27 @@ class ExpPoly:
         return None
 
     def enclose(self, prec: int) -> tuple[Fraction, Fraction]:
-        """Certified rational bounds at `prec` bits."""
-        with _LOCK:
-            saved = iv.prec
-            iv.prec = prec
-            try:
-                total = iv.mpf(0)
-                for x, c in self.terms.items():
-                    term = iv.exp(iv.mpf(x.numerator) / x.denominator)
-                    total += term * (iv.mpf(c.numerator) / c.denominator)
-                lo, hi = total._mpi_
-            finally:
-                iv.prec = saved
-        return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
+        """Certified rational bounds at `prec` bits.
+
+        Fixed point: each `e^x` is enclosed by integers `lo <= e^x·2^k <= hi` (certified mpmath
+        intervals, cached), `k = prec` plus enough bits for the smallest term; the sum is then
+        exact integer arithmetic.
+        """
+        if not self.terms:
+            return Fraction(0), Fraction(0)
+        smallest = min(self.terms)
+        bits = prec + (math.ceil(-smallest * Fraction(3, 2)) if smallest < 0 else 0)
+        den = math.lcm(*(c.denominator for c in self.terms.values()))
+        low = high = 0
+        for x, c in self.terms.items():
+            e_lo, e_hi = _exp_fixed(x.numerator, x.denominator, bits)
+            k = c.numerator * (den // c.denominator)
+            if k > 0:
+                low, high = low + k * e_lo, high + k * e_hi
+            else:
+                low, high = low + k * e_hi, high + k * e_lo
+        scale = den << bits
+        return Fraction(low, scale), Fraction(high, scale)
 
     def sign(self) -> int:
         """The exact sign: 0 iff zero (exact), else certified by intervals."""
@@ -216,7 +281,7 @@ class ExpRational:
 
     def __mul__(self, other: ExpRational | ExpPoly | Fraction | int) -> ExpRational:
         o = ExpRational.of(other)
-        return ExpRational(self.num * o.num, self.den * o.den)
+        return _quotient(self.num, o.num, self.den, o.den)
 
     __rmul__ = __mul__
 
@@ -224,7 +289,7 @@ class ExpRational:
         o = ExpRational.of(other)
         if o.num.is_zero():
             raise ZeroDivisionError("division by an exactly zero ExpRational")
-        return ExpRational(self.num * o.den, self.den * o.num)
+        return _quotient(self.num, o.den, self.den, o.num)
 
     def __rtruediv__(self, other: ExpPoly | Fraction | int) -> ExpRational:
         return ExpRational.of(other) / self
@@ -246,6 +311,8 @@ class ExpRational:
         return hash((self.num, self.den))
 
     def sign(self) -> int:
+        if self.num.is_zero():
+            return 0
         return self.num.sign() * self.den.sign()
 
     def enclose(self, prec: int) -> tuple[Fraction, Fraction]:
@@ -260,6 +327,22 @@ class ExpRational:
         return f"({self.num}) / ({self.den})"
 
     __repr__ = __str__
+
+
+_ONE = ExpPoly.const(1)
+
+
+def _quotient(a: ExpPoly, c: ExpPoly, b: ExpPoly, d: ExpPoly) -> ExpRational:
+    """`(a·c)/(b·d)`, first cancelling a numerator factor equal to a denominator factor."""
+    if a.terms == b.terms:
+        a = b = _ONE
+    elif a.terms == d.terms:
+        a = d = _ONE
+    if c.terms == b.terms:
+        c = b = _ONE
+    elif c.terms == d.terms:
+        c = d = _ONE
+    return ExpRational(a * c, b * d)
 
 
 Number = Union[Fraction, int, ExpPoly, ExpRational, LogReal]  # noqa: UP007
