@@ -1,0 +1,150 @@
+"""`betweencut margins`: the additive margin against h for BetweenCut and its baselines.
+
+Table 1 / Section 5.3: BetweenCut (Eq. (24)), its relaxation Eq. (25) in both readings, the
+full-tree Laplace and Gaussian baselines (Eq. (27), (30)), Ghazi et al. (Eq. (10)) and the
+Lumberjack-style baseline; and, per baseline, the crossover height from which BetweenCut's
+margin is the smallest (certified comparisons, see `betweencut.margins`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from betweencut.cli._common import UsageError, add_command, positive_int, rational
+from betweencut.margins import ALL, BASELINES, MarginSetting, crossover, margin_row
+
+LABELS = {
+    "betweencut": "BetweenCut (Eq. 24)", "eq25_L": "Eq. 25, X = L",
+    "eq25_log2h": "Eq. 25, X = log2 h",
+    "laplace": "full-tree Laplace (Eq. 27)", "gaussian": "full-tree Gaussian (Eq. 30)",
+    "ghazi": "Ghazi et al. (Eq. 10)", "lumberjack": "Lumberjack-style",
+}
+
+
+def _heights(text: str) -> list[int]:
+    try:
+        hs = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"heights must be integers separated by commas, got {text!r}") from None
+    if not hs or any(h < 1 for h in hs):
+        raise argparse.ArgumentTypeError(f"heights must be integers h >= 1, got {text!r}")
+    return hs
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = add_command(
+        sub, "margins",
+        "Additive margin against the tree height: BetweenCut, Eq. (25), full-tree Laplace and "
+        "Gaussian, Ghazi et al., Lumberjack-style; and the crossover heights.",
+        "betweencut margins --epsilon 1 --delta 0.05 --heights 3,15,1000 --json",
+    )
+    p.add_argument("--epsilon", type=rational("epsilon"), required=True, help="0 < eps <= 1")
+    p.add_argument("--delta", type=rational("delta"), required=True, help="0 < delta < 1/10")
+    p.add_argument("--beta", type=rational("beta"), default="1/100",
+                   help="failure probability of the probabilistic margins (default 1/100)")
+    p.add_argument("--arity", type=positive_int("arity"), default=2,
+                   help="arity k of the complete tree whose N enters Eq. (27), (30) (default 2)")
+    p.add_argument("--heights", type=_heights, default=[3, 15, 1000],
+                   help="comma-separated heights for the table (default 3,15,1000)")
+    p.add_argument("--tau", type=rational("tau"), default="1000",
+                   help="threshold tau in Ghazi et al.'s margin (default 1000)")
+    p.add_argument("--ghazi-M", dest="ghazi_m", type=rational("M"), default="100000",
+                   help="public bound M >= n in Ghazi et al.'s margin (default 100000)")
+    p.add_argument("--max-log2-height", type=positive_int("max-log2-height"), default=1024,
+                   help="crossover search over 1 <= h < 2^this (default 1024)")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="plot the margins against log2 h")
+    p.set_defaults(handler=run)
+
+
+def compute(args: argparse.Namespace) -> dict[str, Any]:
+    setting = MarginSetting.of(args.epsilon, args.delta, args.beta, args.arity, args.tau,
+                               args.ghazi_m)
+    rows = [margin_row(setting, h) for h in args.heights]
+    crossings = [crossover(setting, b, args.max_log2_height).as_json() for b in BASELINES]
+    known = [c["height"] for c in crossings]
+    overall = None if any(h is None for h in known) else max(known)
+    return {
+        "parameters": {"epsilon": str(setting.epsilon), "delta": str(setting.delta),
+                       "beta": str(setting.beta), "arity": setting.arity,
+                       "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m)},
+        "rows": rows,
+        "crossover": crossings,
+        "crossover_all": overall,
+        "notes": setting.notes(),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    data = compute(args)
+    if args.plot:
+        plot(args, args.plot)
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    par = data["parameters"]
+    print(f"Additive margins, eps = {par['epsilon']}, delta = {par['delta']}, beta = "
+          f"{par['beta']}, arity = {par['arity']}, Ghazi: M = {par['ghazi_M']}, "
+          f"tau = {par['tau']}")
+    print(f"{'margin':<28}" + "".join(f"{'h=' + str(r['h']):>14}" for r in data["rows"]))
+    for name in ALL:
+        cells = "".join(
+            f"{'undefined':>14}" if r[name] is None else f"{r[name]:>14.6g}" for r in data["rows"])
+        print(f"{LABELS[name]:<28}{cells}")
+    for reading in ("L", "log2h"):
+        cells = "".join(f"{r[f'eq25_{reading}_bounds_E']!s:>14}" for r in data["rows"])
+        print(f"{'Eq. 25 X=' + reading + ' bounds E':<28}{cells}")
+    print("crossover (least h from which BetweenCut's margin is <= the baseline's):")
+    for c in data["crossover"]:
+        h = c["height"]
+        where = ("none below " + c["searched_heights_below"]) if h is None else (
+            f"h = {h}" if h < 10**9 else f"h = 2^{h.bit_length() - 1}" if h & (h - 1) == 0
+            else f"h ~ 2^{c['log2_height']}")
+        tail = " (certified for every larger h)" if c["certified_for_all_larger_h"] else (
+            "" if c["height"] is None else f" (checked up to {c['searched_heights_below']})")
+        print(f"  {LABELS[c['baseline']]:<28}{where}{tail}")
+    for note in data["notes"]:
+        print(f"  note: {note}")
+    return 0
+
+
+def plot(args: argparse.Namespace, path: str) -> None:
+    """Margins against log2 h on a log scale (matplotlib, imported only here)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'betweencut[dev]'") from None
+    setting = MarginSetting.of(args.epsilon, args.delta, args.beta, args.arity, args.tau,
+                               args.ghazi_m)
+    top = min(args.max_log2_height, 256)
+    exps = [e / 4 for e in range(0, 4 * top + 1)]
+    heights = sorted({max(1, round(2**e)) for e in exps})
+    rows = [margin_row(setting, h) for h in heights]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    from math import log2
+
+    for name in ALL:
+        xs = [log2(r["h"]) for r in rows if r[name] is not None]
+        ys = [r[name] for r in rows if r[name] is not None]
+        ax.plot(xs, ys, label=LABELS[name])
+    ax.set_yscale("log")
+    small = [r[n] for r in rows for n in ("betweencut", "eq25_L", "lumberjack", "ghazi")
+             if r[n] is not None]
+    ax.set_ylim(min(small) / 2, max(small) * 10)  # the full-tree curves leave the frame
+    lj = crossover(setting, "lumberjack", top)
+    if lj.height is not None and lj.height.bit_length() - 1 <= top:
+        ax.axvline(log2(lj.height), color="grey", linestyle=":",
+                   label="crossover vs Lumberjack-style")
+    ax.set_xlabel("log2 h")
+    ax.set_ylabel("additive margin")
+    ax.set_title(f"eps = {setting.epsilon}, delta = {setting.delta}, beta = {setting.beta}")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
