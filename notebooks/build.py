@@ -1,0 +1,697 @@
+"""Writes the teaching notebooks (without outputs) from the cell texts below.
+
+Run `python notebooks/build.py` after editing a cell here; the notebooks are stored without
+outputs and executed in CI (`python -m pytest --nbmake notebooks/`). They define no logic of
+their own: every helper they call lives in `betweencut.properties.teaching` (and
+`teaching_privacy`, `teaching_margins`) and every exercise
+checker in `betweencut.properties.exercises`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+Cell = tuple[str, str]
+
+
+def md(text: str) -> Cell:
+    return ("md", text.strip("\n"))
+
+
+def code(text: str) -> Cell:
+    return ("code", text.strip("\n"))
+
+
+def write(name: str, cells: list[Cell]) -> Path:
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells = [new_markdown_cell(t) if kind == "md" else new_code_cell(t) for kind, t in cells]
+    path = HERE / name
+    nbformat.validate(nb)
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    return path
+
+
+NOTEBOOKS: dict[str, list[Cell]] = {}
+
+NOTEBOOKS["1_guarded_bt.ipynb"] = [
+    md("""
+# 1. GuardedBT: three outcomes, exactly
+
+**What you will learn.**
+
+* the output law of BT(c; a, b, λ) (Alg. 4) and GuardedBT(c; a, b, R, λ) (Alg. 1) as the count `c`
+  moves across the thresholds `a`, `b` and the guards `a − R`, `b + R`: exact values (sums of
+  rational multiples of `e^x`) beside a plot;
+* the q-target decomposition of Lemma 5.2 (BT) and Lemma 5.3 (GuardedBT): for neighbouring counts
+  `c` and `c + 1`, `P_b = (1 − κ)·(p·C + (1 − p)·N_b) + κ·F_b` (Def. 5.1), with the common part
+  `p·C`, the residual parts `N_b`, the B mass and the λ-indistinguishability `N_0 ≈_λ N_1`;
+* why `N_b(B) ≥ q_λ = (1 − e^{−2})/(1 + e^λ)` (Eq. (16), (99)) is the number the privacy proof
+  charges against.
+
+All numbers come from `betweencut.proofs` (exact arithmetic, `ExpPoly` / `ExpRational`); the
+decimals printed are *certified*: every digit shown is guaranteed by an interval enclosure, and
+`…` means the value continues. The plots use floats made from those enclosures, for display only.
+"""),
+    code("""
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+
+from betweencut.exact import LogReal
+from betweencut.guarded_bt import BT, GuardedBT
+from betweencut.noisy_test import Outcome
+from betweencut.proofs.models import exact_model
+from betweencut.proofs.targets import sweep_lemma_5_2
+from betweencut.properties import exercises, teaching
+"""),
+    md("""
+## The setting
+
+`τ = 4`, `λ = 1/2`: the thresholds of Eq. (13) are `a = τ − 1/λ = 2` and `b = τ + 1/λ = 6`.
+The guard width is `R = 2`, so GuardedBT answers `L` without noise when `c ≤ a − R = 0` and `H` when
+`c ≥ b + R = 8`. The noise is `Z ~ Lap(1/λ)`, and for the noisy branch
+`P(L) = P(c + Z < a)`, `P(H) = P(c + Z > b)`, `P(B) = 1 − P(L) − P(H)`.
+"""),
+    code("""
+tau, lam, R = Fraction(4), Fraction(1, 2), 2
+a, b = tau - 1 / lam, tau + 1 / lam
+guarded = GuardedBT.of(a, b, LogReal.of(R), lam)
+plain = BT(a, b, lam)
+print(f"a = {a}, b = {b}, guards: L for c <= {guarded.lower_cut}, H for c >= {guarded.upper_cut}")
+"""),
+    md("""
+## The law as the count moves
+
+Exact forms (`(1/2)*exp(-1)` is `½·e^{−1}`) and certified decimals for GuardedBT at every count
+from 0 to 10, computed by `betweencut.proofs.laws.guarded_exact_law` (the guard is decided by the
+mechanism's own code).
+"""),
+    code("""
+counts = range(0, 11)
+guarded_rows = teaching.law_rows(guarded, counts)
+print(teaching.format_law_rows(guarded_rows))
+"""),
+    md("""
+Left: plain BT, whose every answer is noisy; a count far below `a` still answers `H` with a tiny
+but positive probability. Right: GuardedBT, where the shaded guard regions are point masses. The
+guards cost privacy only through the pairs of neighbouring counts that straddle a guard cut:
+that is the `κ` of Lemma 5.3 below.
+"""),
+    code("""
+fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+teaching.plot_law(axes[0], teaching.law_rows(plain, counts), plain)
+axes[0].set_title("BT (Alg. 4)")
+teaching.plot_law(axes[1], guarded_rows, guarded)
+axes[1].set_title("GuardedBT (Alg. 1), R = 2")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+## The q-target decomposition (Lemmas 5.2 and 5.3)
+
+For neighbouring databases a node's count changes by at most one (Eq. (4)), so the proof looks at
+the laws `P_0` at `c` and `P_1` at `c + 1`. Lemma 5.2 writes both as a mixture with a **common
+part** `p·C` (the same in both, so it reveals nothing), and **residual parts** `(1 − p)·N_b` that
+are λ-indistinguishable: `N_0(y) ≤ e^λ·N_1(y)` and back, for every outcome `y`. The witnesses are
+Eq. (75)-(81): `α_L = (ξℓ_1 − ℓ_0)/(ξ − 1)`, `α_H = (ξu_0 − u_1)/(ξ − 1)`, `p = α_L + α_H`.
+Moreover each residual puts mass at least `q_λ` on `B` (Eq. (93), (95), (98), (99)): a `B`
+answer is a *target hit*, after which BetweenCut stops asking on that path (Lemma 4.3), and
+this is what makes the total privacy loss along a path small (Lemma 4.1, Theorem 5.4).
+
+Lemma 5.3 extends it to GuardedBT: when one count is guarded and its neighbour is not, the pair is
+written with `p = 1`, `C` = the guarded answer, and a slack `κ = ½·e^{−λd} ≤ δ0 = ½·e^{−λ(R−1)}`
+(Eq. (105)) that goes into the `δ` of the privacy guarantee.
+
+`teaching.decomposition_rows` builds the witness of `betweencut.proofs.targets.lemma_5_3_witness`
+for each pair and has it checked exactly by `check_lemma_5_3` (which raises if anything fails:
+mixture identity Eq. (86), `N_0 ≈_λ N_1`, `N_b(B) ≥ q_λ`, `κ ≤ δ0`).
+"""),
+    code("""
+model = exact_model(tau, lam, R)
+pairs = teaching.decomposition_rows(model, range(0, 9))
+print(teaching.format_decomposition(pairs, lam))
+"""),
+    md("""
+Lemma 5.2 on its own (plain BT, no guards, `κ = 0`): `sweep_lemma_5_2` builds the witnesses of
+Eq. (75)-(81) for every pair `(c, c)` and `(c, c + 1)` of counts around the thresholds and checks
+each exactly with `check_lemma_5_2` (including Eq. (87) and `γ/(1 + ξ) = q_λ`, Eq. (99)).
+"""),
+    code("""
+certificates = sweep_lemma_5_2(exact_model(tau, lam))
+print(f"{len(certificates)} pairs checked:", {c.claim for c in certificates},
+      {c.verdict for c in certificates})
+"""),
+    md("""
+The stacked bars: for each pair, the left bar is `P_0` (count `c`) and the right bar `P_1`
+(count `c + 1`). Between the thresholds `p = 0`: both laws are entirely residual and already
+λ-indistinguishable. Solid blue/red is the common part `p·C` (equal heights in both bars of a pair),
+hatched is the residual `(1 − p)·N_b` split by outcome, green is the B mass, grey hatched is the
+guard slack `κ·F_b` of Lemma 5.3 (only in the pairs `0|1` and `7|8` that straddle a guard cut).
+"""),
+    code("""
+fig, ax = plt.subplots(figsize=(12, 4))
+teaching.plot_decomposition(ax, pairs)
+ax.set_title("Lemma 5.2 / 5.3: P_b = (1 - κ)(p·C + (1 - p)·N_b) + κ·F_b")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+## Exercises
+
+Check each answer with the checker named; it prints `correct: ...` or raises `WrongAnswer`.
+Exact numbers can be given as strings such as `"1 - exp(-1)/2"` (sympy syntax), as `Fraction`s,
+or as `ExpPoly` values; floats are refused.
+
+1. With the setting above (`a = 2`, `b = 6`, `λ = 1/2`), what is the exact probability that
+   GuardedBT answers `B` at `c = 4`? Check with
+   `exercises.check_law_value(guarded, 4, Outcome.B, answer)`.
+2. For a GuardedBT with `a = 2`, `b = 6`, `λ = 1/2` and `R = 1`, what is the largest count the
+   lower guard answers `L` without noise? Check with
+   `exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, answer)`.
+3. Write `q_λ` for `λ = 1/4` exactly. Check with `exercises.check_q_lambda(Fraction(1, 4), answer)`.
+"""),
+    code("""
+# Reference solution 1: c = tau, so P(L) = P(Z < -2) = exp(-1)/2 and P(H) = exp(-1)/2.
+print(exercises.check_law_value(guarded, 4, Outcome.B, "1 - exp(-1)"))
+"""),
+    code("""
+# Reference solution 2: the guard answers L iff c <= a - R = 1.
+print(exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, 1))
+"""),
+    code("""
+# Reference solution 3: Eq. (16) with b - a = 2/lambda.
+print(exercises.check_q_lambda(Fraction(1, 4), "(1 - exp(-2)) / (1 + exp(1/4))"))
+"""),
+]
+
+NOTEBOOKS["2_betweencut_step_by_step.ipynb"] = [
+    md("""
+# 2. BetweenCut step by step
+
+**What you will learn.** How BetweenCut (Alg. 3) labels every node of a public tree Heavy or
+Light with as few noisy questions as possible:
+
+* the *Depth Traversal Ordering* DepO (Alg. 2): which levels are visited, in which order;
+* each query GuardedBT(c_u; a, b, R, λ) (Alg. 1), its answer L, B or H, and the labels the marking
+  routines MarkUp / MarkDown (Alg. 6) propagate because of it;
+* why the run asks at most `L = ⌈log2(h + 1)⌉` questions on any root-to-leaf path (Lemma 4.2,
+  Eq. (14)) and gets at most one `B` answer per path (Lemma 4.3), seen on the final picture.
+
+Everything below is computed by the package: the notebook only calls it. The run uses the exact
+release sampler with a fixed seed (reproducible, so **not** for a real release).
+"""),
+    code("""
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+
+from betweencut.betweencut import BetweenCut, path_counts
+from betweencut.depo import depo, depth_order
+from betweencut.noisy_test import Outcome, RecordingTest, ReplayTest
+from betweencut.params import Params
+from betweencut.properties import exercises, teaching
+from betweencut.sampler import ExactSampler
+from betweencut.tree import kary_tree
+"""),
+    md("""
+## The public tree, the data and the parameters
+
+A complete binary tree of height `h = 5` (depths 0 to 4, 31 nodes). A node is the tuple of child
+indices from the root; the pictures name it by those digits (`ε` is the root). Sixteen records
+sit at leaves; the count `c_u` of a node (printed inside it) is the number of records below it.
+
+Threshold `τ = 4`, `λ = 1/2`, so `w = 1/λ = 2`, `a = τ − w = 2`, `b = τ + w = 6` (Eq. (13)), and
+guard width `R = 1`: counts `≤ a − R = 1` are answered `L` and counts `≥ b + R = 7` are answered
+`H` without any noise (Alg. 1, l. 1-4).
+"""),
+    code("""
+tree = kary_tree(2, 5)
+leaves = ([(0, 0, 0, 0)] * 3 + [(0, 0, 0, 1)] * 2 + [(0, 0, 1, 0)] * 2 + [(0, 1, 1, 1)] * 2
+          + [(1, 0, 0, 0)] + [(1, 1, 0, 1)] * 4 + [(1, 1, 1, 1)] * 2)
+params = Params.of(4, Fraction(1, 2), 1)
+counts = path_counts(leaves)
+print(f"n = {len(leaves)} records, a = {params.a}, b = {params.b}, R = {params.R}")
+fig, ax = plt.subplots(figsize=(10, 3))
+teaching.draw_tree(ax, tree, counts=counts, title="counts c_u before any query")
+plt.show()
+"""),
+    md("""
+## DepO: the order of the levels
+
+BetweenCut does not go top-down. DepO(0, h − 1) visits the middle level first, then recursively
+the lower half, then the upper half (Alg. 2). A query that answers `H` labels all ancestors Heavy
+(MarkUp), one that answers `L` labels the whole subtree Light (MarkDown), so after the middle level
+most of the tree is often already decided. The paper's worked value is
+`DepO(0, 14) = [7, 11, 13, 14, 12, 9, 10, 8, 3, 5, 6, 4, 1, 2, 0]`.
+"""),
+    code("""
+print("DepO(0, 14) =", depo(0, 14))
+print("this tree, h = 5: levels in the order", depth_order(tree.height))
+"""),
+    md("""
+## One run, query by query
+
+`BetweenCut(tree, params).run(leaves, test)` returns a `Run` whose `transcript` is the sequence of
+(queried node, answer) pairs `Tr(D)` (Eq. (112)) and whose `assignments` is the marking log. All
+randomness goes through the noisy test `test`. So that the story below stays the same whatever
+random bits a sampler draws, this run answers its noisy queries from a fixed list through
+`ReplayTest`, the interface the proofs use to enumerate transcripts (guarded queries are decided
+without noise and consume no answer). Every answer has positive probability, because Laplace noise
+has full support; `RecordingTest` keeps the queries, so the exact probability of exactly these
+answers can be printed. A release run with the exact sampler follows at the end.
+
+`teaching.query_steps` splits the marking log by query by replaying the transcript through the
+mechanism's own `apply` step, and checks the replay reproduces the log exactly.
+
+Rules (Alg. 3, l. 9-15): `L → MarkDown(u)`; `H → MarkUp(u)`; `B → MarkUp(parent(u))` and
+`MarkDown(u)`. A node already labelled is skipped, never asked.
+"""),
+    code("""
+L, B, H = Outcome.L, Outcome.B, Outcome.H
+answers = RecordingTest(ReplayTest([L, H, B, L, L, H, B, L]))
+run = BetweenCut(tree, params).run(leaves, answers)
+steps = teaching.query_steps(tree, params, leaves, run)
+print(teaching.format_steps(steps))
+p = teaching.answers_probability(answers.log)
+print()
+print(f"{len(answers.log)} noisy answers, {len(run.transcript) - len(answers.log)} guarded; "
+      f"probability of these answers = {p} = {teaching.certified_decimal(p, 8)}")
+"""),
+    md("""
+In the pictures the fill colour is the label after the query (red Heavy, blue Light, grey
+unlabelled), the current query has a thick ring, earlier queries a thin black ring with
+`step:answer` beside them, and a `B` answer carries a green star.
+"""),
+    code("""
+fig = teaching.draw_steps(tree, steps, counts, ncols=3)
+plt.show()
+"""),
+    md("""
+## The end of the run: Lemmas 4.2 and 4.3 on the picture
+
+`teaching.draw_lemmas` first runs the package's predicates `check_lemma_4_2` and
+`check_lemma_4_3` (`betweencut.properties.predicates`) on this run (they raise on a violation),
+then draws the final labels with every query, the root-to-leaf path that holds the most queried
+nodes in thick black, and the `B` answers starred.
+
+* **Lemma 4.2**: at most `L = ⌈log2(h + 1)⌉ = 3` queried nodes on any root-to-leaf path. DepO is
+  why: a query at the middle level settles either its whole subtree (answer L) or the whole path
+  above it (answer H), so each path is searched like a binary search over depths.
+* **Lemma 4.3**: at most one `B` per path: a `B` at `u` labels every ancestor Heavy and the
+  whole subtree of `u` Light, so nothing on a path through `u` is ever asked again.
+"""),
+    code("""
+fig, ax = plt.subplots(figsize=(11, 3.6))
+view = teaching.draw_lemmas(ax, tree, run, counts)
+plt.show()
+print("L =", view.L)
+print("busiest path's queried nodes:", [teaching.node_name(u) for u in view.queried_on_path])
+print("B answers at:", [teaching.node_name(u) for u in view.betweens])
+print("Heavy set:", sorted(teaching.node_name(u) for u in run.heavy))
+"""),
+    md("""
+The lemmas hold for *every* answer sequence, so they hold on a release run too. Here the exact
+sampler (`ExactSampler`, integer arithmetic only; a seed makes it reproducible and must not be
+used for a real release) answers the noisy queries; its picture depends on the random bits drawn,
+the two lemmas do not.
+"""),
+    code("""
+release = BetweenCut(tree, params).run(leaves, ExactSampler(2026))
+fig, ax = plt.subplots(figsize=(11, 3.6))
+teaching.draw_lemmas(ax, tree, release, counts)
+plt.show()
+"""),
+    md("""
+## Exercises
+
+Each exercise has a checker in `betweencut.properties.exercises`: call it on your answer; it
+prints `correct: ...` or raises `WrongAnswer` saying what is wrong. The cells below hold the
+reference solutions, which CI runs through the same checkers.
+
+1. Compute `DepO(0, 6)` by hand (Alg. 2) and check it with `exercises.check_depo(0, 6, answer)`.
+2. The paper's running example has height `h = 15`. What is the bound `L` of Lemma 4.2? Check
+   with `exercises.check_path_query_bound(15, answer)`.
+3. Query 5 (node `0000`) answered `B`. Using only the rules of Alg. 3 and the labels in the
+   4th picture, which nodes get a label because of it? Give them as node tuples and check with
+   `exercises.check_step_writes(tree, params, leaves, run, 5, answer)`.
+"""),
+    code("""
+# Reference solution 1: m = 0 + 7 // 2 = 3, then DepO(4, 6) = [5, 6, 4],
+# then DepO(0, 2) = [1, 2, 0].
+print(exercises.check_depo(0, 6, [3, 5, 6, 4, 1, 2, 0]))
+"""),
+    code("""
+# Reference solution 2: L = ceil(log2(16)) = 4.
+print(exercises.check_path_query_bound(15, 4))
+"""),
+    code("""
+# Reference solution 3: B -> MarkUp(parent) labels 000 Heavy and stops at 00 (already Heavy);
+# MarkDown(0000) labels the leaf 0000 Light.
+print(exercises.check_step_writes(tree, params, leaves, run, 5, [(0, 0, 0), (0, 0, 0, 0)]))
+"""),
+]
+
+NOTEBOOKS["3_privacy_exactly.ipynb"] = [
+    md("""
+# 3. Privacy, exactly
+
+**What you will learn.**
+
+* what a privacy profile `δ(ε)` is: for neighbouring databases `D ~ D + z` and output laws
+  `P`, `P'`, `δ(ε) = max(sup_S P(S) − e^ε·P'(S), sup_S P'(S) − e^ε·P(S))`, the smallest `δ` with
+  which the pair is `(ε, δ)`-indistinguishable (Def. 2.7, both directions kept apart);
+* how `betweencut.proofs` computes it **exactly** on a small instance: the real BetweenCut code
+  (Alg. 3) is run on every sequence of noisy-test answers (`betweencut.proofs.enumerate`), each
+  transcript with its exact probability, and `δ(ε)` is an exact sum of `e^x` terms;
+* that the profile stays under Theorem 5.4's bound `δ_r = (L/2)·e^{−λ(R−1)} + 1{r<L}·(1 − q_λ)^r`
+  at `ε = rλ` for every `r = 1..L` (Eq. (22), (113)), and that a broken variant's profile
+  crosses it, with the concrete counterexample the checker reports.
+"""),
+    code("""
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+
+from betweencut.params import Params
+from betweencut.proofs.privacy import betweencut_cache, check_lemma_c_1
+from betweencut.properties import exercises, teaching, teaching_privacy
+from betweencut.properties.broken import StructuralMutantTopDown
+from betweencut.tree import kary_tree
+"""),
+    md("""
+## A small instance
+
+A complete binary tree of height `h = 3` (7 nodes), so `L = ⌈log2(h + 1)⌉ = 2`. Parameters
+`τ = 1`, `λ = 1`, `R = 6`: thresholds `a = 0`, `b = 2`; the guards (`c ≤ −6`, `c ≥ 8`) never fire
+on such small counts, so every query is noisy. The pair: `D` holds one record at leaf `00`, and
+`D + z` adds a second record there.
+
+Theorem 5.4 gives, at `r = 1` (`ε = 1`), `δ_1 = e^{−5} + (1 − q_1)`, which is large, and at
+`r = L = 2` (`ε = 2`) just the guard term `δ_2 = (L/2)·e^{−λ(R−1)} = e^{−5} ≈ 0.0067`.
+"""),
+    code("""
+tree = kary_tree(2, 3)
+params = Params.of(1, 1, 6)
+D, z = [(0, 0)], (0, 0)
+bound = teaching_privacy.bound_steps(tree, params)
+for r, (eps, delta_r) in enumerate(bound, start=1):
+    print(f"r = {r}: eps = {eps}, delta_r = {teaching.certified_decimal(delta_r)}")
+"""),
+    md("""
+## The enumerated profile of BetweenCut, and of a broken variant
+
+The broken variant `StructuralMutantTopDown` (`betweencut.properties.broken`) changes one step of
+Alg. 3: it visits the levels top-down instead of in DepO order. Then a path can hold `h = 3 > L`
+queried nodes, each costing up to `λ`, and the loss is no longer bounded by `rλ` with the small
+`δ` of Theorem 5.4.
+
+Both profiles are computed exactly on the grid `ε = 0, 1/4, ..., 3` (about 250 transcripts per
+database).
+"""),
+    code("""
+grid = [Fraction(k, 4) for k in range(0, 13)]
+curves = {
+    "BetweenCut (Alg. 3)": teaching_privacy.profile_curve(tree, params, D, z, grid),
+    "top-down variant (broken)": teaching_privacy.profile_curve(tree, params, D, z, grid,
+                                                        StructuralMutantTopDown),
+}
+print(teaching_privacy.format_bound_check(curves, bound))
+"""),
+    code("""
+fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+teaching_privacy.plot_profiles(axes[0], curves, bound)
+axes[0].set_title("delta(eps), linear scale")
+teaching_privacy.plot_profiles(axes[1], curves, bound, log=True)
+axes[1].set_title("delta(eps) > 0, log scale")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+## The checkers: a certificate, and a refutation
+
+`check_lemma_c_1` (claim "Lemma C.1", Eq. (113)) compares the exact transcript profile with the
+bound at every `r` through the exact comparison gate and returns a `Certificate`. Handed the
+broken variant's laws, it raises `ClaimRefuted` with a concrete counterexample: the two databases,
+the violating event `S` (transcripts), both exact probabilities and the violated inequality.
+"""),
+    code("""
+certificate = check_lemma_c_1(tree, params, D, z)
+print(certificate.claim, certificate.method, certificate.verdict)
+for name, value in certificate.quantities.items():
+    print(f"  {name} = {value}")
+"""),
+    code("""
+broken = betweencut_cache(tree, params, StructuralMutantTopDown)
+counterexample = teaching_privacy.expect_refuted(check_lemma_c_1, tree, params, D, z, broken)
+for name, value in counterexample.items():
+    print(f"  {name}: {value}")
+"""),
+    md("""
+## Exercises
+
+1. Write Theorem 5.4's `δ_2` for `L = 2`, `λ = 1`, `R = 6` exactly and check it with
+   `exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, answer)`.
+2. The table above prints BetweenCut's `δ(1)` on this pair only as a decimal. Find its exact
+   form (the certificate holds it), write it as a string such as `"1/2 - exp(-3)"`, and check
+   with `exercises.check_profile_value(tree, params, D, z, Fraction(1), answer)`.
+3. For the top-down variant, what is the least integer `r` with `δ(rλ) = 0` on this pair? Check
+   with `exercises.check_pure_multiple(tree, params, D, z, answer, StructuralMutantTopDown)`.
+   (Compare with BetweenCut, where it is at most `L`.)
+"""),
+    code("""
+# Reference solution 1: (L/2)*exp(-lambda*(R-1)) with L = 2 and no (1 - q)^r term at r = L.
+print(exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, "exp(-5)"))
+"""),
+    code("""
+# Reference solution 2: read off certificate.quantities["delta(1)"].
+print(exercises.check_profile_value(tree, params, D, z, Fraction(1), "(1 - exp(-1))/4"))
+"""),
+    code("""
+# Reference solution 3: the three levels are all queried on the path to 00.
+print(exercises.check_pure_multiple(tree, params, D, z, 3, StructuralMutantTopDown))
+"""),
+]
+
+NOTEBOOKS["4_error_against_height.ipynb"] = [
+    md("""
+# 4. Error against height
+
+**What you will learn.**
+
+* the additive margin `E` of each heavy-node method as the tree height `h` grows, as computed by
+  the `betweencut margins` command's module (`betweencut.margins`): BetweenCut's
+  `E = 1 + (r/ε)·(1 + ln(L/δ))` (Theorem 5.6, Eq. (24)) and its relaxation Eq. (25), the full-tree
+  Laplace and Gaussian baselines (Eq. (27), (30)), Ghazi et al. (Eq. (10)) and a Lumberjack-style
+  baseline;
+* which margins hold on *every* run and which only except with probability `β`;
+* the crossover heights: from which `h` BetweenCut's margin is the smallest (certified
+  comparisons, interval arithmetic);
+* measured errors on a real dataset (the Unicode Character Database), every method at several
+  thresholds `τ`, against its margin.
+"""),
+    code("""
+import matplotlib.pyplot as plt
+
+from betweencut.datasets import unicode_leaves, unicode_tree
+from betweencut.margins import BASELINES, MarginSetting, crossover
+from betweencut.properties import exercises, teaching_margins
+"""),
+    md("""
+## Margins against the height
+
+`ε = 1/2`, `δ = 1/20`, failure probability `β = 1/100` for the probabilistic margins, binary trees
+(the node count `N` enters Eq. (27), (30)), Ghazi et al. with `τ = 1000` and public `M = 10^5`
+(the command's defaults). BetweenCut's margin depends on `h` only through `L = ⌈log2(h + 1)⌉`,
+doubly logarithmically; the full-tree margins grow polynomially: Laplace like `h²` (`h/ε` times
+`ln N ≈ h·ln 2`), Gaussian like `h` (`σ ~ sqrt(h)` times `sqrt(ln N)`). The left plot shows
+everything on a log scale; the right one zooms on the deterministic margins.
+"""),
+    code("""
+setting = MarginSetting.of("1/2", "1/20")
+rows = teaching_margins.margin_table(setting, teaching_margins.log_spaced_heights(256, 1))
+crossings = [crossover(setting, b, 256) for b in BASELINES]
+print("crossover heights (least h* from which BetweenCut's margin is <= the baseline's):")
+print(teaching_margins.format_crossovers(crossings))
+"""),
+    code("""
+fig, axes = plt.subplots(1, 2, figsize=(14, 5))
+teaching_margins.plot_margins(axes[0], rows, crossings)
+axes[0].set_title("every method (log scale)")
+teaching_margins.plot_margins(axes[1], rows, crossings,
+                      names=["betweencut", "eq25_L", "eq25_log2h", "lumberjack"], log=False)
+axes[1].set_title("deterministic margins")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+The paper notes that its constants are large: against the Lumberjack-style baseline BetweenCut's
+margin is the smaller one only for astronomically deep trees (the crossover above), while against
+the full-tree baselines it wins almost at once.
+
+## Measured errors on data
+
+The embedded dataset: every assigned Unicode code point of the running Python is a record filed
+under `major class / category / bidirectional class / East Asian width` (height 5, 4,706 nodes,
+about 284,000 records). Each method classifies every node at each `τ`; the *worst error* is the
+largest `τ − c_u` over nodes it calls Heavy or `c_u − τ` over nodes it calls Light (0 if none is
+on the wrong side of `τ`). A deterministic margin must bound it on every run (Theorem C.2 for
+BetweenCut); a probabilistic one may fail with probability `β`. The Gaussian baselines draw float
+noise, opted in explicitly and for comparison only.
+"""),
+    code("""
+tree = unicode_tree()
+leaves = unicode_leaves(tree)
+measured = teaching_margins.measured_errors(tree, leaves, [30, 300, 3000], "1/2", "1/20", "1/100",
+                                           seed=1)
+print(teaching_margins.format_measured(measured))
+"""),
+    md("""
+## Exercises
+
+1. At `h = 15`, `ε = 1`, `δ = 1/20`, what is the number `r = min(L, r0)` of Theorem 5.5?
+   Check with `exercises.check_calibrated_r(15, 1, "1/20", answer)`.
+2. BetweenCut's margin is constant on blocks of heights. What is the largest `h` with the same
+   margin as `h = 1000` (same `ε`, `δ`)? Check with
+   `exercises.check_margin_block_end(1000, answer)`.
+3. Which of the methods `betweencut, eq25_L, eq25_log2h, laplace, gaussian, ghazi, lumberjack`
+   have deterministic margins? Check a set of names with
+   `exercises.check_deterministic_margins(answer)`.
+"""),
+    code("""
+# Reference solution 1: L = ceil(log2 16) = 4; r0 = ceil(ln 40 / ln(5/4)) = 17; r = 4.
+print(exercises.check_calibrated_r(15, 1, "1/20", 4))
+"""),
+    code("""
+# Reference solution 2: L = 10 for 512 <= h <= 1023.
+print(exercises.check_margin_block_end(1000, 1023))
+"""),
+    code("""
+# Reference solution 3: the full-tree baselines and Ghazi et al. fail with probability beta.
+print(exercises.check_deterministic_margins({"betweencut", "eq25_L", "eq25_log2h", "lumberjack"}))
+"""),
+]
+
+NOTEBOOKS["5_privtree.ipynb"] = [
+    md("""
+# 5. PrivTree: a private spatial decomposition
+
+**What you will learn.**
+
+* how PrivTree (Zhang, Xiao, Xie, SIGMOD 2016) splits a public box recursively: a node at depth
+  `ℓ` with `n_v` points has the biased, clamped score `b̂_v = max(n_v − δ_PT·ℓ, θ − δ_PT)` and is
+  split iff `b̂_v + Lap(λ_PT) > θ`, with `λ_PT = (2β − 1)/((β − 1)·ε)` and `δ_PT = λ_PT·ln β`;
+* why the domain box must be public (bounds read off the data would leak);
+* how its claim "`ε`-DP whatever the depth" is checked **exactly** on a small domain, by
+  enumerating every split decision through the same noisy-test seam as BetweenCut
+  (`betweencut.proofs.privtree`), and that the check refutes a smaller, wrong `ε`.
+"""),
+    code("""
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+
+from betweencut.privtree import PrivTree, box_of
+from betweencut.proofs.privtree import check_privtree_dp, domain_points
+from betweencut.properties import exercises, teaching_privacy
+from betweencut.sampler import ExactSampler
+"""),
+    md("""
+## A real point set
+
+Every assigned cased letter (general category `Lu` or `Ll`: Latin, Greek, Cyrillic, Armenian,
+Georgian, Cherokee, the full-width Latin forms, ...) of the Basic Multilingual Plane, placed at
+`(code point mod 256, code point div 256)`: the plane drawn as a 256 × 256 code chart. The box
+`[0, 256) × [0, 256)` is public (it is the plane, not a property of the data).
+"""),
+    code("""
+points = teaching_privacy.unicode_plane_points(("Lu", "Ll"), plane=0)
+mech = PrivTree.of(box_of((0, 256), (0, 256)), 1, theta=0)
+print(f"{len(points)} points; epsilon = {mech.epsilon}, theta = {mech.theta}, "
+      f"lambda_PT = {mech.scale}, delta_PT = lambda_PT * {mech.ln_beta_upper} "
+      f"(a certified rational >= ln 2) = {float(mech.depth_penalty):.4f}")
+"""),
+    md("""
+The release uses the exact sampler (each split decision is a two-outcome BT query `b̂ + Z > θ`,
+drawn with integer arithmetic; the seed makes the picture reproducible and must not be used for a
+real release). The blocks of the scripts are split finely, the empty rows of the plane stay
+coarse: the depth penalty `δ_PT·ℓ` makes a box need more and more points to be split again.
+"""),
+    code("""
+leaves = mech.run(points, ExactSampler(5))
+fig, ax = plt.subplots(figsize=(8, 8))
+teaching_privacy.plot_partition(ax, leaves, points,
+                        title=f"PrivTree, epsilon = {mech.epsilon}: {len(leaves)} leaf boxes")
+plt.show()
+"""),
+    md("""
+## Its exact privacy check
+
+The picture's domain is far too large to enumerate. `check_privtree_dp` (claim "PrivTree
+epsilon-DP") checks the claim on a small public domain, a `2 × 4` grid: for every database `D`
+of at most one point and every added point `z`, the exact laws of the released partition under
+`D` and `D + z` satisfy `P(o) ≤ e^ε·P'(o)` both ways for every output `o` (pure DP on a finite
+output space), each comparison decided by the exact sign of an exponential polynomial.
+"""),
+    code("""
+small = PrivTree.of(box_of((0, 2), (0, 4)), 1)
+cells = domain_points(small)
+certificate = check_privtree_dp(small, cells, max_size=2)
+print(certificate.claim, certificate.method, certificate.verdict, certificate.scope,
+      dict(certificate.quantities))
+"""),
+    md("""
+A checker that cannot fail proves nothing: asked to certify the same mechanism at half the
+budget, it refutes the claim with the two databases and an output whose probability ratio exceeds
+`e^{ε/2}`.
+"""),
+    code("""
+counterexample = teaching_privacy.expect_refuted(check_privtree_dp, small, cells, 2,
+                                         epsilon=Fraction(1, 2))
+for name in ("claim", "epsilon", "D", "D'", "output"):
+    print(f"  {name}: {counterexample[name]}")
+"""),
+    md("""
+## Exercises
+
+1. For fanout `β = 2` and `ε = 1/2`, what is PrivTree's Laplace scale `λ_PT`? Check with
+   `exercises.check_privtree_scale(Fraction(1, 2), answer)`.
+2. For the mechanism `mech` above (`θ = 0`), what is the score `b̂_v` of a node at depth 3
+   holding 10 points, and of one at depth 6 holding 10 points? Use the exact `δ_PT =
+   mech.depth_penalty` (`λ_PT` times the printed rational), and check with
+   `exercises.check_privtree_score(mech, 10, 3, answer)` and
+   `exercises.check_privtree_score(mech, 10, 6, answer)`.
+3. The first split of the root box `[0, 256) × [0, 256)` halves its widest side (the first on
+   ties) at the integer midpoint. Which child box holds the point `(200, 17)`? Give it as
+   `((x0, x1), (y0, y1))` and check with `exercises.check_first_split(mech, (200, 17), answer)`.
+"""),
+    code("""
+# Reference solution 1: (2*2 - 1) / ((2 - 1) * 1/2) = 6.
+print(exercises.check_privtree_scale(Fraction(1, 2), 6))
+"""),
+    code("""
+# Reference solution 2: max(10 - 3 * delta_PT, 0 - delta_PT): delta_PT is about 2.08, so the
+# first is 10 - 3 * delta_PT; at depth 6, 10 - 6 * delta_PT < -delta_PT and the clamp holds.
+print(exercises.check_privtree_score(mech, 10, 3, 10 - 3 * mech.depth_penalty))
+print(exercises.check_privtree_score(mech, 10, 6, -mech.depth_penalty))
+"""),
+    code("""
+# Reference solution 3: both sides are 256 wide, so the first axis is halved at 128.
+print(exercises.check_first_split(mech, (200, 17), ((128, 256), (0, 256))))
+"""),
+]
+
+# NOTEBOOK CELLS
+
+if __name__ == "__main__":
+    wanted = set(sys.argv[1:])
+    for name, cells in NOTEBOOKS.items():
+        if not wanted or name in wanted:
+            print(write(name, cells))
