@@ -15,6 +15,7 @@ from betweencut.betweencut import Run, Step, between_cut, path_counts
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome, UnansweredQuery
 from betweencut.params import Params
+from betweencut.proofs.registry import claim
 from betweencut.properties.violation import PropertyViolation, RunRecord
 from betweencut.sparse import SparseRun, sparse_between_cut
 from betweencut.tree import Node, PublicTree
@@ -53,6 +54,7 @@ def sparse_as_run(tree: PublicTree, sparse: SparseLike) -> Run:
     return Run(sparse.heavy, tuple(sparse.transcript or ()), (), labels)
 
 
+@claim("Proposition D.1")
 def check_proposition_d_1(
     tree: PublicTree,
     leaves: Sequence[Node],

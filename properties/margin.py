@@ -11,12 +11,14 @@ from collections.abc import Sequence
 
 from betweencut.betweencut import path_counts
 from betweencut.params import Params
+from betweencut.proofs.registry import claim
 from betweencut.properties.violation import PropertyViolation, RunRecord
 from betweencut.tree import Node, PublicTree
 
 THEOREM_C_2 = "Theorem C.2"
 
 
+@claim("Theorem C.2")
 def check_theorem_c_2(
     tree: PublicTree, leaves: Sequence[Node], params: Params, run: RunRecord
 ) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from betweencut.betweencut import path_counts
 from betweencut.calibration import path_query_bound
 from betweencut.noisy_test import Outcome
+from betweencut.proofs.registry import claim
 from betweencut.properties.violation import (
     PropertyViolation,
     RunRecord,
@@ -37,6 +38,7 @@ def _public(nodes: Iterable[Node]) -> list[Node]:
     return sorted(nodes, key=lambda u: (len(u), u))
 
 
+@claim("Lemma B.1")
 def check_lemma_b_1(tree: PublicTree, run: RunRecord, *, log: bool = True) -> None:
     """Lemma B.1 (consistency): at the end of the run every node of `tree` is labelled `H` or
     `L`, the Heavy set is ancestor-closed, the Light set descendant-closed, the two disjoint and
@@ -105,6 +107,7 @@ def _check_assignment_log(tree: PublicTree, run: RunRecord) -> None:
         )
 
 
+@claim("Lemma 4.2")
 def check_lemma_4_2(tree: PublicTree, run: RunRecord) -> None:
     """Lemma 4.2, Eq. (14): every root-to-leaf path holds at most `L = ceil(log2(h + 1))`
     queried nodes, `h` the tree's (public) height. The witness is the shortest offending chain
@@ -120,6 +123,7 @@ def check_lemma_4_2(tree: PublicTree, run: RunRecord) -> None:
             )
 
 
+@claim("Lemma 4.3")
 def check_lemma_4_3(run: RunRecord) -> None:
     """Lemma 4.3: at most one `B` answer on every root-to-leaf path, and after a `B` at `u` no
     later query on a path through `u` (its ancestors are Heavy, its subtree Light). The witness
@@ -143,6 +147,7 @@ def check_lemma_4_3(run: RunRecord) -> None:
                 )
 
 
+@claim("Lemma B.2")
 def check_lemma_b_2(tree: PublicTree, leaves: Sequence[Node], run: RunRecord) -> None:
     """Lemma B.2, Eq. (40): `|Q+| <= sum_{u in Q} c_u <= n L`, with `Q` the queried nodes and
     `Q+` those of positive count."""
@@ -159,6 +164,7 @@ def check_lemma_b_2(tree: PublicTree, leaves: Sequence[Node], run: RunRecord) ->
         )
 
 
+@claim("Lemma B.3")
 def check_lemma_b_3(tree: PublicTree, run: RunRecord, *, log: bool = True) -> None:
     """Lemma B.3: each node is queried at most once, so at most `N = |V|` GuardedBT calls; with
     `log=True` exactly `N` marking assignments (every node written once, Lemma B.1)."""
@@ -182,6 +188,7 @@ def check_lemma_b_3(tree: PublicTree, run: RunRecord, *, log: bool = True) -> No
         )
 
 
+@claim("Alg. 2 (DepO)")
 def check_depo(order: Sequence[int], height: int) -> None:
     """Alg. 2: `order` is a permutation of `0..h-1` that lists, for every recursive interval
     `[i, j]` (starting from `[0, h-1]`), first its middle `m = i + floor((j - i + 1)/2)`, then
