@@ -51,7 +51,7 @@ def unicode_tree() -> PublicTree:
 
 def unicode_records() -> list[tuple[str, ...]]:
     """One path per assigned code point, in code point order."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for cp in range(sys.maxunicode + 1):
         ch = chr(cp)
         cat = unicodedata.category(ch)
