@@ -1,0 +1,205 @@
+"""`betweencut audit privacy`: exact privacy profiles of one neighbouring pair (or all of them).
+
+With no flags it runs the registered default cases (`betweencut.proofs.privacy`). With a tree,
+parameters and a pair `(D, D + z)` it prints, for each `r = 1..L`, the exact `δ(rλ)` of the full
+transcript and of the Heavy set, Theorem 5.4's bound and the verdict; `--exhaustive N` audits
+every database of size `<= N` with every added leaf. Exit 1 when a claim is refuted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from betweencut.calibration import calibrate
+from betweencut.cli._common import (
+    EXIT_OK,
+    EXIT_REFUTED,
+    UsageError,
+    add_command,
+    positive_int,
+    progress,
+    rational,
+)
+from betweencut.params import Params
+from betweencut.tree import Node, PublicTree, kary_tree
+
+PROJECTIONS = ("transcript", "heavy")
+
+
+def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = add_command(
+        groups, "privacy",
+        "Exact privacy profiles by transcript enumeration (Theorem 5.4, Lemma C.1, Theorem 5.5).",
+        "betweencut audit privacy --arity 2 --height 3 --lam 0.5 --R 2 --tau 2 "
+        "--db 0/0,0/1 --add 0/0 --json",
+    )
+    p.add_argument("--arity", type=positive_int("arity"), default=2, help="k of the k-ary tree")
+    p.add_argument("--height", type=positive_int("height"), help="public tree height h")
+    p.add_argument("--lam", type=rational("lam"), help="lambda (0 < lambda <= 1)")
+    p.add_argument("--R", type=rational("R"), dest="R", help="guard width R >= 1")
+    p.add_argument("--epsilon", type=rational("epsilon"), help="calibrate (Theorem 5.5) to eps")
+    p.add_argument("--delta", type=rational("delta"), help="... and delta")
+    p.add_argument("--tau", type=rational("tau"), help="public threshold tau >= 0")
+    p.add_argument("--db", help="database D: comma-separated leaves such as 0/1,1/1 ('' = empty)")
+    p.add_argument("--add", help="the added record z, one leaf such as 0/0")
+    p.add_argument("--on", choices=PROJECTIONS, help="only the transcript or the Heavy set")
+    p.add_argument("--exhaustive", type=positive_int("exhaustive", 0), metavar="N",
+                   help="every database of size <= N and every added leaf")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.set_defaults(handler=run, group="privacy")
+
+
+def parse_leaf(text: str, tree: PublicTree) -> Node:
+    """`0/1` -> `(0, 1)`, checked to be a leaf of `tree`."""
+    try:
+        node = tuple(int(part) for part in text.strip().split("/")) if text.strip() else ()
+    except ValueError:
+        raise UsageError(f"leaf {text!r} is not child indices such as 0/1") from None
+    ok = len(node) == tree.height - 1 and all(
+        0 <= c < tree.arity(node[:i]) for i, c in enumerate(node))
+    if not ok:
+        raise UsageError(f"leaf {text!r} is not a leaf of the {tree.description}")
+    return node
+
+
+def _setup(args: argparse.Namespace) -> tuple[PublicTree, Params, dict[str, Any]]:
+    if args.height is None or args.tau is None:
+        raise UsageError("audit privacy needs --height and --tau (or no flags at all)")
+    tree = kary_tree(args.arity, args.height)
+    manual = args.lam is not None or args.R is not None
+    calibrated = args.epsilon is not None or args.delta is not None
+    if manual == calibrated:
+        raise UsageError("give either --lam and --R, or --epsilon and --delta")
+    if manual:
+        if args.lam is None or args.R is None:
+            raise UsageError("--lam and --R go together")
+        return tree, Params.of(args.tau, args.lam, args.R), {}
+    if args.epsilon is None or args.delta is None:
+        raise UsageError("--epsilon and --delta go together")
+    cal = calibrate(args.height, args.epsilon, args.delta)
+    return tree, cal.params(args.tau), {"epsilon": cal.epsilon, "delta": cal.delta, "cal": cal}
+
+
+def run(args: argparse.Namespace) -> int:
+    flags = [args.height, args.lam, args.R, args.epsilon, args.delta, args.tau, args.db,
+             args.add, args.on, args.exhaustive]
+    if all(f is None for f in flags):
+        from betweencut.cli.audit import run as run_group
+
+        return int(run_group(args))
+    from betweencut.proofs.privacy import betweencut_cache, pair_report
+
+    tree, params, promised = _setup(args)
+    if params.lam > 1:
+        raise UsageError(f"lambda = {params.lam}: Theorem 5.4 needs 0 < lambda <= 1")
+    on = [args.on] if args.on else list(PROJECTIONS)
+    if args.exhaustive is not None:
+        return _exhaustive(args, tree, params, on)
+    if args.db is None or args.add is None:
+        raise UsageError("give --db and --add (or --exhaustive N)")
+    db = tuple(sorted(parse_leaf(x, tree) for x in args.db.split(",") if x.strip()))
+    z = parse_leaf(args.add, tree)
+    cache = betweencut_cache(tree, params)
+    report = pair_report(cache, tree, params, db, z)
+    out: dict[str, Any] = {
+        "tree": tree.description, "tau": str(params.tau), "lambda": str(params.lam),
+        "R": params.R.exact_str(), "D": ["/".join(map(str, u)) for u in db],
+        "z": "/".join(map(str, z)), "transcripts": cache.transcripts,
+    }
+    holds = True
+    all_rows: list[dict[str, Any]] = []
+    for name in on:
+        rows = report.rows(name)
+        out[name] = {"rows": rows}
+        all_rows.extend({**row, "on": name} for row in rows)
+        holds = holds and all(row["holds"] for row in rows)
+    out["rows"] = all_rows
+    if promised:
+        holds = _promised(out, promised, cache, db, z, on) and holds
+    out["holds"] = holds
+    if args.json:
+        print(json.dumps(out))
+    else:
+        _print_pair(out, on)
+    return EXIT_OK if holds else EXIT_REFUTED
+
+
+def _promised(out: dict[str, Any], promised: dict[str, Any], cache: Any, db: tuple[Node, ...],
+              z: Node, on: list[str]) -> bool:
+    """Theorem 5.5: `δ(ε) <= δ` at the calibrated `(ε, δ)`."""
+    from betweencut.proofs.arith import exact_str
+    from betweencut.proofs.privacy_audit import check_point, display
+
+    ok = True
+    for name in on:
+        res = check_point(cache, db, z, name, promised["epsilon"], promised["delta"])
+        out[name]["promised"] = {
+            "eps": display(res.eps), "delta": display(res.delta),
+            "delta_exact": exact_str(res.delta), "bound": display(promised["delta"]),
+            "holds": res.holds,
+        }
+        ok = ok and res.holds
+    return ok
+
+
+def _print_pair(out: dict[str, Any], on: list[str]) -> None:
+    print(f"{out['tree']}, tau = {out['tau']}, lambda = {out['lambda']}, R = {out['R']}: "
+          f"D = {{{', '.join(out['D'])}}}, z = {out['z']} ({out['transcripts']} transcripts)")
+    for name in on:
+        print(f"  {name}:")
+        print(f"    {'r':>2} {'eps':>8} {'delta(eps)':>12} {'bound':>12}  verdict  tightness")
+        for row in out[name]["rows"]:
+            verdict = "holds" if row["holds"] else "REFUTED"
+            print(f"    {row['r']:>2} {row['eps']:>8.4g} {row['delta']:>12.6g} "
+                  f"{row['bound']:>12.6g}  {verdict:<7}  {row['tightness'][1]:.4g}")
+            print(f"         delta = {row['delta_exact']}")
+        promised = out[name].get("promised")
+        if promised:
+            verdict = "holds" if promised["holds"] else "REFUTED"
+            print(f"    Theorem 5.5: delta({promised['eps']:.4g}) = {promised['delta']:.6g} "
+                  f"<= {promised['bound']:.6g}: {verdict}")
+
+
+def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str]) -> int:
+    from betweencut.proofs.privacy import exhaustive
+
+    def bar(items: Any, total: int) -> Any:
+        return progress(items, total, "pairs")
+
+    result = exhaustive(tree, params, args.exhaustive, on, bar)
+    out: dict[str, Any] = {"tree": tree.description, "size": args.exhaustive,
+                           "pairs": result["pairs"], "transcripts": result["transcripts"]}
+    holds = True
+    for name, verdict in result["verdicts"].items():
+        entry: dict[str, Any] = {"holds": verdict.holds, "pairs": verdict.pairs}
+        if verdict.refutation is not None:
+            entry["counterexample"] = {k: str(v) for k, v in
+                                       verdict.refutation.counterexample().items()}
+        elif verdict.tightest is not None:
+            lo, hi = verdict.tightest.tightness()
+            entry["worst_pair"] = {"D": [list(u) for u in verdict.tightest.db],
+                                   "z": list(verdict.tightest.z),
+                                   "eps": str(verdict.tightest.eps),
+                                   "tightness": [float(lo), float(hi)]}
+        out[name] = entry
+        holds = holds and verdict.holds
+    out["holds"] = holds
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"{out['tree']}: {out['pairs']} neighbouring pairs (|D| <= {args.exhaustive}), "
+              f"{out['transcripts']} transcripts enumerated")
+        for name in on:
+            entry = out[name]
+            print(f"  {name}: {'holds' if entry['holds'] else 'REFUTED'}")
+            if "worst_pair" in entry:
+                w = entry["worst_pair"]
+                print(f"    tightest: D = {w['D']}, z = {w['z']}, eps = {w['eps']}, "
+                      f"delta/bound in [{w['tightness'][0]:.4g}, {w['tightness'][1]:.4g}]")
+            if "counterexample" in entry:
+                print(f"    {entry['counterexample']}")
+    sys.stdout.flush()
+    return EXIT_OK if holds else EXIT_REFUTED

@@ -1,0 +1,40 @@
+"""Each deliberately broken BetweenCut variant that breaks privacy is refuted (issue 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from betweencut.proofs.arith import sign
+from betweencut.proofs.gallery import PRIVACY_BREAKING, STRUCTURAL_ONLY, audit_variant, refute
+from betweencut.proofs.privacy_audit import neighbouring_pairs
+from betweencut.tree import kary_tree
+
+
+@pytest.mark.parametrize("name", sorted(PRIVACY_BREAKING))
+def test_theorem_5_4_refutes_broken_variant(name: str) -> None:
+    verdict = refute(name)
+    assert not verdict.holds and verdict.refutation is not None
+    res = verdict.refutation
+    assert sign(res.delta - res.bound) > 0  # type: ignore[operator]
+    cex = res.counterexample()
+    for key in ("D", "D + z", "eps", "violated", "excess", "event_size"):
+        assert key in cex
+    assert cex["event_size"] >= 1
+
+
+def test_theorem_5_4_correct_mechanism_holds_on_the_pinned_cases() -> None:
+    """The same pinned cases with Alg. 3 itself: no refutation (the variant is to blame)."""
+    from betweencut.betweencut import BetweenCut
+
+    for case in PRIVACY_BREAKING.values():
+        verdict = audit_variant(BetweenCut, case.arity, case.height, case.tau, case.lam, case.R,
+                                [(case.db, case.z)], case.on)
+        assert verdict.holds
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURAL_ONLY))
+def test_theorem_5_4_structural_only_variants_keep_privacy_on_a_small_tree(name: str) -> None:
+    variant, _lemma = STRUCTURAL_ONLY[name]
+    pairs = list(neighbouring_pairs(list(kary_tree(2, 2).level(1)), 1))
+    verdict = audit_variant(variant, 2, 2, 1, 1, 2, pairs, "heavy")  # type: ignore[arg-type]
+    assert verdict.holds

@@ -1,0 +1,147 @@
+"""Theorem 5.4, Lemma C.1 and Theorem 5.5 by exact transcript enumeration (issue 4)."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+
+from betweencut.calibration import calibrate
+from betweencut.params import Params
+from betweencut.proofs.arith import ExpPoly, sign
+from betweencut.proofs.certificate import ClaimRefuted
+from betweencut.proofs.privacy import (
+    betweencut_cache,
+    check_lemma_c_1,
+    check_theorem_5_4_enumerated,
+    check_theorem_5_5_enumerated,
+    exhaustive,
+    pair_report,
+)
+from betweencut.proofs.privacy_audit import audit_mechanism, neighbouring_pairs
+from betweencut.proofs.registry import CLAIMS
+from betweencut.tree import kary_tree
+
+PARAMS = [  # (tau, lambda, R): guards off, guards on at count 2-3, strong guards, small lambda
+    (Fraction(2), Fraction(1, 2), Fraction(2)),
+    (Fraction(1), Fraction(1), Fraction(1)),
+    (Fraction(0), Fraction(1), Fraction(3)),
+    (Fraction(3), Fraction(1, 4), Fraction(2)),
+]
+
+
+def _pairs(k: int, h: int, size: int) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]]:
+    return list(neighbouring_pairs(list(kary_tree(k, h).level(h - 1)), size))
+
+
+def _check_all(k: int, h: int, params: Params, pairs: list) -> None:  # type: ignore[type-arg]
+    tree = kary_tree(k, h)
+    cache = betweencut_cache(tree, params)
+    for db, z in pairs:
+        check_lemma_c_1(tree, params, db, z, cache)
+        check_theorem_5_4_enumerated(tree, params, db, z, cache)
+
+
+def test_claims_are_registered() -> None:
+    for name in ("Lemma C.1", "Theorem 5.4 (enumerated)", "Theorem 5.5 (enumerated)"):
+        assert name in CLAIMS
+
+
+@pytest.mark.parametrize("tau, lam, R", PARAMS[:2])
+def test_lemma_c_1_and_theorem_5_4_binary_h3_sample(
+    tau: Fraction, lam: Fraction, R: Fraction
+) -> None:
+    """Every pair with |D| <= 1 and a fixed random sample of pairs with |D| = 2."""
+    pairs = _pairs(2, 3, 2)
+    sample = [p for p in pairs if len(p[0]) <= 1] + random.Random(4).sample(
+        [p for p in pairs if len(p[0]) == 2], 6)
+    _check_all(2, 3, Params.of(tau, lam, R), sample)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tau, lam, R", PARAMS)
+def test_lemma_c_1_and_theorem_5_4_binary_h3_every_pair(
+    tau: Fraction, lam: Fraction, R: Fraction
+) -> None:
+    _check_all(2, 3, Params.of(tau, lam, R), _pairs(2, 3, 2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tau, lam, R", PARAMS[:3])
+def test_lemma_c_1_and_theorem_5_4_ternary_h3_every_pair(
+    tau: Fraction, lam: Fraction, R: Fraction
+) -> None:
+    _check_all(3, 3, Params.of(tau, lam, R), _pairs(3, 3, 2))
+
+
+def test_theorem_5_4_ternary_h2_every_pair() -> None:
+    """The fast stand-in for the ternary h = 3 run below (marked slow)."""
+    _check_all(3, 2, Params.of(1, 1, 1), _pairs(3, 2, 2))
+
+
+@pytest.mark.slow
+def test_theorem_5_4_ternary_h3_sample() -> None:
+    pairs = _pairs(3, 3, 2)
+    sample = random.Random(7).sample(pairs, 4)
+    _check_all(3, 3, Params.of(1, 1, 1), sample)
+
+
+def test_theorem_5_4_heavy_profile_never_exceeds_transcript_profile() -> None:
+    tree = kary_tree(2, 3)
+    for tau, lam, R in PARAMS[:3]:
+        params = Params.of(tau, lam, R)
+        cache = betweencut_cache(tree, params)
+        for db, z in _pairs(2, 3, 1):
+            report = pair_report(cache, tree, params, db, z)
+            for heavy, full in zip(report.heavy, report.transcript, strict=True):
+                assert sign(heavy.delta - full.delta) <= 0
+
+
+def test_lemma_c_1_pinned_exact_value() -> None:
+    """The CLI contract's pair: delta(1/2) of the transcript is exactly (e^-1 - e^-3/2)/4."""
+    tree = kary_tree(2, 3)
+    params = Params.of(2, Fraction(1, 2), 2)
+    report = pair_report(betweencut_cache(tree, params), tree, params, ((0, 0), (0, 1)), (0, 0))
+    expected = (ExpPoly.exp(-1) - ExpPoly.exp(Fraction(-3, 2))) * Fraction(1, 4)
+    assert report.transcript[0].delta == expected
+    assert report.transcript[1].delta == ExpPoly()
+
+
+def test_lemma_c_1_rejects_a_wrong_bound() -> None:
+    """The checker must fail on a claim that is too strong: delta = bound/100 at r = 1."""
+    tree = kary_tree(2, 3)
+    params = Params.of(2, Fraction(1, 2), 2)
+    cache = betweencut_cache(tree, params)
+    verdict = audit_mechanism(cache.run, [(((0, 0), (0, 1)), (0, 0))],
+                              [(Fraction(1, 2), Fraction(1, 100))], on="transcript", cache=cache)
+    assert not verdict.holds and verdict.refutation is not None
+    assert verdict.refutation.counterexample()["D + z"] == ((0, 0), (0, 0), (0, 1))
+
+
+def test_lemma_c_1_refutes_a_broken_variant() -> None:
+    from betweencut.proofs.gallery import PRIVACY_BREAKING
+
+    case = PRIVACY_BREAKING["top-down levels"]
+    tree = kary_tree(case.arity, case.height)
+    params = Params.of(case.tau, case.lam, case.R)
+    cache = betweencut_cache(tree, params, case.variant)
+    with pytest.raises(ClaimRefuted) as info:
+        check_theorem_5_4_enumerated(tree, params, case.db, case.z, cache)
+    assert "violated" in info.value.counterexample
+
+
+def test_theorem_5_5_enumerated_calibrated_holds() -> None:
+    tree = kary_tree(2, 3)
+    cal = calibrate(3, Fraction(1), Fraction(1, 20))
+    for db, z in [((), (0, 0)), (((0, 0),), (0, 0)), (((0, 1), (1, 0)), (1, 1))]:
+        cert = check_theorem_5_5_enumerated(tree, cal, Fraction(1), db, z)
+        assert cert.verdict == "holds"
+
+
+def test_theorem_5_4_exhaustive_binary_h2_reports_worst_pair() -> None:
+    result = exhaustive(kary_tree(2, 2), Params.of(1, 1, 1), 2)
+    for verdict in result["verdicts"].values():
+        assert verdict.holds and verdict.tightest is not None
+        lo, hi = verdict.tightest.tightness()
+        assert 0 < lo <= hi <= 1
