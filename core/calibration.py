@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.errors import ParameterError
+from betweencut.errors import ParameterError, public_height
 from betweencut.exact import LogReal, as_rational
 from betweencut.params import Params
 
@@ -81,8 +81,7 @@ class Calibration:
 def calibrate(height: object, epsilon: object, delta: object) -> Calibration:
     """Theorem 5.5, Eq. (23): `L`, `r0`, `r = min(L, r0)`, `λ = ε/r`, `w = r/ε`,
     `R = 1 + (r/ε)·ln(L/δ)`; and `E = w + R` (Theorem 5.6, Eq. (24))."""
-    if not isinstance(height, int) or isinstance(height, bool) or height < 1:
-        raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
+    height = public_height(height)
     eps, dlt = check_privacy_budget(epsilon, delta)
     big_l = path_query_bound(height)
     r0 = residual_calls(dlt)

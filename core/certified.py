@@ -8,8 +8,7 @@ returns -1 or 1 once the intervals are disjoint; it raises `Undecided` if they s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -17,22 +16,13 @@ from mpmath import iv
 from mpmath.libmp import to_rational
 
 from betweencut.errors import Undecided
-from betweencut.exact import _IV_LOCK
+from betweencut.exact import iv_precision
 
 Formula = Callable[[], Any]  # evaluated inside `precision(...)`
 DEFAULT_MAX_PREC = 1 << 12
 
 
-@contextmanager
-def precision(prec: int) -> Iterator[None]:
-    """Set the interval working precision for the block (serialised with `betweencut.exact`)."""
-    with _IV_LOCK:
-        saved = iv.prec
-        iv.prec = prec
-        try:
-            yield
-        finally:
-            iv.prec = saved
+precision = iv_precision
 
 
 def q(x: Fraction | int) -> Any:

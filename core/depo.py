@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from betweencut.errors import ParameterError
+from betweencut.errors import public_height
 
 
 def depo(i: int, j: int) -> list[int]:
@@ -15,6 +15,4 @@ def depo(i: int, j: int) -> list[int]:
 
 def depth_order(height: int) -> list[int]:
     """The public level order of a tree of height `h`: DepO(0, h - 1)."""
-    if not isinstance(height, int) or isinstance(height, bool) or height < 1:
-        raise ParameterError("height", height, "an integer h >= 1")
-    return depo(0, height - 1)
+    return depo(0, public_height(height) - 1)

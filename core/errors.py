@@ -36,3 +36,10 @@ class Undecided(BetweenCutError, ArithmeticError):
 
     Raised instead of guessing: the caller may raise the precision and try again.
     """
+
+
+def public_height(height: object) -> int:
+    """The public tree height `h`: an integer >= 1, stated by the user, never read off data."""
+    if not isinstance(height, int) or isinstance(height, bool) or height < 1:
+        raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
+    return height

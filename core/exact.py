@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
@@ -23,7 +25,23 @@ from betweencut.errors import ParameterError, Undecided
 
 Rational = Fraction
 MAX_PRECISION_BITS: Final = 1 << 14
-_IV_LOCK = threading.Lock()
+_IV_LOCK = threading.RLock()
+
+
+@contextmanager
+def iv_precision(prec: int) -> Iterator[None]:
+    """Run the block with mpmath's interval precision `iv.prec = prec` (bits), restored after.
+
+    `iv.prec` is global: every module of betweencut sets it only through this, one thread at a
+    time (the lock is re-entrant, so nested blocks are fine).
+    """
+    with _IV_LOCK:
+        saved = iv.prec
+        iv.prec = prec
+        try:
+            yield
+        finally:
+            iv.prec = saved
 
 
 def as_rational(value: object, name: str) -> Fraction:
@@ -57,16 +75,11 @@ def interval_bounds(
     const: Fraction, coeff: Fraction, arg: Fraction, prec: int
 ) -> tuple[Fraction, Fraction]:
     """Certified rational bounds `lo <= const + coeff·ln(arg) <= hi` at `prec` bits."""
-    with _IV_LOCK:
-        saved = iv.prec
-        iv.prec = prec
-        try:
-            value = iv.mpf(const.numerator) / const.denominator + (
-                iv.mpf(coeff.numerator) / coeff.denominator
-            ) * iv.log(iv.mpf(arg.numerator) / arg.denominator)
-            lo_raw, hi_raw = value._mpi_
-        finally:
-            iv.prec = saved
+    with iv_precision(prec):
+        value = iv.mpf(const.numerator) / const.denominator + (
+            iv.mpf(coeff.numerator) / coeff.denominator
+        ) * iv.log(iv.mpf(arg.numerator) / arg.denominator)
+        lo_raw, hi_raw = value._mpi_
     return Fraction(*to_rational(lo_raw)), Fraction(*to_rational(hi_raw))
 
 

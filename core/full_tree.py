@@ -28,7 +28,7 @@ from mpmath import iv
 
 from betweencut.betweencut import path_counts
 from betweencut.certified import midpoint, q
-from betweencut.errors import ParameterError
+from betweencut.errors import ParameterError, public_height
 from betweencut.exact import LogReal, as_rational
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.sampler import ExactSampler
@@ -37,10 +37,7 @@ from betweencut.tree import Node, PublicTree
 Step = tuple[Node, Outcome]
 
 
-def _height(height: object) -> int:
-    if not isinstance(height, int) or isinstance(height, bool) or height < 1:
-        raise ParameterError("height", height, "an integer h >= 1 (public)")
-    return height
+_height = public_height
 
 
 def _beta(beta: object) -> Fraction:

@@ -44,10 +44,9 @@ import numpy as np
 from mpmath import iv
 
 from betweencut.betweencut import BetweenCut, Run
-from betweencut.calibration import path_query_bound
+from betweencut.calibration import check_privacy_budget, path_query_bound
 from betweencut.certified import bounds, midpoint, q
-from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import as_rational
+from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.tree import Node, PublicTree
@@ -96,14 +95,8 @@ class LumberjackCalibration:
 
 def lumberjack_calibrate(height: object, epsilon: object, delta: object) -> LumberjackCalibration:
     """The calibration of the module docstring, step 4."""
-    if not isinstance(height, int) or isinstance(height, bool) or height < 1:
-        raise ParameterError("height", height, "an integer h >= 1 (public)")
-    eps = as_rational(epsilon, "epsilon")
-    if not 0 < eps <= 1:
-        raise ParameterError("epsilon", eps, "0 < epsilon <= 1")
-    dlt = as_rational(delta, "delta")
-    if not 0 < dlt < Fraction(1, 10):
-        raise ParameterError("delta", dlt, "0 < delta < 1/10")
+    height = public_height(height)
+    eps, dlt = check_privacy_budget(epsilon, delta)
     big_l = path_query_bound(height)
     return LumberjackCalibration(height, eps, dlt, big_l, 2 * big_l / eps**2,
                                  Fraction(5, 2) / dlt, big_l / dlt)

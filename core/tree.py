@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from betweencut.errors import ParameterError, RecordError
+from betweencut.errors import ParameterError, RecordError, public_height
 
 Node = tuple[int, ...]
 END_OF_RECORD = "⊣"
@@ -35,9 +35,7 @@ class PublicTree:
         end_of_record: bool = False,
         description: str = "public tree",
     ) -> None:
-        if not isinstance(height, int) or isinstance(height, bool) or height < 1:
-            raise ParameterError("height", height, "an integer h >= 1 (stated publicly)")
-        self.height = height
+        self.height = public_height(height)
         self._child_names = child_names
         self.end_of_record = end_of_record
         self.description = description

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Final, Union
@@ -28,7 +27,7 @@ from mpmath import iv
 from mpmath.libmp import to_rational
 
 from betweencut.errors import Undecided
-from betweencut.exact import LogReal
+from betweencut.exact import LogReal, iv_precision
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
@@ -36,7 +35,6 @@ __all__ = [
 ]
 
 MAX_PRECISION_BITS: Final = 1 << 13
-_LOCK = threading.Lock()
 _ZERO = Fraction(0)
 
 
@@ -68,13 +66,8 @@ def _exp_fixed(num: int, den: int, bits: int) -> tuple[int, int]:
     """Integers `lo <= e^(num/den)·2^bits <= hi`, from a certified mpmath interval."""
     x = Fraction(num, den)
     work = bits + 32 + (math.ceil(x * 2) if x > 0 else 0)  # relative precision for e^x·2^bits
-    with _LOCK:
-        saved = iv.prec
-        iv.prec = work
-        try:
-            lo_raw, hi_raw = iv.exp(iv.mpf(num) / den)._mpi_
-        finally:
-            iv.prec = saved
+    with iv_precision(work):
+        lo_raw, hi_raw = iv.exp(iv.mpf(num) / den)._mpi_
     lo, hi = Fraction(*to_rational(lo_raw)), Fraction(*to_rational(hi_raw))
     return math.floor(lo * (1 << bits)), math.ceil(hi * (1 << bits))
 

@@ -12,7 +12,6 @@ the two sides may be equal.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -22,7 +21,7 @@ from mpmath import iv
 from mpmath.libmp import to_rational
 
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import LogReal
+from betweencut.exact import LogReal, iv_precision
 from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.arith import sign
@@ -36,7 +35,6 @@ Interval = Any  # an mpmath `iv.mpf`
 Real = Union[Fraction, int, LogReal]  # noqa: UP007
 DEFAULT_PREC: Final = 64
 MAX_PREC: Final = 1 << 12
-_LOCK = threading.RLock()
 OUTCOMES = (Outcome.L, Outcome.B, Outcome.H)
 
 
@@ -45,13 +43,8 @@ def precision(prec: int) -> Iterator[None]:
     """Run the block with `iv.prec = prec` (restored after; one thread at a time)."""
     if not isinstance(prec, int) or prec < 16:
         raise ParameterError("prec", prec, "an integer number of bits >= 16")
-    with _LOCK:
-        saved = iv.prec
-        iv.prec = prec
-        try:
-            yield
-        finally:
-            iv.prec = saved
+    with iv_precision(prec):
+        yield
 
 
 def to_iv(x: Real) -> Interval:

@@ -18,5 +18,5 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
             rel = init.parent.relative_to(ROOT / folder)
             found.add(".".join([name, *rel.parts]))
     assert found <= listed, f"missing from [tool.setuptools] packages: {sorted(found - listed)}"
-    for name, folder in ROOTS.items():
+    for folder in ROOTS.values():
         assert (ROOT / folder / "py.typed").exists(), f"{folder}/py.typed"
