@@ -31,6 +31,7 @@ from betweencut.certified import midpoint, q
 from betweencut.errors import ParameterError, public_height
 from betweencut.exact import LogReal, as_rational
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.params import public_tau
 from betweencut.sampler import ExactSampler
 from betweencut.tree import Node, PublicTree
 
@@ -71,9 +72,7 @@ class FullTreeLaplace:
 
     @staticmethod
     def of(tau: object, epsilon: object, height: object) -> FullTreeLaplace:
-        t = as_rational(tau, "tau")
-        if t < 0:
-            raise ParameterError("tau", t, "tau >= 0 (public)")
+        t = public_tau(tau)
         e = as_rational(epsilon, "epsilon")
         if e <= 0:
             raise ParameterError("epsilon", e, "epsilon > 0")

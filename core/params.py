@@ -9,6 +9,14 @@ from betweencut.errors import ParameterError
 from betweencut.exact import LogReal, as_rational
 
 
+def public_tau(tau: object) -> Fraction:
+    """The public threshold `τ >= 0`, read exactly (a public input, never read off the data)."""
+    t = as_rational(tau, "tau")
+    if t < 0:
+        raise ParameterError("tau", t, "tau >= 0 (a public threshold, never read off the data)")
+    return t
+
+
 @dataclass(frozen=True, slots=True)
 class Params:
     """`τ >= 0`, `λ > 0` (Theorem 5.4 needs `λ <= 1`), `R >= 1`, all public.
@@ -23,9 +31,7 @@ class Params:
 
     @staticmethod
     def of(tau: object, lam: object, R: object) -> Params:
-        t = as_rational(tau, "tau")
-        if t < 0:
-            raise ParameterError("tau", t, "tau >= 0 (a public threshold, never read off the data)")
+        t = public_tau(tau)
         lam_q = as_rational(lam, "lambda")
         if lam_q <= 0:
             raise ParameterError("lambda", lam_q, "lambda > 0")
