@@ -20,3 +20,15 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
     assert found <= listed, f"missing from [tool.setuptools] packages: {sorted(found - listed)}"
     for folder in ROOTS.values():
         assert (ROOT / folder / "py.typed").exists(), f"{folder}/py.typed"
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    import subprocess
+    import sys
+
+    for module in ("betweencut", "betweencut.cli"):
+        done = subprocess.run(
+            [sys.executable, "-m", module, "calibrate", "--height", "0", "--epsilon", "1",
+             "--delta", "0.05"], capture_output=True, text=True, check=False,
+        )
+        assert done.returncode == 2 and "height" in done.stderr and "Traceback" not in done.stderr

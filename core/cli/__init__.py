@@ -73,7 +73,3 @@ def _quiet_broken_pipe() -> int:
     except (OSError, ValueError):  # stdout without a file descriptor (e.g. captured)
         pass
     return EXIT_BROKEN_PIPE
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

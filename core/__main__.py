@@ -1,0 +1,7 @@
+"""`python -m betweencut` runs the command line."""
+
+import sys
+
+from betweencut.cli import main
+
+sys.exit(main())
