@@ -23,7 +23,6 @@ from mpmath.libmp import to_rational
 
 from betweencut.errors import ParameterError, Undecided
 
-Rational = Fraction
 MAX_PRECISION_BITS: Final = 1 << 14
 _IV_LOCK = threading.RLock()
 

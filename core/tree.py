@@ -10,7 +10,6 @@ the user states, never read off the records (deriving them from the data would l
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -208,7 +207,3 @@ def all_leaves(tree: PublicTree) -> Iterator[Node]:
     for u in tree.nodes():
         if tree.arity(u) == 0:
             yield u
-
-
-def kary_leaves(arity: int, height: int) -> Iterator[Node]:
-    return (tuple(p) for p in itertools.product(range(arity), repeat=height - 1))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Final, Union
 
@@ -400,10 +400,3 @@ def exact_str(x: Number) -> str:
     if isinstance(x, LogReal):
         return x.exact_str()
     return str(x)
-
-
-def total(values: Iterable[ExpPoly]) -> ExpPoly:
-    out = ExpPoly()
-    for v in values:
-        out = out + v
-    return out
