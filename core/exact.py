@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -68,6 +68,27 @@ def as_rational(value: object, name: str) -> Fraction:
                 name, repr(value), "a number written as 0.1, 1/10 or 1e-1"
             ) from None
     raise ParameterError(name, repr(value), "a rational number (an int, a Fraction or a string)")
+
+
+def certified_sign(
+    enclose: Callable[[int], tuple[Fraction, Fraction]],
+    describe: Callable[[], str],
+    max_prec: int = MAX_PRECISION_BITS,
+) -> int:
+    """The sign of a number already known to be non-zero, from certified rational enclosures
+    `enclose(prec)` at 64, 128, ... bits; raises `Undecided` past `max_prec` bits.
+
+    Callers settle the zero case exactly first: intervals alone never decide `= 0`.
+    """
+    prec = 64
+    while prec <= max_prec:
+        lo, hi = enclose(prec)
+        if lo > 0:
+            return 1
+        if hi < 0:
+            return -1
+        prec *= 2
+    raise Undecided(f"the sign of {describe()} at {max_prec} bits")
 
 
 def interval_bounds(
@@ -135,15 +156,10 @@ class LogReal:
             return (self.const > 0) - (self.const < 0)
         if self.const == 0:
             return ((self.coeff > 0) - (self.coeff < 0)) * ((self.arg > 1) - (self.arg < 1))
-        prec = 64
-        while prec <= max_prec:
-            lo, hi = interval_bounds(self.const, self.coeff, self.arg, prec)
-            if lo > 0:
-                return 1
-            if hi < 0:
-                return -1
-            prec *= 2
-        raise Undecided(f"the sign of {self.exact_str()} at {max_prec} bits")
+        return certified_sign(
+            lambda prec: interval_bounds(self.const, self.coeff, self.arg, prec),
+            self.exact_str, max_prec,
+        )
 
     def compare(self, x: Fraction | int) -> int:
         """The exact sign of `self - x`."""

@@ -27,7 +27,7 @@ from mpmath import iv
 from mpmath.libmp import to_rational
 
 from betweencut.errors import Undecided
-from betweencut.exact import LogReal, iv_precision
+from betweencut.exact import LogReal, certified_sign, iv_precision
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
@@ -214,15 +214,7 @@ class ExpPoly:
         value = self.rational_value()
         if value is not None:
             return (value > 0) - (value < 0)
-        prec = 64
-        while prec <= MAX_PRECISION_BITS:
-            lo, hi = self.enclose(prec)
-            if lo > 0:
-                return 1
-            if hi < 0:
-                return -1
-            prec *= 2
-        raise Undecided(f"sign of {self} not settled at {MAX_PRECISION_BITS} bits")
+        return certified_sign(self.enclose, self.__str__, MAX_PRECISION_BITS)
 
     def __str__(self) -> str:
         if not self.terms:
