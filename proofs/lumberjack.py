@@ -32,7 +32,7 @@ CLAIM = "Lumberjack-style calibration"
 def _erf_iv(x: Any) -> Any:
     """A certified enclosure of `erf(x)` for an interval `x` (current iv precision)."""
     x_max = max(abs(x.a), abs(x.b))
-    n_min = math.ceil(float(x_max) ** 2) + 2
+    n_min = math.ceil(_bounds(iv.mpf(x_max) ** 2)[1]) + 2  # terms decrease from n > x^2 on
     total = iv.mpf(0)
     term = x  # x^(2n+1)/n!
     n = 0
