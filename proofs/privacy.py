@@ -222,7 +222,8 @@ def exhaustive(
     """Theorem 5.4 on every `(D, D + z)` with `|D| <= size` (every added leaf `z`).
 
     Returns per projection the audit verdict (holds with the tightest pair, or a refutation),
-    the number of pairs and of enumerated transcripts.
+    the number of pairs, of transcripts whose exact probability was computed (per database and
+    outcome tree) and of real mechanism runs (answer sequences enumerated directly).
     """
     leaves = list(tree.level(tree.height - 1))
     pairs = list(neighbouring_pairs(leaves, size))
@@ -243,8 +244,13 @@ def exhaustive(
             else:
                 best.pairs += 1
             if not verdicts[name].holds:
-                return {"verdicts": verdicts, "pairs": len(pairs), "transcripts": cache.transcripts}
-    return {"verdicts": verdicts, "pairs": len(pairs), "transcripts": cache.transcripts}
+                return _summary(verdicts, len(pairs), cache)
+    return _summary(verdicts, len(pairs), cache)
+
+
+def _summary(verdicts: dict[str, AuditVerdict], pairs: int, cache: LawCache) -> dict[str, Any]:
+    runs = getattr(cache, "direct_runs", cache.transcripts)
+    return {"verdicts": verdicts, "pairs": pairs, "transcripts": cache.transcripts, "runs": runs}
 
 
 AUDIT_CASES = [

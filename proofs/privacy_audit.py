@@ -23,7 +23,7 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.enumerate import DEFAULT_LIMIT, Enumeration, enumerate_mechanism
-from betweencut.proofs.profiles import HockeyStick, Joint, Law
+from betweencut.proofs.profiles import HockeyStick, Joint, Law, PairProfile
 from betweencut.tree import Node
 
 __all__ = [
@@ -73,7 +73,7 @@ class LawCache:
         self.enumerations: dict[Database, Enumeration[object]] = {}
         self.grouped: dict[tuple[Database, str], Law] = {}
         self.transcripts = 0
-        self._joint: tuple[tuple[Database, Node, str], Joint] | None = None
+        self._joints: tuple[tuple[Database, Node], dict[str, PairProfile]] = (((), ()), {})
 
     def enumeration(self, db: Database) -> Enumeration[object]:
         found = self.enumerations.get(db)
@@ -94,12 +94,21 @@ class LawCache:
             self.grouped[key] = found
         return found
 
-    def joint(self, db: Database, z: Node, on: str) -> Joint:
-        """The two laws of `(D, D + z)` grouped for comparison (the last pair is kept)."""
-        key = (db, z, on)
-        if self._joint is None or self._joint[0] != key:
-            self._joint = (key, Joint(self.law(db, on), self.law(with_record(db, z), on)))
-        return self._joint[1]
+    def joint(self, db: Database, z: Node, on: str) -> PairProfile:
+        """The two laws of `(D, D + z)` grouped for comparison (kept for the current pair)."""
+        found = self.current(db, z).get(on)
+        if found is None:
+            found = self.current(db, z)[on] = self.make_joint(db, z, on)
+        return found
+
+    def current(self, db: Database, z: Node) -> dict[str, PairProfile]:
+        """The joints of the pair last asked for, every projection (cleared on a new pair)."""
+        if self._joints[0] != (db, z):
+            self._joints = ((db, z), {})
+        return self._joints[1]
+
+    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+        return Joint(self.law(db, on), self.law(with_record(db, z), on))
 
     def profile(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
         return self.joint(db, z, on).profile(eps)

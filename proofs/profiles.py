@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache, partial
@@ -29,7 +29,10 @@ from betweencut.errors import ParameterError
 from betweencut.proofs.arith import ExpPoly, sign
 from betweencut.proofs.enumerate import Bag, bag_enclosure, bag_value, bags_value, round_out
 
-__all__ = ["Grouped", "HockeyStick", "Joint", "Law", "epsilon_for_delta", "hockey_stick", "profile"]
+__all__ = [
+    "Grouped", "HockeyStick", "Joint", "Law", "PairProfile", "bag_exceeds", "bags_box",
+    "box_exceeds", "check_eps", "epsilon_for_delta", "hockey_stick", "profile",
+]
 
 Grouped = Mapping[Hashable, Counter[Bag]]
 ENCLOSURE_BITS = 64
@@ -62,18 +65,26 @@ def _exp_box(eps: Fraction) -> FloatBox:
     return float_box(_exp_enclosure(eps))
 
 
-def _exceeds(
-    p_box: FloatBox, q_box: FloatBox, eps: Fraction,
-    exact_p: Callable[[], ExpPoly], exact_q: Callable[[], ExpPoly],
-) -> bool:
-    """`P > e^ε·Q` for `P, Q >= 0`, decided by certified interval bounds (every product rounded
-    outward by one ulp, comparisons of floats are exact), else by the exact sign. A speed
-    path: an undecided or underflowing comparison always goes to the exact `ExpPoly` sign."""
+def box_exceeds(p_box: FloatBox, q_box: FloatBox, eps: Fraction) -> bool | None:
+    """`P > e^ε·Q` for `P, Q >= 0` from certified float boxes (every product rounded outward
+    by one ulp; comparisons of floats are exact), or None when the boxes cannot decide."""
     x_lo, x_hi = _exp_box(eps)
     if p_box[0] > _up(x_hi * q_box[1]):
         return True
     if p_box[1] < _down(x_lo * q_box[0]):
         return False
+    return None
+
+
+def _exceeds(
+    p_box: FloatBox, q_box: FloatBox, eps: Fraction,
+    exact_p: Callable[[], ExpPoly], exact_q: Callable[[], ExpPoly],
+) -> bool:
+    """`P > e^ε·Q`, by `box_exceeds` (a speed path), else by the exact `ExpPoly` sign: an
+    undecided or underflowing comparison always goes to the exact sign."""
+    decided = box_exceeds(p_box, q_box, eps)
+    if decided is not None:
+        return decided
     return sign(exact_p() - exact_q() * ExpPoly.exp(eps)) > 0
 
 
@@ -85,7 +96,8 @@ def _reduce(p: Bag, q: Bag) -> tuple[Bag, Bag]:
 
 
 @lru_cache(maxsize=1 << 18)
-def _bag_exceeds(p: Bag, q: Bag, eps: Fraction) -> bool:
+def bag_exceeds(p: Bag, q: Bag, eps: Fraction) -> bool:
+    """`bag_value(p) > e^ε·bag_value(q)`, exactly, after cancelling the shared factors."""
     return _reduced_exceeds(*_reduce(p, q), eps)
 
 
@@ -126,13 +138,18 @@ class Law:
         """Certified float bounds of `P(o)` (sums and products rounded outward)."""
         found = self._enc.get(o)
         if found is None:
-            lo, hi = 0.0, 0.0
-            for bag, n in self.bags[o].items():
-                b_lo, b_hi = _bag_box(bag)
-                lo = _down(lo + _down(n * b_lo))
-                hi = _up(hi + _up(n * b_hi))
-            found = self._enc[o] = (max(lo, 0.0), hi)
+            found = self._enc[o] = bags_box(self.bags[o].items())
         return found
+
+
+def bags_box(bags: Iterable[tuple[Bag, int]]) -> FloatBox:
+    """Certified float bounds of `Σ n·bag_value(bag)` (sums and products rounded outward)."""
+    lo, hi = 0.0, 0.0
+    for bag, n in bags:
+        b_lo, b_hi = _bag_box(bag)
+        lo = _down(lo + _down(n * b_lo))
+        hi = _up(hi + _up(n * b_hi))
+    return max(lo, 0.0), hi
 
 
 @dataclass(frozen=True)
@@ -156,7 +173,27 @@ class HockeyStick:
 SHOWN = 4
 
 
-class Joint:
+class PairProfile:
+    """The privacy profile of one neighbouring pair: `hockey_stick(ε, forward)` gives
+    `δ_{P‖Q}(ε)` (forward) or `δ_{Q‖P}(ε)` exactly; `profile(ε)` takes the larger."""
+
+    def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
+        raise NotImplementedError
+
+    def profile(self, eps: Fraction) -> HockeyStick:
+        """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` (both directions), the larger one returned."""
+        forward, backward = self.hockey_stick(eps, True), self.hockey_stick(eps, False)
+        return forward if sign(forward.delta - backward.delta) >= 0 else backward
+
+
+def check_eps(eps: Fraction) -> Fraction:
+    eps = Fraction(eps)
+    if eps < 0:
+        raise ParameterError("eps", eps, "eps >= 0")
+    return eps
+
+
+class Joint(PairProfile):
     """Two laws on one output space, grouped once for every `ε` and both directions.
 
     An output given by a single answer sequence under each law contributes through its pair of
@@ -165,30 +202,8 @@ class Joint:
     many answer sequences each) are compared through their full exact values.
     """
 
-    @classmethod
-    def aligned(
-        cls, outputs: Sequence[Hashable], bags_p: Sequence[Bag], bags_q: Sequence[Bag]
-    ) -> Joint:
-        """Two laws over the same answer sequences, output `i` having bag `bags_p[i]` under
-        `P` and `bags_q[i]` under `Q` (one outcome tree re-weighted, `betweencut.proofs.
-        reweight`); outputs must be distinct (the full transcript)."""
-        joint = cls(Law({}), Law({}))
-        joint.pairs = Counter(zip(bags_p, bags_q, strict=True))
-        joint._aligned = (outputs, bags_p, bags_q)
-        return joint
-
-    def example(self, key: tuple[Bag | None, Bag | None]) -> list[Hashable]:
-        found = self.examples.get(key)
-        if found is None and self._aligned is not None:
-            outputs, bags_p, bags_q = self._aligned
-            found = [o for o, bp, bq in zip(outputs, bags_p, bags_q, strict=True)
-                     if (bp, bq) == key][:SHOWN]
-            self.examples[key] = found
-        return found or []
-
     def __init__(self, p: Law, q: Law) -> None:
         self.p, self.q = p, q
-        self._aligned: tuple[Sequence[Hashable], Sequence[Bag], Sequence[Bag]] | None = None
         self.pairs: Counter[tuple[Bag | None, Bag | None]] = Counter()
         self.examples: dict[tuple[Bag | None, Bag | None], list[Hashable]] = {}
         self.multi: list[Hashable] = []
@@ -206,9 +221,7 @@ class Joint:
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         """`δ_{P‖Q}(ε)` (`forward`) or `δ_{Q‖P}(ε)`, exactly, for rational `ε >= 0`."""
-        eps = Fraction(eps)
-        if eps < 0:
-            raise ParameterError("eps", eps, "eps >= 0")
+        eps = check_eps(eps)
         p, q = (self.p, self.q) if forward else (self.q, self.p)
         in_p: Counter[Bag] = Counter()
         in_q: Counter[Bag] = Counter()
@@ -217,7 +230,7 @@ class Joint:
         size = 0
         for key, n in self.pairs.items():
             x, y = key if forward else key[::-1]
-            if x is None or (y is not None and not _bag_exceeds(x, y, eps)):
+            if x is None or (y is not None and not bag_exceeds(x, y, eps)):
                 continue
             in_p[x] += n
             if y is not None:
@@ -241,15 +254,10 @@ class Joint:
         direction = "D||D+z" if forward else "D+z||D"
 
         def shown() -> tuple[Hashable, ...]:
-            found = [o for key in keys for o in self.example(key)]
+            found = [o for key in keys for o in self.examples.get(key, [])]
             return tuple((found + event)[:SHOWN])
 
         return HockeyStick(eps, delta, size, p_event, q_event, direction, shown)
-
-    def profile(self, eps: Fraction) -> HockeyStick:
-        """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` (both directions), the larger one returned."""
-        forward, backward = self.hockey_stick(eps, True), self.hockey_stick(eps, False)
-        return forward if sign(forward.delta - backward.delta) >= 0 else backward
 
 
 def hockey_stick(p: Law, q: Law, eps: Fraction) -> HockeyStick:
@@ -267,7 +275,7 @@ def profile(p: Law, q: Law, eps: Fraction) -> HockeyStick:
 
 
 def epsilon_for_delta(
-    joint: Joint, target: Fraction, width: Fraction = Fraction(1, 1024),
+    joint: PairProfile, target: Fraction, width: Fraction = Fraction(1, 1024),
     eps_max: Fraction = Fraction(64),
 ) -> tuple[Fraction, Fraction] | None:
     """The smallest `ε` with `δ(ε) <= target`, certified to an interval `(lo, hi]` of `width`.

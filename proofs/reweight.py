@@ -19,13 +19,22 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 from betweencut.betweencut import BetweenCut, path_counts
+from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
+from betweencut.proofs.aligned import (
+    AlignedJoint,
+    NotAligned,
+    OutcomeTable,
+    Packer,
+    PairClasses,
+    Weights,
+)
 from betweencut.proofs.enumerate import Enumeration, query_factor_ids
 from betweencut.proofs.privacy_audit import Database, LawCache, Mechanism, with_record
-from betweencut.proofs.profiles import Joint
+from betweencut.proofs.profiles import PairProfile
 from betweencut.tree import Node
 
-__all__ = ["SharedTreeCache", "guard_pattern"]
+__all__ = ["SharedTreeCache", "covers", "guard_pattern"]
 
 Pattern = tuple[Outcome | None, frozenset[tuple[Node, Outcome | None]]]
 
@@ -41,8 +50,24 @@ def guard_pattern(mechanism: BetweenCut, db: Database) -> Pattern:
     return zero, differing
 
 
+def covers(tree: Pattern, db: Pattern) -> bool:
+    """Can a database with pattern `db` be weighed on the outcome tree of pattern `tree`: is
+    every node it asks asked there, and every node decided there decided the same way?"""
+    zero = tree[0]
+    decided, own = dict(tree[1]), dict(db[1])
+    return all(
+        decided.get(u, zero) is None or decided.get(u, zero) == own.get(u, db[0])
+        for u in decided.keys() | own.keys()
+    ) and (zero is None or zero == db[0])
+
+
 class SharedTreeCache(LawCache):
-    """A `LawCache` for BetweenCut variants that enumerates once per guard pattern."""
+    """A `LawCache` for BetweenCut variants that enumerates once per guard pattern.
+
+    A pair whose two databases can both be weighed on one enumerated outcome tree (`covers`)
+    is compared by `AlignedJoint` (grouped answer sequences, exact); other pairs, and
+    mechanisms that replace `run`, go through the general `LawCache` path.
+    """
 
     def __init__(
         self, mechanism: BetweenCut, run: Mechanism,
@@ -52,59 +77,118 @@ class SharedTreeCache(LawCache):
         self.mechanism = mechanism
         self.shared = type(mechanism).run is BetweenCut.run
         self.representatives: dict[Pattern, Database] = {}
+        self.patterns: dict[Database, Pattern] = {}
         self.direct_runs = 0
-        self.base: dict[Database, Database] = {}
-        self._heavy_groups: dict[Database, dict[Hashable, list[int]]] = {}
+        self.tables: dict[Database, OutcomeTable | None] = {}
+        self.weights: dict[tuple[Database, Database], Weights] = {}
+        self.packer = Packer(mechanism.params.lam)  # Theorem 5.4 asks at ε = rλ
+        self._laws: dict[int, dict[Outcome, int | None]] = {}
+        self._pair: tuple[tuple[Database, Node, Database], PairClasses] | None = None
 
-    def _base(self, db: Database) -> Database | None:
-        self.enumeration(db)
-        return self.base.get(db, db if db in self.representatives.values() else None)
+    def law_at(self, count: int) -> dict[Outcome, int | None]:
+        """The answer law at a node with this count: the factor id of each outcome of the noisy
+        test, or `{guard outcome: None}` (probability 1) where the guard decides."""
+        found = self._laws.get(count)
+        if found is None:
+            query = self.mechanism.count_query
+            decided = query.guard(count)
+            found = {decided: None} if decided is not None else dict(
+                query_factor_ids(query.query(count)))
+            self._laws[count] = found
+        return found
 
-    def joint(self, db: Database, z: Node, on: str) -> Joint:
-        """As `LawCache.joint`; when both databases re-weight one outcome tree the transcripts
-        align answer sequence by answer sequence and are paired without any lookup."""
-        other = with_record(db, z)
-        base = self._base(db)
-        if on != "transcript" or base is None or base != self._base(other):
-            return super().joint(db, z, on)
-        key = (db, z, on)
-        if self._joint is None or self._joint[0] != key:
-            p, q = self.enumerations[db].leaves, self.enumerations[other].leaves
-            outputs = [self.projections[on](out) for out, _ in p]
-            joint = Joint.aligned(outputs, [b for _, b in p], [b for _, b in q])
-            self._joint = (key, joint)
-        return self._joint[1]
+    def pattern(self, db: Database) -> Pattern:
+        found = self.patterns.get(db)
+        if found is None:
+            found = self.patterns[db] = guard_pattern(self.mechanism, db)
+        return found
+
+    def representative(self, db: Database) -> Database:
+        """The database whose directly enumerated outcome tree has `db`'s guard pattern."""
+        pattern = self.pattern(db)
+        found = self.representatives.get(pattern)
+        if found is None:
+            found = self.representatives[pattern] = db
+            self.direct_runs += super().enumeration(db).transcripts
+        return found
+
+    def table(self, rep: Database) -> OutcomeTable | None:
+        """The outcome tree of `rep` as arrays, checked: re-weighting `rep` itself must give
+        back every enumerated bag (else the laws depend on more than the count: not shared)."""
+        if rep not in self.tables:
+            table: OutcomeTable | None = None
+            try:
+                table = OutcomeTable(self.enumerations[rep])
+                own = Weights.of(table, path_counts(rep), self.law_at)
+                if any(own.bag_of(i) != bag for i, (_, bag) in enumerate(table.base.leaves)):
+                    table = None
+                else:
+                    self.weights[rep, rep] = own
+            except NotAligned:
+                table = None
+            self.tables[rep] = table
+        return self.tables[rep]
+
+    def common_tree(self, first: Database, second: Database) -> Database | None:
+        """An enumerated outcome tree both databases can be weighed on (the smallest known
+        one, else the tree of one of them if it covers the other), or None."""
+        if not self.shared:
+            return None
+        pf, ps = self.pattern(first), self.pattern(second)
+        known = [rep for p, rep in self.representatives.items() if covers(p, pf) and covers(p, ps)]
+        if known:
+            return min(known, key=lambda rep: self.enumerations[rep].transcripts)
+        for db, pattern in ((first, pf), (second, ps)):
+            if covers(pattern, pf) and covers(pattern, ps):
+                return self.representative(db)
+        return None
+
+    def weigh(self, db: Database, rep: Database) -> tuple[OutcomeTable, Weights] | None:
+        table = self.table(rep)
+        if table is None:
+            return None
+        found = self.weights.get((db, rep))
+        if found is None:
+            try:
+                found = Weights.of(table, path_counts(db), self.law_at)
+            except NotAligned:
+                return None
+            self.weights[db, rep] = found
+            self.transcripts += table.transcripts
+        return table, found
 
     def enumeration(self, db: Database) -> Enumeration[object]:
         found = self.enumerations.get(db)
         if found is not None:
             return found
-        pattern = guard_pattern(self.mechanism, db) if self.shared else None
-        rep = self.representatives.get(pattern) if pattern is not None else None
-        if rep is None:
-            found = super().enumeration(db)
-            self.direct_runs += found.transcripts
-            if pattern is not None:
-                self.representatives[pattern] = db
-            return found
-        found = self._reweight(self.enumerations[rep], db)
+        weighed = self.weigh(db, self.representative(db)) if self.shared else None
+        if weighed is None:
+            return super().enumeration(db)
+        table, weights = weighed
+        found = Enumeration()
+        found.leaves = [(out, weights.bags[k]) for (out, _), k in
+                        zip(table.base.leaves, weights.group.tolist(), strict=True)]
+        found.steps = table.base.steps
         self.enumerations[db] = found
-        self.base[db] = rep
-        self.transcripts += found.transcripts
         return found
 
-    def _reweight(self, base: Enumeration[object], db: Database) -> Enumeration[object]:
-        counts = path_counts(db)
-        query = self.mechanism.count_query
-        table: dict[int, dict[Outcome, int]] = {}
-        out: Enumeration[object] = Enumeration()
-        for c in set(counts.values()) | {0}:
-            table[c] = query_factor_ids(query.query(c))
-        zero = table[0]
-        ids_at = {u: table[c] for u, c in counts.items()}
-        out.leaves = [
-            (output, tuple(sorted([ids_at.get(node, zero)[s] for node, s in steps])))  # type: ignore[call-overload]
-            for (output, _), steps in zip(base.leaves, base.steps, strict=True)
-        ]
-        out.steps = base.steps
-        return out
+    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+        """As `LawCache.make_joint`; when both databases can be weighed on one outcome tree,
+        the exact `AlignedJoint` (grouped answer sequences) instead of comparing every output."""
+        other = with_record(db, z)
+        rep = self.common_tree(db, other)
+        if rep is None:
+            return super().make_joint(db, z, on)
+        mine, theirs = self.weigh(db, rep), self.weigh(other, rep)
+        if mine is None or theirs is None:
+            return super().make_joint(db, z, on)
+        if on not in self.projections:
+            raise ParameterError("on", on, f"one of {sorted(self.projections)}")
+        table = mine[0]
+        if self._pair is None or self._pair[0] != (db, z, rep):
+            path = [z[:d] for d in range(len(z) + 1)]
+            self._pair = ((db, z, rep), PairClasses(table, path, path_counts(db), self.law_at))
+        classes = self._pair[1]
+        self.packer.admit({*mine[1].bags, *theirs[1].bags}, table.transcripts)
+        return AlignedJoint(table, classes, (mine[1], theirs[1]), self.packer,
+                            self.projections[on])
