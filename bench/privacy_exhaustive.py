@@ -2,14 +2,19 @@
 height 4, every added leaf, transcript and Heavy set, every r = 1..L (Theorem 5.4 / Lemma C.1).
 
 Prints wall and CPU seconds, transcripts per second (answer sequences whose exact probability
-was computed, per database, summed), the number of real mechanism runs (one per answer sequence
-of each guard pattern; the other databases re-weight that outcome tree exactly, see
-`betweencut.proofs.reweight`), and a baseline measured in the same run: direct enumeration of
-the same databases with no sharing, timed on a sample of them and extrapolated. Then it
-estimates from the measured per-transcript cost the largest complete binary / ternary tree that
-could be audited exhaustively (|D| <= 2) in 10 minutes. Goal: under 60 s wall on this machine.
+was computed, per database and outcome tree, summed), the number of real mechanism runs (one
+per answer sequence of each enumerated outcome tree; every other database re-weights one of
+them exactly and pairs are compared by grouping answer sequences, see
+`betweencut.proofs.reweight` and `betweencut.proofs.aligned`), and a baseline measured in the
+same run: direct enumeration of the same databases with no sharing, timed on a sample of them
+and extrapolated. Goal: under 60 s wall on this machine.
 
-Run: python bench/privacy_exhaustive.py [--height 4] [--arity 2] [--size 2]
+Then the largest trees: the exhaustive audit (|D| <= 2) is run and timed on the complete binary
+trees h = 3, 4 and ternary h = 2, 3. With `--probe`, the next trees (binary h = 5, ternary
+h = 4, quaternary h = 3) are probed: the outcome tree of the empty database alone is enumerated
+up to `--probe-limit` answer sequences, which bounds from below what one guard pattern costs.
+
+Run: python bench/privacy_exhaustive.py [--height 4] [--arity 2] [--size 2] [--probe]
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from fractions import Fraction
 from math import comb
 
 from betweencut.betweencut import BetweenCut
+from betweencut.errors import ParameterError
 from betweencut.params import Params
 from betweencut.proofs.enumerate import enumerate_mechanism
 from betweencut.proofs.privacy import exhaustive
@@ -30,11 +36,11 @@ BUDGET_SECONDS = 600.0
 PARAMS = (Fraction(2), Fraction(1, 2), Fraction(2))  # tau, lambda, R: no guard fires, worst case
 
 
-def transcripts_per_database(arity: int, height: int) -> int:
+def transcripts_per_database(arity: int, height: int, limit: int = 2_000_000) -> int:
     """Answer sequences of Alg. 3 on the empty database when no guard fires (every node noisy)."""
     tree = kary_tree(arity, height)
     bc = BetweenCut(tree, Params.of(*PARAMS))
-    return enumerate_mechanism(lambda test: bc.run((), test)).transcripts
+    return enumerate_mechanism(lambda test: bc.run((), test), limit).transcripts
 
 
 def main() -> None:
@@ -42,6 +48,8 @@ def main() -> None:
     parser.add_argument("--height", type=int, default=4)
     parser.add_argument("--arity", type=int, default=2)
     parser.add_argument("--size", type=int, default=2)
+    parser.add_argument("--probe", action="store_true")
+    parser.add_argument("--probe-limit", type=int, default=100_000)
     args = parser.parse_args()
     tree = kary_tree(args.arity, args.height)
     params = Params.of(*PARAMS)
@@ -58,8 +66,9 @@ def main() -> None:
             f"; tightest D = {worst.db}, z = {worst.z}, eps = {worst.eps}, "
             f"delta/bound <= {float(worst.tightness()[1]):.4g}")
         print(f"  {name}: {'holds' if verdict.holds else 'REFUTED'}{shown}")
+    runs = result["runs"]
     print(f"  wall {wall:.1f} s, cpu {cpu:.1f} s (goal {GOAL_SECONDS:.0f} s wall): "
-          f"{transcripts / wall:,.0f} transcripts/s")
+          f"{transcripts / wall:,.0f} transcripts/s, {runs} real mechanism runs")
 
     # Baseline: direct enumeration (one real run per answer sequence, no sharing), sampled.
     leaves = list(tree.level(tree.height - 1))
@@ -75,21 +84,27 @@ def main() -> None:
           f"{per_run * direct / len(sample) * databases:.0f} s estimated "
           f"(ratio {per_run * direct / len(sample) * databases / wall:.1f}x)")
 
-    # Largest tree in 10 minutes, from the measured cost per transcript (same parameters).
-    per_transcript = wall / max(transcripts, 1)
-    for arity, heights in ((2, range(3, 7)), (3, range(2, 5))):
-        for h in heights:
-            n_leaves = arity ** (h - 1)
-            dbs = sum(comb(n_leaves + n - 1, n) for n in range(args.size + 2))
-            if (arity == 2 and h <= 4) or (arity == 3 and h <= 3):
-                per_db = transcripts_per_database(arity, h)
-                estimate = per_transcript * per_db * dbs
-                fits = "yes" if estimate <= BUDGET_SECONDS else "no"
-                print(f"  {arity}-ary h = {h}: {dbs} databases x {per_db} transcripts "
-                      f"-> ~{estimate:,.0f} s ({fits} within 10 min)")
-            else:
-                print(f"  {arity}-ary h = {h}: {dbs} databases, transcripts per database "
-                      f"not enumerated (grows as the product over levels): no")
+    # Largest trees in 10 minutes: measured, not extrapolated.
+    for arity, height in ((2, 3), (3, 2), (2, 4), (3, 3)):
+        if (arity, height) == (args.arity, args.height):
+            took = wall
+        else:
+            took = time.perf_counter()
+            exhaustive(kary_tree(arity, height), params, args.size)
+            took = time.perf_counter() - took
+        fits = "yes" if took <= BUDGET_SECONDS else "no"
+        print(f"  {arity}-ary h = {height}, |D| <= {args.size}: {took:.1f} s "
+              f"({fits} within 10 min)")
+    if args.probe:
+        for arity, height in ((2, 5), (3, 4), (4, 3)):
+            start = time.perf_counter()
+            try:
+                runs = transcripts_per_database(arity, height, args.probe_limit)
+                shown = f"{runs} answer sequences"
+            except ParameterError:
+                shown = f"more than {args.probe_limit} answer sequences"
+            print(f"  {arity}-ary h = {height}: the empty database's outcome tree has {shown} "
+                  f"({time.perf_counter() - start:.0f} s of real mechanism runs)")
 
 
 if __name__ == "__main__":
