@@ -1,16 +1,19 @@
-"""Privacy profiles of two databases that re-weight one outcome tree, by grouping answer sequences.
+"""Privacy profiles of two databases weighed on one outcome tree, by grouping answer sequences.
 
-When `D` and `D + z` get the same guard decision at every node (`betweencut.proofs.reweight`),
-the real mechanism was enumerated once for both, and answer sequence `i` has probability
-`P_D(i) = Π_{(u, s) in i} f(c_u(D), s)`, with `c_u(D + z) = c_u(D) + 1` on the path of `z` and
-equal counts elsewhere. Three facts make the profile cheap and keep it exact:
+The real mechanism is enumerated once for a tree of answer sequences (`betweencut.proofs.
+reweight`); a database is weighed on it when the tree asks every node the database asks. Then
+answer sequence `i` has probability `P_D(i) = Π_{(u, s) in i} f(c_u(D), s)`, where `f(c, ·)` is
+the law of BT at count `c`, or a point mass on the guard's answer where the guard decides `c`
+(the other answers there have probability 0). The counts of `D + z` are those of `D` plus one on
+the path of `z`. Three facts make the profile cheap and keep it exact:
 
 * `P_D(i)` depends only on the answers of `i` at the nodes where `D` has a positive count, and on
   how many of each answer it gave elsewhere (there every factor is the count-0 law). The answer
   sequences are grouped by that key with numpy on small integer codes (grouping only, no
   arithmetic): one exact factor bag per group and database (`Weights`).
 * `P_D(i) / P_{D+z}(i) = p_σ / q_σ`, where `σ` is what `i` answered on the path of `z`: the
-  factors off that path are shared (Eq. 4), at most `h` remain (Lemma 4.2). So for the full
+  factors off that path are shared (Eq. 4), at most `L` remain (Lemma 4.2), and either side may
+  be 0 where a guard decides. So for the full
   transcript the event `S = {P > e^ε Q}` is a union of `σ` classes, each decided once, exactly
   (`bag_exceeds`).
 * An output given by many answer sequences (a Heavy set) whose classes all lie on one side is

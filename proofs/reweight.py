@@ -1,17 +1,21 @@
 """Sharing one enumerated outcome tree between databases (the structure behind the benchmark).
 
 Alg. 3 (`BetweenCut.run`) reads the database only through `count_query(c_u, test, u)`: the
-guard decides some counts (Alg. 1, l. 1-4), the others go to the noisy test. So two databases
-whose counts get the same guard decision at every node run the *same* code path on the same
-answers: same queried nodes, same transcript, same Heavy set; only the laws of the noisy
-answers differ (off the records' paths they do not even differ: Eq. 4). `SharedTreeCache`
-therefore enumerates the real mechanism once per *guard pattern* (`u -> guard(c_u)`) and
-re-weights each answer sequence for every other database with that pattern, exactly:
-`P_D(α) = Π_i P(BT(c_{u_i}(D)) = α_i)`.
+guard decides some counts (Alg. 1, l. 1-4), the others go to the noisy test, and the rest of
+the run sees only the answer. So two databases whose counts get the same guard decision at
+every node run the *same* code path on the same answers: same queried nodes, same transcript,
+same Heavy set; only the laws of the noisy answers differ (off the records' paths they do not
+even differ: Eq. 4). `SharedTreeCache` therefore enumerates the real mechanism once per *guard
+pattern* (`u -> guard(c_u)`) and re-weights each answer sequence for every other database with
+that pattern, exactly: `P_D(α) = Π_i P(BT(c_{u_i}(D)) = α_i)`. A database whose guard decides
+a node that the enumerated tree asked is weighed on it too (`covers`): the guard's answer there
+has probability 1 and the others probability 0, which is what the run would have seen.
 
 This applies only to mechanisms that keep `BetweenCut.run` (variants may override
-`make_query`, `level_order`, `apply`); any other mechanism is enumerated directly. The tests
-compare both routes exactly on every database of size <= 3 on small trees.
+`make_query`, `level_order`, `apply`) and whose answer laws depend on the count only (checked:
+re-weighting the enumerated database itself must give back every enumerated probability); any
+other mechanism is enumerated directly. The tests compare both routes exactly on every
+database of size <= 3 on small trees, and every profile on every pair of size <= 2.
 """
 
 from __future__ import annotations
