@@ -13,6 +13,9 @@ Then the largest trees: the exhaustive audit (|D| <= 2) is run and timed on the 
 trees h = 3, 4 and ternary h = 2, 3. With `--probe`, the next trees (binary h = 5, ternary
 h = 4, quaternary h = 3) are probed: the outcome tree of the empty database alone is enumerated
 up to `--probe-limit` answer sequences, which bounds from below what one guard pattern costs.
+(By the structure of Alg. 3 they cannot fit: with DepO's first level all answering H, every
+leaf below stays open and answers on its own, so one database has at least 3^16 ≈ 4.3·10^7
+answer sequences on the binary tree h = 5 and the quaternary h = 3, 3^27 on the ternary h = 4.)
 
 Run: python bench/privacy_exhaustive.py [--height 4] [--arity 2] [--size 2] [--probe]
 """
