@@ -31,6 +31,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +57,7 @@ __all__ = [
 ]
 
 Ints = npt.NDArray[np.int64]
+Codes = npt.NDArray[np.integer[Any]]
 CODES = {Outcome.L: 1, Outcome.B: 2, Outcome.H: 3}
 OUTCOME_OF = (None, Outcome.L, Outcome.B, Outcome.H)
 # count -> the law of the answer at a node with that count: a factor id per outcome of the
@@ -175,7 +177,7 @@ class Weights:
         return self.bags[int(self.group[i])]
 
 
-def _distinct_rows(columns: Ints, bits: Sequence[int]) -> tuple[list[list[int]], Ints]:
+def _distinct_rows(columns: Codes, bits: Sequence[int]) -> tuple[list[list[int]], Ints]:
     """The distinct rows of a small non-negative integer matrix and each row's index among
     them: one packed int64 key per row when the widths fit in 62 bits, else rows compared."""
     if sum(bits) <= 62:
@@ -303,20 +305,16 @@ class PairClasses:
         ids: FactorIds,
     ) -> None:
         nodes = [u for u in path if u in table.index]
-        code = np.zeros(table.transcripts, dtype=np.int64)
-        for j, u in enumerate(nodes):
-            code += table.codes[:, table.index[u]].astype(np.int64) << (2 * j)
-        values, inverse = np.unique(code, return_inverse=True)
-        self.of = inverse.reshape(-1).astype(np.int64)  # σ class of each answer sequence
-        self.count = len(values)
+        columns = table.codes[:, [table.index[u] for u in nodes]]
+        rows, self.of = _distinct_rows(columns, [2] * len(nodes))  # σ of each answer sequence
+        self.count = len(rows)
         self.p: list[Bag | None] = []  # None: probability 0 under that database
         self.q: list[Bag | None] = []
-        for v in values.tolist():
+        for row in rows:
             fp: list[int] = []
             fq: list[int] = []
             ok_p = ok_q = True
-            for j, u in enumerate(nodes):
-                s = (v >> (2 * j)) & 3
+            for u, s in zip(nodes, row, strict=True):
                 if s:
                     c = counts.get(u, 0)
                     ok_p = ok_p and _answer(ids(c), s, fp)

@@ -108,3 +108,22 @@ def test_theorem_5_4_aligned_path_refutes_a_broken_variant() -> None:
     assert not fast.holds and not slow.holds
     assert fast.refutation is not None and slow.refutation is not None
     assert fast.refutation.delta == slow.refutation.delta
+
+
+def test_theorem_5_4_aligned_profile_on_a_path_longer_than_one_machine_word() -> None:
+    """A chain of 34 nodes: the answers on the added record's path no longer fit one int64
+    key (2 bits a node), and the grouping falls back to comparing rows; still exact."""
+    tree = kary_tree(1, 34)
+    params = Params.of(2, Fraction(1, 2), 2)
+    shared = betweencut_cache(tree, params)
+    mechanism = BetweenCut(tree, params)
+    direct = LawCache(lambda db, test: mechanism.run(db, test), PROJECTIONS)
+    leaf = (0,) * 33
+    for db in ((), (leaf,)):
+        for on in ("transcript", "heavy"):
+            fast, slow = shared.joint(db, leaf, on), direct.joint(db, leaf, on)
+            assert isinstance(fast, AlignedJoint) and len(fast.table.index) > 31
+            for eps in (Fraction(1, 2), Fraction(1)):
+                a, b = fast.profile(eps), slow.profile(eps)
+                assert (a.delta, a.p_event, a.q_event, a.event_size) == (
+                    b.delta, b.p_event, b.q_event, b.event_size)
