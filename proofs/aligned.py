@@ -131,7 +131,8 @@ class Weights:
 
     group: Ints
     bags: list[Bag]
-    laws: dict[tuple[int, int], OutputLaw] = field(default_factory=dict)
+    laws: dict[tuple[Callable[[object], Hashable], int], OutputLaw] = field(
+        default_factory=dict)
     _packed: tuple[int, list[int]] = (-1, [])
 
     def packed(self, packer: Packer) -> list[int]:
@@ -229,8 +230,8 @@ class Packer:
     fit; every value packed before is then packed again (`version` changes)."""
 
     def __init__(self, unit: Fraction) -> None:
-        self.unit = Fraction(unit)  # every ε asked is a multiple of it (rλ): e^ε is a shift
-        self.n, self.den, self.low = self.unit.denominator, 1, Fraction(0)
+        # every ε asked is a multiple of `unit` (rλ): its e^ε must be a shift
+        self.n, self.den, self.low = Fraction(unit).denominator, 1, Fraction(0)
         self.transcripts, self.max_abs = 1, Fraction(0)
         self.lattice = self._lattice()
         self.version = 0
@@ -330,15 +331,20 @@ class PairClasses:
                 for a, b in zip(x, y, strict=True)]
 
 
-def _sums(rows: Ints, group: Ints, packed: Sequence[int], n: int) -> list[int]:
-    """`out[r] = Σ packed[group[i]]` over the answer sequences `i` with `rows[i] = r` that are
-    possible (`group[i] >= 0`), one multiplication per distinct `(r, group)`."""
-    out = [0] * n
+def _counted(rows: Ints, group: Ints, modulus: int) -> list[tuple[int, int, int]]:
+    """`(r, g, n)`: the `n` possible answer sequences (`group >= 0`) with `rows = r` and
+    `group = g`, over the distinct pairs (`g < modulus`)."""
     possible = group >= 0
-    modulus = max(len(packed), 1)
     values, counts = np.unique(rows[possible] * modulus + group[possible], return_counts=True)
-    for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-        r, g = divmod(v, modulus)
+    return [(*divmod(v, modulus), c) for v, c in zip(values.tolist(), counts.tolist(),
+                                                       strict=True)]
+
+
+def _sums(rows: Ints, group: Ints, packed: Sequence[int], n: int) -> list[int]:
+    """`out[r] = Σ packed[group[i]]` over the possible answer sequences `i` with `rows[i] = r`,
+    one multiplication per distinct `(r, group)`."""
+    out = [0] * n
+    for r, g, c in _counted(rows, group, max(len(packed), 1)):
         out[r] += c * packed[g]
     return out
 
@@ -351,6 +357,7 @@ class AlignedJoint(PairProfile):
         packer: Packer, project: Callable[[object], Hashable],
     ) -> None:
         self.table, self.classes, self.weights, self.packer = table, classes, weights, packer
+        self.project = project
         self.lattice = packer.lattice
         packed = [w.packed(packer) for w in weights]
         self.out_ids, self.outputs = table.outputs(project)
@@ -376,17 +383,12 @@ class AlignedJoint(PairProfile):
 
     def _law(self, w: Weights, packed: list[int]) -> OutputLaw:
         """Per output id: `P(o)` packed, and its `(bag, count)` groups (cached per database)."""
-        key = (id(self.out_ids), self.packer.version)
+        key = (self.project, self.packer.version)
         found = w.laws.get(key)
         if found is None:
-            n_out, n_bags = len(self.outputs), max(len(w.bags), 1)
-            possible = w.group >= 0
-            values, counts = np.unique(self.out_ids[possible] * n_bags + w.group[possible],
-                                       return_counts=True)
-            sums = [0] * n_out
-            groups: list[list[tuple[Bag, int]]] = [[] for _ in range(n_out)]
-            for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-                o, b = divmod(v, n_bags)
+            sums = [0] * len(self.outputs)
+            groups: list[list[tuple[Bag, int]]] = [[] for _ in self.outputs]
+            for o, b, c in _counted(self.out_ids, w.group, max(len(w.bags), 1)):
                 sums[o] += c * packed[b]
                 groups[o].append((w.bags[b], c))
             found = w.laws[key] = OutputLaw(sums, groups)

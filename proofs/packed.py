@@ -11,17 +11,16 @@ determines the polynomial uniquely (balanced digits, read back by `decode`). Add
 integers adds the polynomials, as long as every digit of the sum still satisfies the bound, and
 multiplying by `e^(j/n)`, `j >= 0`, is a left shift by `j·w` bits. So summing the probabilities
 of thousands of answer sequences costs one big-integer addition each, and an exact identity such
-as `P(o) = e^ε·Q(o)` is one integer comparison. Nothing here is approximate: a value that does
-not fit the lattice is refused (`Lattice.admits`), never rounded.
+as `P(o) = e^ε·Q(o)` is one integer comparison. Nothing here is approximate: `encode` refuses a
+value that does not fit the lattice, never rounds it.
 
-The caller owns the digit bound: `Lattice.covering` is given the largest sum of absolute
-coefficients that any packed value (including a difference) may reach.
+The caller owns the digit bound: `Lattice.of` is given the largest sum of absolute coefficients
+that any packed value (including a difference) may reach.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -53,36 +52,14 @@ class Lattice:
             raise ParameterError("lattice", (n, den, bound), "n >= 1, den >= 1, bound >= 0")
         return Lattice(n, den, math.floor(low * n), math.ceil(bound * den).bit_length() + 2)
 
-    @staticmethod
-    def covering(
-        polys: Iterable[ExpPoly], bound: Fraction, shifts: Iterable[Fraction] = ()
-    ) -> Lattice:
-        """The smallest lattice holding every poly of `polys` and the exponents of `shifts`
-        (the `ε` whose `e^ε` must be a shift), with digits up to `bound`."""
-        n, den, low = 1, 1, Fraction(0)
-        for p in polys:
-            for x, c in p.terms.items():
-                n, den, low = math.lcm(n, x.denominator), math.lcm(den, c.denominator), min(low, x)
-        for eps in shifts:
-            n = math.lcm(n, Fraction(eps).denominator)
-        return Lattice.of(n, den, low, bound)
-
-    def admits(self, p: ExpPoly, bound: Fraction) -> bool:
-        """Can `p` be packed, and does `bound` (a digit bound the caller needs) fit the width?"""
-        if math.ceil(bound * self.den).bit_length() + 2 > self.width:
-            return False
-        return all(
-            self.n % x.denominator == 0 and self.den % c.denominator == 0
-            and x * self.n >= self.low
-            for x, c in p.terms.items()
-        )
-
     def encode(self, p: ExpPoly) -> int:
-        """`p` as one integer; `ParameterError` if `p` is not on the lattice."""
+        """`p` as one integer; `ParameterError` if `p` is not on the lattice (an exponent off
+        the grid or below `low`, a coefficient off `1/den`, or a digit too wide)."""
         out = 0
         for x, c in p.terms.items():
             k, d = x * self.n, c * self.den
-            if k.denominator != 1 or d.denominator != 1 or k < self.low:
+            if (k.denominator != 1 or d.denominator != 1 or k < self.low
+                    or abs(d.numerator).bit_length() >= self.width):
                 raise ParameterError("value", str(p), f"an exponential polynomial on {self}")
             out += d.numerator << (self.width * (k.numerator - self.low))
         return out
