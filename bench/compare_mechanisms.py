@@ -29,15 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from betweencut.baselines.full_tree import FullTreeGaussian, FullTreeLaplace, kary_node_count
+from betweencut.baselines.lumberjack import LumberjackStyle, lumberjack_calibrate
+from betweencut.baselines.tree_counting import CountingSchedule, alpha_for_rho, tree_counting
 from betweencut.betweencut import BetweenCut, path_counts
 from betweencut.calibration import calibrate
 from betweencut.datasets import unicode_leaves, unicode_tree
-from betweencut.full_tree import FullTreeGaussian, FullTreeLaplace, kary_node_count
-from betweencut.lumberjack import LumberjackStyle, lumberjack_calibrate
 from betweencut.sampler import ExactSampler
 from betweencut.sparse import sparse_between_cut
 from betweencut.tree import Node, PublicTree, kary_tree
-from betweencut.tree_counting import CountingSchedule, alpha_for_rho, tree_counting
 
 EPS, DELTA, BETA = Fraction(1, 2), Fraction(1, 10**6), Fraction(1, 100)
 

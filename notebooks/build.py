@@ -2,9 +2,9 @@
 
 Run `python notebooks/build.py` after editing a cell here; the notebooks are stored without
 outputs and executed in CI (`python -m pytest --nbmake notebooks/`). They define no logic of
-their own: every helper they call lives in `betweencut.properties.teaching` (and
-`teaching_privacy`, `teaching_margins`) and every exercise
-checker in `betweencut.properties.exercises`.
+their own: every helper they call lives in `betweencut.properties.teaching` (`basics`, `privacy`,
+`margins`) and every exercise
+checker in `betweencut.properties.teaching.exercises`.
 """
 
 from __future__ import annotations
@@ -68,9 +68,9 @@ import matplotlib.pyplot as plt
 from betweencut.exact import LogReal
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import Outcome
-from betweencut.proofs.models import exact_model
-from betweencut.proofs.targets import sweep_lemma_5_2
-from betweencut.properties import exercises, teaching
+from betweencut.proofs.laws.models import exact_model
+from betweencut.proofs.laws.targets import sweep_lemma_5_2
+from betweencut.properties.teaching import basics, exercises
 """),
     md("""
 ## The setting
@@ -91,13 +91,14 @@ print(f"a = {a}, b = {b}, guards: L for c <= {guarded.lower_cut}, H for c >= {gu
 ## The law as the count moves
 
 Exact forms (`(1/2)*exp(-1)` is `½·e^{−1}`) and certified decimals for GuardedBT at every count
-from 0 to 10, computed by `betweencut.proofs.laws.guarded_exact_law` (the guard is decided by the
+from 0 to 10, computed by `betweencut.proofs.laws.bt_laws.guarded_exact_law` (the guard is decided
+by the
 mechanism's own code).
 """),
     code("""
 counts = range(0, 11)
-guarded_rows = teaching.law_rows(guarded, counts)
-print(teaching.format_law_rows(guarded_rows))
+guarded_rows = basics.law_rows(guarded, counts)
+print(basics.format_law_rows(guarded_rows))
 """),
     md("""
 Left: plain BT, whose every answer is noisy; a count far below `a` still answers `H` with a tiny
@@ -107,9 +108,9 @@ that is the `κ` of Lemma 5.3 below.
 """),
     code("""
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
-teaching.plot_law(axes[0], teaching.law_rows(plain, counts), plain)
+basics.plot_law(axes[0], basics.law_rows(plain, counts), plain)
 axes[0].set_title("BT (Alg. 4)")
-teaching.plot_law(axes[1], guarded_rows, guarded)
+basics.plot_law(axes[1], guarded_rows, guarded)
 axes[1].set_title("GuardedBT (Alg. 1), R = 2")
 fig.tight_layout()
 plt.show()
@@ -130,14 +131,14 @@ Lemma 5.3 extends it to GuardedBT: when one count is guarded and its neighbour i
 written with `p = 1`, `C` = the guarded answer, and a slack `κ = ½·e^{−λd} ≤ δ0 = ½·e^{−λ(R−1)}`
 (Eq. (105)) that goes into the `δ` of the privacy guarantee.
 
-`teaching.decomposition_rows` builds the witness of `betweencut.proofs.targets.lemma_5_3_witness`
+`basics.decomposition_rows` builds the witness of `betweencut.proofs.laws.targets.lemma_5_3_witness`
 for each pair and has it checked exactly by `check_lemma_5_3` (which raises if anything fails:
 mixture identity Eq. (86), `N_0 ≈_λ N_1`, `N_b(B) ≥ q_λ`, `κ ≤ δ0`).
 """),
     code("""
 model = exact_model(tau, lam, R)
-pairs = teaching.decomposition_rows(model, range(0, 9))
-print(teaching.format_decomposition(pairs, lam))
+pairs = basics.decomposition_rows(model, range(0, 9))
+print(basics.format_decomposition(pairs, lam))
 """),
     md("""
 Lemma 5.2 on its own (plain BT, no guards, `κ = 0`): `sweep_lemma_5_2` builds the witnesses of
@@ -158,7 +159,7 @@ guard slack `κ·F_b` of Lemma 5.3 (only in the pairs `0|1` and `7|8` that strad
 """),
     code("""
 fig, ax = plt.subplots(figsize=(12, 4))
-teaching.plot_decomposition(ax, pairs)
+basics.plot_decomposition(ax, pairs)
 ax.set_title("Lemma 5.2 / 5.3: P_b = (1 - κ)(p·C + (1 - p)·N_b) + κ·F_b")
 fig.tight_layout()
 plt.show()
@@ -217,7 +218,7 @@ from betweencut.betweencut import BetweenCut, path_counts
 from betweencut.depo import depo, depth_order
 from betweencut.noisy_test import Outcome, RecordingTest, ReplayTest
 from betweencut.params import Params
-from betweencut.properties import exercises, teaching
+from betweencut.properties.teaching import basics, exercises
 from betweencut.sampler import ExactSampler
 from betweencut.tree import kary_tree
 """),
@@ -240,7 +241,7 @@ params = Params.of(4, Fraction(1, 2), 1)
 counts = path_counts(leaves)
 print(f"n = {len(leaves)} records, a = {params.a}, b = {params.b}, R = {params.R}")
 fig, ax = plt.subplots(figsize=(10, 3))
-teaching.draw_tree(ax, tree, counts=counts, title="counts c_u before any query")
+basics.draw_tree(ax, tree, counts=counts, title="counts c_u before any query")
 plt.show()
 """),
     md("""
@@ -268,7 +269,7 @@ without noise and consume no answer). Every answer has positive probability, bec
 has full support; `RecordingTest` keeps the queries, so the exact probability of exactly these
 answers can be printed. A release run with the exact sampler follows at the end.
 
-`teaching.query_steps` splits the marking log by query by replaying the transcript through the
+`basics.query_steps` splits the marking log by query by replaying the transcript through the
 mechanism's own `apply` step, and checks the replay reproduces the log exactly.
 
 Rules (Alg. 3, l. 9-15): `L → MarkDown(u)`; `H → MarkUp(u)`; `B → MarkUp(parent(u))` and
@@ -278,12 +279,12 @@ Rules (Alg. 3, l. 9-15): `L → MarkDown(u)`; `H → MarkUp(u)`; `B → MarkUp(p
 L, B, H = Outcome.L, Outcome.B, Outcome.H
 answers = RecordingTest(ReplayTest([L, H, B, L, L, H, B, L]))
 run = BetweenCut(tree, params).run(leaves, answers)
-steps = teaching.query_steps(tree, params, leaves, run)
-print(teaching.format_steps(steps))
-p = teaching.answers_probability(answers.log)
+steps = basics.query_steps(tree, params, leaves, run)
+print(basics.format_steps(steps))
+p = basics.answers_probability(answers.log)
 print()
 print(f"{len(answers.log)} noisy answers, {len(run.transcript) - len(answers.log)} guarded; "
-      f"probability of these answers = {p} = {teaching.certified_decimal(p, 8)}")
+      f"probability of these answers = {p} = {basics.certified_decimal(p, 8)}")
 """),
     md("""
 In the pictures the fill colour is the label after the query (red Heavy, blue Light, grey
@@ -291,13 +292,13 @@ unlabelled), the current query has a thick ring, earlier queries a thin black ri
 `step:answer` beside them, and a `B` answer carries a green star.
 """),
     code("""
-fig = teaching.draw_steps(tree, steps, counts, ncols=3)
+fig = basics.draw_steps(tree, steps, counts, ncols=3)
 plt.show()
 """),
     md("""
 ## The end of the run: Lemmas 4.2 and 4.3 on the picture
 
-`teaching.draw_lemmas` first runs the package's predicates `check_lemma_4_2` and
+`basics.draw_lemmas` first runs the package's predicates `check_lemma_4_2` and
 `check_lemma_4_3` (`betweencut.properties.predicates`) on this run (they raise on a violation),
 then draws the final labels with every query, the root-to-leaf path that holds the most queried
 nodes in thick black, and the `B` answers starred.
@@ -310,12 +311,12 @@ nodes in thick black, and the `B` answers starred.
 """),
     code("""
 fig, ax = plt.subplots(figsize=(11, 3.6))
-view = teaching.draw_lemmas(ax, tree, run, counts)
+view = basics.draw_lemmas(ax, tree, run, counts)
 plt.show()
 print("L =", view.L)
-print("busiest path's queried nodes:", [teaching.node_name(u) for u in view.queried_on_path])
-print("B answers at:", [teaching.node_name(u) for u in view.betweens])
-print("Heavy set:", sorted(teaching.node_name(u) for u in run.heavy))
+print("busiest path's queried nodes:", [basics.node_name(u) for u in view.queried_on_path])
+print("B answers at:", [basics.node_name(u) for u in view.betweens])
+print("Heavy set:", sorted(basics.node_name(u) for u in run.heavy))
 """),
     md("""
 The lemmas hold for *every* answer sequence, so they hold on a release run too. Here the exact
@@ -326,13 +327,14 @@ the two lemmas do not.
     code("""
 release = BetweenCut(tree, params).run(leaves, ExactSampler(2026))
 fig, ax = plt.subplots(figsize=(11, 3.6))
-teaching.draw_lemmas(ax, tree, release, counts)
+basics.draw_lemmas(ax, tree, release, counts)
 plt.show()
 """),
     md("""
 ## Exercises
 
-Each exercise has a checker in `betweencut.properties.exercises`: call it on your answer; it
+Each exercise has a checker in `betweencut.properties.teaching.exercises`: call it on your answer;
+it
 prints `correct: ...` or raises `WrongAnswer` saying what is wrong. The cells below hold the
 reference solutions, which CI runs through the same checkers.
 
@@ -369,7 +371,8 @@ NOTEBOOKS["3_privacy_exactly.ipynb"] = [
   `P`, `P'`, `δ(ε) = max(sup_S P(S) − e^ε·P'(S), sup_S P'(S) − e^ε·P(S))`, the smallest `δ` with
   which the pair is `(ε, δ)`-indistinguishable (Def. 2.7, both directions kept apart);
 * how `betweencut.proofs` computes it **exactly** on a small instance: the real BetweenCut code
-  (Alg. 3) is run on every sequence of noisy-test answers (`betweencut.proofs.enumerate`), each
+  (Alg. 3) is run on every sequence of noisy-test answers (`betweencut.proofs.privacy.enumerate`),
+  each
   transcript with its exact probability, and `δ(ε)` is an exact sum of `e^x` terms;
 * that the profile stays under Theorem 5.4's bound `δ_r = (L/2)·e^{−λ(R−1)} + 1{r<L}·(1 − q_λ)^r`
   at `ε = rλ` for every `r = 1..L` (Eq. (22), (113)), and that a broken variant's profile
@@ -381,9 +384,9 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 
 from betweencut.params import Params
-from betweencut.proofs.privacy import betweencut_cache, check_lemma_c_1
-from betweencut.properties import exercises, teaching, teaching_privacy
+from betweencut.proofs.privacy.claims import betweencut_cache, check_lemma_c_1
 from betweencut.properties.broken import StructuralMutantTopDown
+from betweencut.properties.teaching import basics, exercises, privacy
 from betweencut.tree import kary_tree
 """),
     md("""
@@ -401,9 +404,9 @@ Theorem 5.4 gives, at `r = 1` (`ε = 1`), `δ_1 = e^{−5} + (1 − q_1)`, which
 tree = kary_tree(2, 3)
 params = Params.of(1, 1, 6)
 D, z = [(0, 0)], (0, 0)
-bound = teaching_privacy.bound_steps(tree, params)
+bound = privacy.bound_steps(tree, params)
 for r, (eps, delta_r) in enumerate(bound, start=1):
-    print(f"r = {r}: eps = {eps}, delta_r = {teaching.certified_decimal(delta_r)}")
+    print(f"r = {r}: eps = {eps}, delta_r = {basics.certified_decimal(delta_r)}")
 """),
     md("""
 ## The enumerated profile of BetweenCut, and of a broken variant
@@ -419,17 +422,17 @@ database).
     code("""
 grid = [Fraction(k, 4) for k in range(0, 13)]
 curves = {
-    "BetweenCut (Alg. 3)": teaching_privacy.profile_curve(tree, params, D, z, grid),
-    "top-down variant (broken)": teaching_privacy.profile_curve(tree, params, D, z, grid,
+    "BetweenCut (Alg. 3)": privacy.profile_curve(tree, params, D, z, grid),
+    "top-down variant (broken)": privacy.profile_curve(tree, params, D, z, grid,
                                                         StructuralMutantTopDown),
 }
-print(teaching_privacy.format_bound_check(curves, bound))
+print(privacy.format_bound_check(curves, bound))
 """),
     code("""
 fig, axes = plt.subplots(1, 2, figsize=(12, 4))
-teaching_privacy.plot_profiles(axes[0], curves, bound)
+privacy.plot_profiles(axes[0], curves, bound)
 axes[0].set_title("delta(eps), linear scale")
-teaching_privacy.plot_profiles(axes[1], curves, bound, log=True)
+privacy.plot_profiles(axes[1], curves, bound, log=True)
 axes[1].set_title("delta(eps) > 0, log scale")
 fig.tight_layout()
 plt.show()
@@ -450,7 +453,7 @@ for name, value in certificate.quantities.items():
 """),
     code("""
 broken = betweencut_cache(tree, params, StructuralMutantTopDown)
-counterexample = teaching_privacy.expect_refuted(check_lemma_c_1, tree, params, D, z, broken)
+counterexample = privacy.expect_refuted(check_lemma_c_1, tree, params, D, z, broken)
 for name, value in counterexample.items():
     print(f"  {name}: {value}")
 """),
@@ -487,7 +490,7 @@ NOTEBOOKS["4_error_against_height.ipynb"] = [
 **What you will learn.**
 
 * the additive margin `E` of each heavy-node method as the tree height `h` grows, as computed by
-  the `betweencut margins` command's module (`betweencut.margins`): BetweenCut's
+  the `betweencut margins` command's module (`betweencut.baselines.margins`): BetweenCut's
   `E = 1 + (r/ε)·(1 + ln(L/δ))` (Theorem 5.6, Eq. (24)) and its relaxation Eq. (25), the full-tree
   Laplace and Gaussian baselines (Eq. (27), (30)), Ghazi et al. (Eq. (10)) and a Lumberjack-style
   baseline;
@@ -500,9 +503,9 @@ NOTEBOOKS["4_error_against_height.ipynb"] = [
     code("""
 import matplotlib.pyplot as plt
 
+from betweencut.baselines.margins import BASELINES, MarginSetting, crossover
 from betweencut.datasets import unicode_leaves, unicode_tree
-from betweencut.margins import BASELINES, MarginSetting, crossover
-from betweencut.properties import exercises, teaching_margins
+from betweencut.properties.teaching import exercises, margins
 """),
     md("""
 ## Margins against the height
@@ -516,16 +519,16 @@ everything on a log scale; the right one zooms on the deterministic margins.
 """),
     code("""
 setting = MarginSetting.of("1/2", "1/20")
-rows = teaching_margins.margin_table(setting, teaching_margins.log_spaced_heights(256, 1))
+rows = margins.margin_table(setting, margins.log_spaced_heights(256, 1))
 crossings = [crossover(setting, b, 256) for b in BASELINES]
 print("crossover heights (least h* from which BetweenCut's margin is <= the baseline's):")
-print(teaching_margins.format_crossovers(crossings))
+print(margins.format_crossovers(crossings))
 """),
     code("""
 fig, axes = plt.subplots(1, 2, figsize=(14, 5))
-teaching_margins.plot_margins(axes[0], rows, crossings)
+margins.plot_margins(axes[0], rows, crossings)
 axes[0].set_title("every method (log scale)")
-teaching_margins.plot_margins(axes[1], rows, crossings,
+margins.plot_margins(axes[1], rows, crossings,
                       names=["betweencut", "eq25_L", "eq25_log2h", "lumberjack"], log=False)
 axes[1].set_title("deterministic margins")
 fig.tight_layout()
@@ -549,9 +552,9 @@ noise, opted in explicitly and for comparison only.
     code("""
 tree = unicode_tree()
 leaves = unicode_leaves(tree)
-measured = teaching_margins.measured_errors(tree, leaves, [30, 300, 3000], "1/2", "1/20", "1/100",
+measured = margins.measured_errors(tree, leaves, [30, 300, 3000], "1/2", "1/20", "1/100",
                                            seed=1)
-print(teaching_margins.format_measured(measured))
+print(margins.format_measured(measured))
 """),
     md("""
 ## Exercises
@@ -591,16 +594,16 @@ NOTEBOOKS["5_privtree.ipynb"] = [
 * why the domain box must be public (bounds read off the data would leak);
 * how its claim "`ε`-DP whatever the depth" is checked **exactly** on a small domain, by
   enumerating every split decision through the same noisy-test seam as BetweenCut
-  (`betweencut.proofs.privtree`), and that the check refutes a smaller, wrong `ε`.
+  (`betweencut.proofs.baselines.privtree`), and that the check refutes a smaller, wrong `ε`.
 """),
     code("""
 from fractions import Fraction
 
 import matplotlib.pyplot as plt
 
-from betweencut.privtree import PrivTree, box_of
-from betweencut.proofs.privtree import check_privtree_dp, domain_points
-from betweencut.properties import exercises, teaching_privacy
+from betweencut.baselines.privtree import PrivTree, box_of
+from betweencut.proofs.baselines.privtree import check_privtree_dp, domain_points
+from betweencut.properties.teaching import exercises, privacy
 from betweencut.sampler import ExactSampler
 """),
     md("""
@@ -612,7 +615,7 @@ Georgian, Cherokee, the full-width Latin forms, ...) of the Basic Multilingual P
 `[0, 256) × [0, 256)` is public (it is the plane, not a property of the data).
 """),
     code("""
-points = teaching_privacy.unicode_plane_points(("Lu", "Ll"), plane=0)
+points = privacy.unicode_plane_points(("Lu", "Ll"), plane=0)
 mech = PrivTree.of(box_of((0, 256), (0, 256)), 1, theta=0)
 print(f"{len(points)} points; epsilon = {mech.epsilon}, theta = {mech.theta}, "
       f"lambda_PT = {mech.scale}, delta_PT = lambda_PT * {mech.ln_beta_upper} "
@@ -627,7 +630,7 @@ coarse: the depth penalty `δ_PT·ℓ` makes a box need more and more points to 
     code("""
 leaves = mech.run(points, ExactSampler(5))
 fig, ax = plt.subplots(figsize=(8, 8))
-teaching_privacy.plot_partition(ax, leaves, points,
+privacy.plot_partition(ax, leaves, points,
                         title=f"PrivTree, epsilon = {mech.epsilon}: {len(leaves)} leaf boxes")
 plt.show()
 """),
@@ -653,7 +656,7 @@ budget, it refutes the claim with the two databases and an output whose probabil
 `e^{ε/2}`.
 """),
     code("""
-counterexample = teaching_privacy.expect_refuted(check_privtree_dp, small, cells, 2,
+counterexample = privacy.expect_refuted(check_privtree_dp, small, cells, 2,
                                          epsilon=Fraction(1, 2))
 for name in ("claim", "epsilon", "D", "D'", "output"):
     print(f"  {name}: {counterexample[name]}")

@@ -4,7 +4,7 @@ Every checker is registered with `@claim(...)` (see `registry`), cites its claim
 and returns a `Certificate` or raises `ClaimRefuted` with a concrete counterexample.
 """
 
-from betweencut.proofs.certificate import Certificate, ClaimRefuted
+from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import CLAIMS, AuditCase, audit_cases, claim, register_audit
 
 __all__ = [

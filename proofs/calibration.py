@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from betweencut.calibration import Calibration, calibrate
 from betweencut.exact import LogReal
-from betweencut.proofs.certificate import Certificate, ClaimRefuted
+from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import claim, register_audit
 
 CLAIM = "Theorem 5.5"

@@ -3,11 +3,7 @@
 Each module of `betweencut.proofs` that registers checkers adds one import line here.
 """
 
-from betweencut.proofs import (
-    appendix_e,  # noqa: F401
-    calibration,  # noqa: F401
-    laws_audit,  # noqa: F401
-    lumberjack,  # noqa: F401
-    privacy,  # noqa: F401
-    privtree,  # noqa: F401
-)
+from betweencut.proofs import calibration  # noqa: F401
+from betweencut.proofs.baselines import appendix_e, lumberjack, privtree  # noqa: F401
+from betweencut.proofs.laws import audit  # noqa: F401
+from betweencut.proofs.privacy import claims  # noqa: F401

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from betweencut.proofs.certificate import Certificate
+from betweencut.proofs.exact.certificate import Certificate
 
 F = TypeVar("F", bound=Callable[..., object])
 

@@ -6,8 +6,9 @@ from fractions import Fraction
 
 import pytest
 
+from betweencut.baselines.tree_counting import CountingSchedule, alpha_for_rho
 from betweencut.proofs import CLAIMS, ClaimRefuted
-from betweencut.proofs.appendix_e import (
+from betweencut.proofs.baselines.appendix_e import (
     audit_appendix_e,
     check_eq25_general,
     check_eq25_instance,
@@ -17,7 +18,6 @@ from betweencut.proofs.appendix_e import (
     check_eq147_schedule,
     check_eq159,
 )
-from betweencut.tree_counting import CountingSchedule, alpha_for_rho
 
 
 def test_eq_25_reading_L_holds_for_all_parameters() -> None:

@@ -9,16 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, Outcome
-from betweencut.sampler import ExactSampler
-from betweencut.tree import kary_tree
-from betweencut.tree_counting import (
+from betweencut.baselines.tree_counting import (
     CountingSchedule,
     alpha_for_rho,
     theorem_e1_violations,
     tree_counting,
 )
+from betweencut.errors import ParameterError
+from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.sampler import ExactSampler
+from betweencut.tree import kary_tree
 
 SCHEDULE = CountingSchedule.of(3, alpha_for_rho("5/6"), 1, "99/1000")
 

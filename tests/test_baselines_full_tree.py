@@ -7,15 +7,15 @@ from fractions import Fraction
 
 import pytest
 
-from betweencut.betweencut import path_counts
-from betweencut.errors import ParameterError
-from betweencut.full_tree import (
+from betweencut.baselines.full_tree import (
     FullTreeGaussian,
     FullTreeLaplace,
     kary_node_count,
     laplace_margin,
     margin_violations,
 )
+from betweencut.betweencut import path_counts
+from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, Outcome, RecordingTest, ReplayTest
 from betweencut.sampler import ExactSampler
 from betweencut.tree import kary_tree
@@ -80,7 +80,7 @@ def test_gaussian_sigma_eq_28_and_range() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_gaussian_within_margin_on_seeded_runs(seed: int) -> None:
-    from betweencut.margins import MarginSetting
+    from betweencut.baselines.margins import MarginSetting
 
     h, tau = 5, Fraction(60)
     tree = kary_tree(2, h)

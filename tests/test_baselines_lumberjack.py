@@ -8,13 +8,13 @@ from fractions import Fraction
 
 import pytest
 
+from betweencut.baselines.full_tree import margin_violations
+from betweencut.baselines.lumberjack import LumberjackStyle, lumberjack_calibrate
 from betweencut.betweencut import path_counts
 from betweencut.depo import depth_order
 from betweencut.errors import ParameterError
-from betweencut.full_tree import margin_violations
-from betweencut.lumberjack import LumberjackStyle, lumberjack_calibrate
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.lumberjack import audit_lumberjack, check_lumberjack_calibration
+from betweencut.proofs.baselines.lumberjack import audit_lumberjack, check_lumberjack_calibration
 from betweencut.tree import kary_tree
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from betweencut.baselines.margins import MarginSetting, crossover, margin_row
 from betweencut.cli import main
 from betweencut.errors import ParameterError
-from betweencut.margins import MarginSetting, crossover, margin_row
 
 
 def test_margins_by_hand_h3_eps1_delta_1_20() -> None:

@@ -7,12 +7,12 @@ from fractions import Fraction
 
 import pytest
 
+from betweencut.baselines.privtree import MIDPOINT_SPLIT, PrivTree, box_of, ln_upper
 from betweencut.errors import ParameterError
 from betweencut.exact import LogReal
 from betweencut.noisy_test import Outcome, RecordingTest, ReplayTest
-from betweencut.privtree import MIDPOINT_SPLIT, PrivTree, box_of, ln_upper
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.privtree import check_privtree_dp, domain_points, privtree_1d
+from betweencut.proofs.baselines.privtree import check_privtree_dp, domain_points, privtree_1d
 from betweencut.sampler import ExactSampler
 
 

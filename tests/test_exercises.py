@@ -1,5 +1,5 @@
 """Every exercise checker of the teaching notebooks accepts the reference solution the notebook
-keeps and rejects a wrong answer (`betweencut.properties.exercises`)."""
+keeps and rejects a wrong answer (`betweencut.properties.teaching.exercises`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from betweencut.exact import LogReal
 from betweencut.guarded_bt import GuardedBT
 from betweencut.noisy_test import Outcome, ReplayTest
 from betweencut.params import Params
-from betweencut.proofs.arith import ExpPoly
-from betweencut.properties import exercises
-from betweencut.properties.exercises import WrongAnswer
+from betweencut.proofs.exact.arith import ExpPoly
+from betweencut.properties.teaching import exercises
+from betweencut.properties.teaching.exercises import WrongAnswer
 from betweencut.tree import kary_tree
 
 GUARDED = GuardedBT.of(Fraction(2), Fraction(6), LogReal.of(2), Fraction(1, 2))
@@ -152,7 +152,7 @@ def test_deterministic_margins_accepts_the_reference_and_rejects_a_probabilistic
 
 # -- notebook 5 -------------------------------------------------------------------------------
 def test_privtree_checkers_accept_the_references_and_reject_wrong_answers() -> None:
-    from betweencut.privtree import PrivTree, box_of
+    from betweencut.baselines.privtree import PrivTree, box_of
 
     assert exercises.check_privtree_scale(Fraction(1, 2), 6).startswith("correct")
     for wrong in (3, Fraction(3, 2), "3*log(2)"):

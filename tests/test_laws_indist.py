@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from betweencut.exact import LogReal
 from betweencut.noisy_test import Outcome
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.indist import (
+from betweencut.proofs.exact.lp import solve, verify_farkas, verify_point
+from betweencut.proofs.laws.indist import (
     check_indistinguishable,
     check_q_target,
     check_q_target_lambda,
@@ -20,9 +21,8 @@ from betweencut.proofs.indist import (
     laws_of,
     tightest_lambda,
 )
-from betweencut.proofs.lp import solve, verify_farkas, verify_point
-from betweencut.proofs.models import exact_model, rational_model
-from betweencut.proofs.targets import lemma_5_3_witness, q_bound
+from betweencut.proofs.laws.models import exact_model, rational_model
+from betweencut.proofs.laws.targets import lemma_5_3_witness, q_bound
 
 xis = st.fractions(min_value=F(101, 100), max_value=F(12), max_denominator=100)
 

@@ -20,26 +20,25 @@ from betweencut.exact import LogReal
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.arith import ExpPoly, ExpRational, enclose, sign
-from betweencut.proofs.interval import (
+from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, sign
+from betweencut.proofs.exact.interval import (
     bounds,
     decide_sign,
     interval_law,
     interval_theorem_5_4_bound,
     precision,
 )
-from betweencut.proofs.lawcheck import (
+from betweencut.proofs.laws.bt_laws import guarded_exact_law
+from betweencut.proofs.laws.lawcheck import (
     _interval_laws,
     check_bt_laws_interval,
     check_output_laws,
     check_output_laws_interval,
 )
-from betweencut.proofs.laws import guarded_exact_law
-from betweencut.proofs.models import exact_model, rational_model
-from betweencut.proofs.qbound import check_q_lambda_at_least_one_fifth
-from betweencut.proofs.registry import audit_cases
-from betweencut.proofs.targets import q_bound
-from betweencut.proofs.tct import (
+from betweencut.proofs.laws.models import exact_model, rational_model
+from betweencut.proofs.laws.qbound import check_q_lambda_at_least_one_fifth
+from betweencut.proofs.laws.targets import q_bound
+from betweencut.proofs.laws.tct import (
     check_calibrated_theorem_5_4,
     check_lemma_4_1,
     check_theorem_5_4_bound_models,
@@ -48,6 +47,7 @@ from betweencut.proofs.tct import (
     q_lambda,
     theorem_5_4_bound,
 )
+from betweencut.proofs.registry import audit_cases
 
 xis = st.fractions(min_value=F(101, 100), max_value=F(12), max_denominator=100)
 

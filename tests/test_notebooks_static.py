@@ -1,6 +1,7 @@
 """The teaching notebooks keep their contract without running them: stored without outputs,
 no logic of their own (no function or class definitions, no lambdas), an opening that says what
-the reader will learn, and two or three exercises each checked by `betweencut.properties.exercises`.
+the reader will learn, and two or three exercises each checked by
+`betweencut.properties.teaching.exercises`.
 CI executes them separately (`python -m pytest --nbmake notebooks/`)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The grouped profile of a shared outcome tree (`betweencut.proofs.aligned`) equals the general
+"""The grouped profile of a shared outcome tree (`betweencut.proofs.privacy.aligned`) equals the
+general
 one exactly, and its packed arithmetic refuses what it cannot represent (issue 4, speed path)."""
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ import pytest
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
 from betweencut.params import Params
-from betweencut.proofs.aligned import AlignedJoint
-from betweencut.proofs.arith import ExpPoly
-from betweencut.proofs.enumerate import bag_value
-from betweencut.proofs.gallery import PRIVACY_BREAKING, LaplaceScaleLambda
-from betweencut.proofs.packed import Lattice
-from betweencut.proofs.privacy import PROJECTIONS, betweencut_cache, theorem_5_4_points
-from betweencut.proofs.privacy_audit import LawCache, audit_mechanism, neighbouring_pairs
+from betweencut.proofs.exact.arith import ExpPoly
+from betweencut.proofs.exact.packed import Lattice
+from betweencut.proofs.privacy.aligned import AlignedJoint
+from betweencut.proofs.privacy.audit import LawCache, audit_mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.claims import PROJECTIONS, betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.enumerate import bag_value
+from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING, LaplaceScaleLambda
 from betweencut.tree import kary_tree
 
 CASES = [  # (arity, height, tau, lambda, R)

@@ -8,7 +8,7 @@ import pytest
 
 from betweencut.cli import main
 from betweencut.params import Params
-from betweencut.proofs.privacy_search import search_worst_pair
+from betweencut.proofs.privacy.search import search_worst_pair
 from betweencut.tree import kary_tree
 
 CONTRACT = ["audit", "privacy", "--arity", "2", "--height", "3", "--lam", "0.5", "--R", "2",
@@ -70,7 +70,7 @@ def test_theorem_5_4_search_mode_finds_a_tight_pair() -> None:
 
 
 def test_theorem_5_4_search_mode_refutes_a_broken_variant() -> None:
-    from betweencut.proofs.gallery import GuardsWithoutR
+    from betweencut.proofs.privacy.gallery import GuardsWithoutR
 
     result = search_worst_pair(kary_tree(2, 2), Params.of(2, 1, 3), max_examples=30,
                                variant=GuardsWithoutR)

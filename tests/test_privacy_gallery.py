@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from betweencut.proofs.arith import sign
-from betweencut.proofs.gallery import PRIVACY_BREAKING, STRUCTURAL_ONLY, audit_variant, refute
-from betweencut.proofs.privacy_audit import neighbouring_pairs
+from betweencut.proofs.exact.arith import sign
+from betweencut.proofs.privacy.audit import neighbouring_pairs
+from betweencut.proofs.privacy.gallery import (
+    PRIVACY_BREAKING,
+    STRUCTURAL_ONLY,
+    audit_variant,
+    refute,
+)
 from betweencut.tree import kary_tree
 
 

@@ -8,9 +8,10 @@ import pytest
 
 from betweencut.calibration import calibrate
 from betweencut.params import Params
-from betweencut.proofs.arith import ExpPoly, sign
-from betweencut.proofs.certificate import ClaimRefuted
-from betweencut.proofs.privacy import (
+from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.certificate import ClaimRefuted
+from betweencut.proofs.privacy.audit import audit_mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.claims import (
     betweencut_cache,
     check_lemma_c_1,
     check_theorem_5_4_enumerated,
@@ -18,7 +19,6 @@ from betweencut.proofs.privacy import (
     exhaustive,
     pair_report,
 )
-from betweencut.proofs.privacy_audit import audit_mechanism, neighbouring_pairs
 from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import kary_tree
 
@@ -107,7 +107,7 @@ def test_lemma_c_1_rejects_a_wrong_bound() -> None:
 
 
 def test_lemma_c_1_refutes_a_broken_variant() -> None:
-    from betweencut.proofs.gallery import PRIVACY_BREAKING
+    from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING
 
     case = PRIVACY_BREAKING["top-down levels"]
     tree = kary_tree(case.arity, case.height)

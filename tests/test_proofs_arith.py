@@ -11,7 +11,7 @@ from mpmath import iv
 
 from betweencut.errors import Undecided
 from betweencut.exact import LogReal
-from betweencut.proofs.arith import ExpPoly, ExpRational, certainly_le, certainly_lt, sign
+from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, certainly_lt, sign
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=12)
 polys = st.dictionaries(small, small, max_size=4).map(ExpPoly)

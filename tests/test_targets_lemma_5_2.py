@@ -11,9 +11,14 @@ from hypothesis import strategies as st
 
 from betweencut.noisy_test import Outcome
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.models import exact_model, rational_model
-from betweencut.proofs.targets import check_lemma_5_2, lemma_5_2_witness, q_bound, sweep_lemma_5_2
-from betweencut.proofs.tct import q_lambda
+from betweencut.proofs.laws.models import exact_model, rational_model
+from betweencut.proofs.laws.targets import (
+    check_lemma_5_2,
+    lemma_5_2_witness,
+    q_bound,
+    sweep_lemma_5_2,
+)
+from betweencut.proofs.laws.tct import q_lambda
 
 xis = st.fractions(min_value=F(101, 100), max_value=F(12), max_denominator=100)
 gaps = st.integers(1, 7)

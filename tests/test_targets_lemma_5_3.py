@@ -16,9 +16,9 @@ from betweencut.exact import LogReal
 from betweencut.guarded_bt import GuardedBT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.lawcheck import check_kappa_interval
-from betweencut.proofs.models import exact_model, rational_model
-from betweencut.proofs.targets import check_lemma_5_3, lemma_5_3_witness, sweep_lemma_5_3
+from betweencut.proofs.laws.lawcheck import check_kappa_interval
+from betweencut.proofs.laws.models import exact_model, rational_model
+from betweencut.proofs.laws.targets import check_lemma_5_3, lemma_5_3_witness, sweep_lemma_5_3
 
 xis = st.fractions(min_value=F(101, 100), max_value=F(12), max_denominator=100)
 EPS = F(1, 10**6)
@@ -101,7 +101,7 @@ def test_lemma_5_3_rejects_q_one_percent_too_large() -> None:
     model = rational_model(10, 13, F(3, 2), 2)
     w = lemma_5_3_witness(model, 9, 10)
     assert w.case == "both randomized (Eq. 101-102)"
-    from betweencut.proofs.targets import q_bound
+    from betweencut.proofs.laws.targets import q_bound
 
     with pytest.raises(ClaimRefuted, match="< q"):
         check_lemma_5_3(model, 9, 10, w, q=q_bound(model) * F(101, 100))

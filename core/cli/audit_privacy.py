@@ -1,6 +1,7 @@
 """`betweencut audit privacy`: exact privacy profiles of one neighbouring pair (or all of them).
 
-With no flags it runs the registered default cases (`betweencut.proofs.privacy`). With a tree,
+With no flags it runs the registered default cases (`betweencut.proofs.privacy.claims`). With a
+tree,
 parameters and a pair `(D, D + z)` it prints, for each `r = 1..L`, the exact `δ(rλ)` of the full
 transcript and of the Heavy set, Theorem 5.4's bound and the verdict; `--exhaustive N` audits
 every database of size `<= N` with every added leaf. Exit 1 when a claim is refuted.
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         from betweencut.cli.audit import run as run_group
 
         return int(run_group(args))
-    from betweencut.proofs.privacy import betweencut_cache, pair_report
+    from betweencut.proofs.privacy.claims import betweencut_cache, pair_report
 
     tree, params, promised = _setup(args)
     if params.lam > 1:
@@ -130,8 +131,8 @@ def run(args: argparse.Namespace) -> int:
 def _promised(out: dict[str, Any], promised: dict[str, Any], cache: Any, db: tuple[Node, ...],
               z: Node, on: list[str]) -> bool:
     """Theorem 5.5: `δ(ε) <= δ` at the calibrated `(ε, δ)`."""
-    from betweencut.proofs.arith import exact_str
-    from betweencut.proofs.privacy_audit import check_point, display
+    from betweencut.proofs.exact.arith import exact_str
+    from betweencut.proofs.privacy.audit import check_point, display
 
     ok = True
     for name in on:
@@ -164,7 +165,7 @@ def _print_pair(out: dict[str, Any], on: list[str]) -> None:
 
 
 def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str]) -> int:
-    from betweencut.proofs.privacy import exhaustive
+    from betweencut.proofs.privacy.claims import exhaustive
 
     def bar(items: Any, total: int) -> Any:
         return progress(items, total, "pairs")

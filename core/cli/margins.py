@@ -3,7 +3,7 @@
 Table 1 / Section 5.3: BetweenCut (Eq. (24)), its relaxation Eq. (25) in both readings, the
 full-tree Laplace and Gaussian baselines (Eq. (27), (30)), Ghazi et al. (Eq. (10)) and the
 Lumberjack-style baseline; and, per baseline, the crossover height from which BetweenCut's
-margin is the smallest (certified comparisons, see `betweencut.margins`).
+margin is the smallest (certified comparisons, see `betweencut.baselines.margins`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import argparse
 import json
 from typing import Any
 
+from betweencut.baselines.margins import ALL, BASELINES, MarginSetting, crossover, margin_row
 from betweencut.cli._common import UsageError, add_command, positive_int, rational
-from betweencut.margins import ALL, BASELINES, MarginSetting, crossover, margin_row
 
 LABELS = {
     "betweencut": "BetweenCut (Eq. 24)", "eq25_L": "Eq. 25, X = L",

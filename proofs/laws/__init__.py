@@ -1,0 +1,6 @@
+"""Single-query claims: the exact output laws of BT/GuardedBT (`bt_laws`, `models`), the q-target
+witnesses of Lemmas 5.2/5.3 (`witness`, `targets`), Def. 2.7/5.1 (`indist`), Eq. (16)
+(`qbound`), Lemma 4.1 and Theorem 5.4's bound (`tct`), and their audit cases (`audit`).
+
+May import: core, `betweencut.proofs.exact`, and the top-level `registry`.
+"""

@@ -1,0 +1,198 @@
+"""Sharing one enumerated outcome tree between databases (the structure behind the benchmark).
+
+Alg. 3 (`BetweenCut.run`) reads the database only through `count_query(c_u, test, u)`: the
+guard decides some counts (Alg. 1, l. 1-4), the others go to the noisy test, and the rest of
+the run sees only the answer. So two databases whose counts get the same guard decision at
+every node run the *same* code path on the same answers: same queried nodes, same transcript,
+same Heavy set; only the laws of the noisy answers differ (off the records' paths they do not
+even differ: Eq. 4). `SharedTreeCache` therefore enumerates the real mechanism once per *guard
+pattern* (`u -> guard(c_u)`) and re-weights each answer sequence for every other database with
+that pattern, exactly: `P_D(α) = Π_i P(BT(c_{u_i}(D)) = α_i)`. A database whose guard decides
+a node that the enumerated tree asked is weighed on it too (`covers`): the guard's answer there
+has probability 1 and the others probability 0, which is what the run would have seen.
+
+This applies only to mechanisms that keep `BetweenCut.run` (variants may override
+`make_query`, `level_order`, `apply`) and whose answer laws depend on the count only (checked:
+re-weighting the enumerated database itself must give back every enumerated probability); any
+other mechanism is enumerated directly. The tests compare both routes exactly on every
+database of size <= 3 on small trees, and every profile on every pair of size <= 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from betweencut.betweencut import BetweenCut, path_counts
+from betweencut.errors import ParameterError
+from betweencut.noisy_test import Outcome
+from betweencut.proofs.privacy.aligned import (
+    AlignedJoint,
+    NotAligned,
+    OutcomeTable,
+    Packer,
+    PairClasses,
+    Weights,
+)
+from betweencut.proofs.privacy.audit import Database, LawCache, Mechanism, with_record
+from betweencut.proofs.privacy.enumerate import Enumeration, query_factor_ids
+from betweencut.proofs.privacy.profiles import PairProfile
+from betweencut.tree import Node
+
+__all__ = ["SharedTreeCache", "covers", "guard_pattern"]
+
+Pattern = tuple[Outcome | None, frozenset[tuple[Node, Outcome | None]]]
+
+
+def guard_pattern(mechanism: BetweenCut, db: Database) -> Pattern:
+    """`guard(0)` and every node whose guard decision differs from `guard(0)`: two databases
+    with equal patterns get the same guard decision at every node of the tree."""
+    guard = mechanism.count_query.guard
+    zero = guard(0)
+    differing = frozenset(
+        (u, g) for u, c in path_counts(db).items() if (g := guard(c)) != zero
+    )
+    return zero, differing
+
+
+def covers(tree: Pattern, db: Pattern) -> bool:
+    """Can a database with pattern `db` be weighed on the outcome tree of pattern `tree`: is
+    every node it asks asked there, and every node decided there decided the same way?"""
+    zero = tree[0]
+    decided, own = dict(tree[1]), dict(db[1])
+    return all(
+        decided.get(u, zero) is None or decided.get(u, zero) == own.get(u, db[0])
+        for u in decided.keys() | own.keys()
+    ) and (zero is None or zero == db[0])
+
+
+class SharedTreeCache(LawCache):
+    """A `LawCache` for BetweenCut variants that enumerates once per guard pattern.
+
+    A pair whose two databases can both be weighed on one enumerated outcome tree (`covers`)
+    is compared by `AlignedJoint` (grouped answer sequences, exact); other pairs, and
+    mechanisms that replace `run`, go through the general `LawCache` path.
+    """
+
+    def __init__(
+        self, mechanism: BetweenCut, run: Mechanism,
+        projections: dict[str, Callable[[object], Hashable]],
+    ) -> None:
+        super().__init__(run, projections)
+        self.mechanism = mechanism
+        self.shared = type(mechanism).run is BetweenCut.run
+        self.representatives: dict[Pattern, Database] = {}
+        self.patterns: dict[Database, Pattern] = {}
+        self.direct_runs = 0
+        self.tables: dict[Database, OutcomeTable | None] = {}
+        self.weights: dict[tuple[Database, Database], Weights] = {}
+        self.packer = Packer(mechanism.params.lam)  # Theorem 5.4 asks at ε = rλ
+        self._laws: dict[int, dict[Outcome, int | None]] = {}
+        self._pair: tuple[tuple[Database, Node, Database], PairClasses] | None = None
+
+    def law_at(self, count: int) -> dict[Outcome, int | None]:
+        """The answer law at a node with this count: the factor id of each outcome of the noisy
+        test, or `{guard outcome: None}` (probability 1) where the guard decides."""
+        found = self._laws.get(count)
+        if found is None:
+            query = self.mechanism.count_query
+            decided = query.guard(count)
+            found = {decided: None} if decided is not None else dict(
+                query_factor_ids(query.query(count)))
+            self._laws[count] = found
+        return found
+
+    def pattern(self, db: Database) -> Pattern:
+        found = self.patterns.get(db)
+        if found is None:
+            found = self.patterns[db] = guard_pattern(self.mechanism, db)
+        return found
+
+    def representative(self, db: Database) -> Database:
+        """The database whose directly enumerated outcome tree has `db`'s guard pattern."""
+        pattern = self.pattern(db)
+        found = self.representatives.get(pattern)
+        if found is None:
+            found = self.representatives[pattern] = db
+            self.direct_runs += super().enumeration(db).transcripts
+        return found
+
+    def table(self, rep: Database) -> OutcomeTable | None:
+        """The outcome tree of `rep` as arrays, checked: re-weighting `rep` itself must give
+        back every enumerated bag (else the laws depend on more than the count: not shared)."""
+        if rep not in self.tables:
+            table: OutcomeTable | None = None
+            try:
+                table = OutcomeTable(self.enumerations[rep])
+                own = Weights.of(table, path_counts(rep), self.law_at)
+                if any(own.bag_of(i) != bag for i, (_, bag) in enumerate(table.base.leaves)):
+                    table = None
+                else:
+                    self.weights[rep, rep] = own
+            except NotAligned:
+                table = None
+            self.tables[rep] = table
+        return self.tables[rep]
+
+    def common_tree(self, first: Database, second: Database) -> Database | None:
+        """An enumerated outcome tree both databases can be weighed on (the smallest known
+        one, else the tree of one of them if it covers the other), or None."""
+        if not self.shared:
+            return None
+        pf, ps = self.pattern(first), self.pattern(second)
+        known = [rep for p, rep in self.representatives.items() if covers(p, pf) and covers(p, ps)]
+        if known:
+            return min(known, key=lambda rep: self.enumerations[rep].transcripts)
+        for db, pattern in ((first, pf), (second, ps)):
+            if covers(pattern, pf) and covers(pattern, ps):
+                return self.representative(db)
+        return None
+
+    def weigh(self, db: Database, rep: Database) -> tuple[OutcomeTable, Weights] | None:
+        table = self.table(rep)
+        if table is None:
+            return None
+        found = self.weights.get((db, rep))
+        if found is None:
+            try:
+                found = Weights.of(table, path_counts(db), self.law_at)
+            except NotAligned:
+                return None
+            self.weights[db, rep] = found
+            self.transcripts += table.transcripts
+        return table, found
+
+    def enumeration(self, db: Database) -> Enumeration[object]:
+        found = self.enumerations.get(db)
+        if found is not None:
+            return found
+        weighed = self.weigh(db, self.representative(db)) if self.shared else None
+        if weighed is None:
+            return super().enumeration(db)
+        table, weights = weighed
+        found = Enumeration()
+        found.leaves = [(out, weights.bags[k]) for (out, _), k in
+                        zip(table.base.leaves, weights.group.tolist(), strict=True)]
+        found.steps = table.base.steps
+        self.enumerations[db] = found
+        return found
+
+    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+        """As `LawCache.make_joint`; when both databases can be weighed on one outcome tree,
+        the exact `AlignedJoint` (grouped answer sequences) instead of comparing every output."""
+        other = with_record(db, z)
+        rep = self.common_tree(db, other)
+        if rep is None:
+            return super().make_joint(db, z, on)
+        mine, theirs = self.weigh(db, rep), self.weigh(other, rep)
+        if mine is None or theirs is None:
+            return super().make_joint(db, z, on)
+        if on not in self.projections:
+            raise ParameterError("on", on, f"one of {sorted(self.projections)}")
+        table = mine[0]
+        if self._pair is None or self._pair[0] != (db, z, rep):
+            path = [z[:d] for d in range(len(z) + 1)]
+            self._pair = ((db, z, rep), PairClasses(table, path, path_counts(db), self.law_at))
+        classes = self._pair[1]
+        self.packer.admit({*mine[1].bags, *theirs[1].bags}, table.transcripts)
+        return AlignedJoint(table, classes, (mine[1], theirs[1]), self.packer,
+                            self.projections[on])

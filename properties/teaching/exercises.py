@@ -1,0 +1,290 @@
+"""Checkers for the exercises of the teaching notebooks (`notebooks/`).
+
+Each `check_...` takes the exercise's public setting and the reader's answer, returns a short
+`"correct: ..."` text when the answer is right and raises `WrongAnswer` (saying what is wrong,
+never the solution) otherwise. The reference solution kept in each notebook goes through the
+same checker when CI executes the notebook, and `tests/test_exercises.py` shows that every
+checker accepts the reference and rejects a wrong answer.
+
+Answers are compared exactly: integers, `Fraction`s, node tuples, and exact numbers. An exact
+number may be given as an `int`, a `Fraction`, an `ExpPoly`/`ExpRational`
+(`betweencut.proofs.exact.arith`), or a sympy expression / string such as `"1 - exp(-1)/2"` that is
+a
+rational combination of `exp(rational)` terms; it is converted to an `ExpPoly` and compared
+coefficient by coefficient (zero iff all coefficients vanish, Hermite–Lindemann), no float.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+from betweencut.betweencut import BetweenCut, Run
+from betweencut.calibration import path_query_bound
+from betweencut.depo import depo
+from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.guarded_bt import BT
+from betweencut.noisy_test import Outcome
+from betweencut.params import Params
+from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str
+from betweencut.proofs.laws.bt_laws import guarded_exact_law
+from betweencut.proofs.laws.tct import q_lambda, theorem_5_4_bound
+from betweencut.properties.teaching.basics import node_name, query_steps
+from betweencut.properties.teaching.privacy import profile_curve
+from betweencut.tree import Node, PublicTree
+
+#: int, Fraction, ExpPoly, ExpRational, a sympy expression or a string (see `as_exact`).
+ExactAnswer = object
+
+
+class WrongAnswer(BetweenCutError, AssertionError):
+    """The reader's answer to an exercise is wrong; the message says how, not what is right."""
+
+
+def _correct(text: str) -> str:
+    return f"correct: {text}"
+
+
+def _integer(answer: object, what: str) -> int:
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        raise WrongAnswer(f"{what} should be an integer, got {answer!r}")
+    return answer
+
+
+# -- exact numbers ------------------------------------------------------------------------------
+def as_exact(answer: ExactAnswer) -> ExpRational:
+    """Read an answer as an exact number (see the module docstring); raises `WrongAnswer` for
+    a float or a form outside rational combinations of `exp(rational)`."""
+    if isinstance(answer, bool | float):
+        raise WrongAnswer(f"give an exact number, not the float {answer!r}")
+    if isinstance(answer, int | Fraction | ExpPoly | ExpRational):
+        return ExpRational.of(answer)
+    import sympy
+
+    try:
+        expr = sympy.sympify(answer, rational=True) if isinstance(answer, str) else answer
+    except (sympy.SympifyError, TypeError, SyntaxError) as exc:
+        raise WrongAnswer(f"cannot read {answer!r} as an exact number: {exc}") from None
+    if not isinstance(expr, sympy.Expr):
+        raise WrongAnswer(f"cannot read {answer!r} as an exact number")
+    num, den = sympy.fraction(sympy.together(expr))
+    return ExpRational(_sympy_exppoly(num, answer), _sympy_exppoly(den, answer))
+
+
+def _sympy_exppoly(expr: object, shown: object) -> ExpPoly:
+    import sympy
+
+    out = ExpPoly()
+    expanded = sympy.powsimp(sympy.expand(expr), combine="exp")
+    for term in sympy.Add.make_args(expanded):
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_Rational:
+            raise WrongAnswer(f"{shown!r}: the coefficient {coeff} is not an exact rational")
+        exponent = _exp_argument(rest)
+        if exponent is None:
+            raise WrongAnswer(f"{shown!r}: the term {rest} is not exp(rational)")
+        out = out + ExpPoly.exp(exponent, Fraction(int(coeff.p), int(coeff.q)))
+    return out
+
+
+def _exp_argument(rest: object) -> Fraction | None:
+    import sympy
+
+    if rest == 1:
+        return Fraction(0)
+    if rest == sympy.E:
+        return Fraction(1)
+    base, exponent = rest.as_base_exp()  # type: ignore[attr-defined]
+    if isinstance(rest, sympy.exp):
+        exponent, base = rest.args[0], sympy.E
+    if base == sympy.E and exponent.is_Rational:
+        return Fraction(int(exponent.p), int(exponent.q))
+    return None
+
+
+def _same_number(answer: ExactAnswer, expected: ExpPoly | ExpRational | Fraction) -> bool:
+    return bool(as_exact(answer) == ExpRational.of(expected))
+
+
+# -- notebook 1: GuardedBT -------------------------------------------------------------------
+def check_law_value(mechanism: BT, count: int, outcome: Outcome, answer: ExactAnswer) -> str:
+    """Exercise: the exact probability `P(mechanism(count) = outcome)` (Alg. 1 / Alg. 4)."""
+    value = guarded_exact_law(mechanism, count)[outcome]
+    if not _same_number(answer, value):
+        raise WrongAnswer(f"P({outcome.value}) at c = {count} is not {answer}")
+    return _correct(f"P({outcome.value}) at c = {count} is {exact_str(value)}")
+
+
+def check_guard_cut(mechanism: BT, side: Outcome, answer: object) -> str:
+    """Exercise: the largest count the lower guard sends to `L` (`side=L`), or the smallest the
+    upper guard sends to `H` (`side=H`) (Alg. 1, l. 1-4)."""
+    c = _integer(answer, "a count")
+    if side not in (Outcome.L, Outcome.H):
+        raise ParameterError("side", side, "Outcome.L or Outcome.H")
+    inside = mechanism.guard(c) is side
+    neighbour = c + 1 if side is Outcome.L else c - 1
+    if not inside or mechanism.guard(neighbour) is side:
+        which = "largest" if side is Outcome.L else "smallest"
+        raise WrongAnswer(f"{c} is not the {which} count the guard answers {side.value}")
+    return _correct(f"the guard answers {side.value} from c = {c} outwards")
+
+
+def check_q_lambda(lam: Fraction, answer: ExactAnswer) -> str:
+    """Exercise: `q_λ = (1 - e^{-2})/(1 + e^λ)` (Eq. (16), Lemma 5.2, Eq. (99)) exactly."""
+    value = q_lambda(Fraction(lam))
+    if not _same_number(answer, value):
+        raise WrongAnswer(f"q_lambda at lambda = {lam} is not {answer}")
+    return _correct(f"q_lambda = {exact_str(value)}")
+
+
+# -- notebook 2: BetweenCut step by step --------------------------------------------------------
+def check_depo(i: int, j: int, answer: Sequence[int]) -> str:
+    """Exercise: the level order `DepO(i, j)` (Alg. 2)."""
+    expected = depo(i, j)
+    given = list(answer)
+    if given != expected:
+        first = next((k for k, (x, y) in enumerate(zip(given, expected, strict=False)) if x != y),
+                     min(len(given), len(expected)))
+        raise WrongAnswer(f"DepO({i}, {j}) differs from {given} at position {first}")
+    return _correct(f"DepO({i}, {j}) = {expected}")
+
+
+def check_path_query_bound(height: int, answer: object) -> str:
+    """Exercise: `L = ⌈log2(h + 1)⌉`, the most queried nodes on a path (Lemma 4.2, Eq. (14))."""
+    value = path_query_bound(height)
+    if _integer(answer, "L") != value:
+        raise WrongAnswer(f"at h = {height} the bound of Lemma 4.2 is not {answer}")
+    return _correct(f"L = {value} at h = {height}")
+
+
+def check_step_writes(
+    tree: PublicTree, params: Params, leaves: Sequence[Node], run: Run, step: int,
+    answer: Iterable[Node],
+) -> str:
+    """Exercise: the set of nodes whose label was written because of query number `step`
+    (1-based) of `run` (Alg. 3, l. 9-15 with Alg. 6)."""
+    steps = query_steps(tree, params, leaves, run)
+    if not 1 <= step <= len(steps):
+        raise ParameterError("step", step, f"1 <= step <= {len(steps)}")
+    expected = {u for u, _, _ in steps[step - 1].assignments}
+    given = {tuple(u) for u in answer}
+    if given != expected:
+        missing, extra = len(expected - given), len(given - expected)
+        raise WrongAnswer(f"query {step} wrote a different set: {missing} node(s) missing, "
+                          f"{extra} node(s) too many")
+    names = ", ".join(sorted(node_name(u) for u in expected))
+    return _correct(f"query {step} wrote {{{names}}}")
+
+
+# -- notebook 3: privacy, exactly --------------------------------------------------------------
+def check_theorem_5_4_delta(
+    L: int, lam: Fraction, R: Fraction | int, r: int, answer: ExactAnswer
+) -> str:
+    """Exercise: Theorem 5.4's `δ_r = (L/2)·e^{-λ(R-1)} + 1{r<L}·(1 - q_λ)^r` (Eq. (22))."""
+    value = theorem_5_4_bound(L, Fraction(lam), R, r)
+    if not _same_number(answer, value):
+        raise WrongAnswer(f"delta_{r} of Theorem 5.4 is not {answer}")
+    return _correct(f"delta_{r} = {exact_str(value)}")
+
+
+def check_profile_value(
+    tree: PublicTree, params: Params, db: Sequence[Node], z: Node, eps: Fraction,
+    answer: ExactAnswer, variant: type[BetweenCut] = BetweenCut,
+) -> str:
+    """Exercise: the exact enumerated `δ(ε)` of the transcript on the pair `(D, D + z)`."""
+    value = profile_curve(tree, params, db, z, [eps], variant)[0].delta
+    if not _same_number(answer, value):
+        raise WrongAnswer(f"delta({eps}) on this pair is not {answer}")
+    return _correct(f"delta({eps}) = {exact_str(value)}")
+
+
+def check_pure_multiple(
+    tree: PublicTree, params: Params, db: Sequence[Node], z: Node, answer: object,
+    variant: type[BetweenCut] = BetweenCut,
+) -> str:
+    """Exercise: the least integer `r` with `δ(r·λ) = 0` on the pair `(D, D + z)`: the number
+    of `λ`-costly queries the pair can tell apart (exactly zero, decided symbolically)."""
+    r = _integer(answer, "r")
+    if r < 1:
+        raise WrongAnswer(f"r = {r} should be at least 1")
+    lam = params.lam
+    at, below = profile_curve(tree, params, db, z, [r * lam, (r - 1) * lam], variant)
+    if not at.delta.is_zero():
+        raise WrongAnswer(f"delta({r}*lambda) is not 0: r = {r} is too small")
+    if below.delta.is_zero():
+        raise WrongAnswer(f"delta({r - 1}*lambda) is already 0: r = {r} is not the least")
+    return _correct(f"delta(r*lambda) = 0 first at r = {r}")
+
+
+# -- notebook 4: error against height ----------------------------------------------------------
+def check_calibrated_r(height: int, epsilon: object, delta: object, answer: object) -> str:
+    """Exercise: `r = min(L, r0)` of Theorem 5.5, Eq. (23), at `(h, ε, δ)`."""
+    from betweencut.calibration import calibrate
+
+    value = calibrate(height, epsilon, delta).r
+    if _integer(answer, "r") != value:
+        raise WrongAnswer(f"r at h = {height} is not {answer}")
+    return _correct(f"r = {value}")
+
+
+def check_margin_block_end(height: int, answer: object) -> str:
+    """Exercise: the largest height with the same `L = ⌈log2(h + 1)⌉` as `height`, hence (for
+    fixed `ε`, `δ`) the same BetweenCut margin (Theorem 5.6, Eq. (24))."""
+    h = _integer(answer, "a height")
+    L = path_query_bound(height)
+    if h < 1 or path_query_bound(h) != L:
+        raise WrongAnswer(f"h = {h} does not have L = {L}")
+    if path_query_bound(h + 1) == L:
+        raise WrongAnswer(f"h = {h + 1} still has L = {L}: {h} is not the largest")
+    return _correct(f"every h in [{2 ** (L - 1)}, {h}] has L = {L}")
+
+
+def check_deterministic_margins(answer: Iterable[str]) -> str:
+    """Exercise: which methods of `betweencut margins` have a margin that holds on every run
+    (with probability 1), not only except with probability `β`."""
+    from betweencut.baselines.margins import DETERMINISTIC
+
+    given = set(answer)
+    unknown = given - set(DETERMINISTIC)
+    if unknown:
+        raise WrongAnswer(f"unknown method names {sorted(unknown)}; use {sorted(DETERMINISTIC)}")
+    expected = {name for name, det in DETERMINISTIC.items() if det}
+    if given != expected:
+        raise WrongAnswer(f"{len(expected - given)} deterministic method(s) missing, "
+                          f"{len(given - expected)} probabilistic one(s) included")
+    return _correct(f"deterministic: {sorted(expected)}")
+
+
+# -- notebook 5: PrivTree ----------------------------------------------------------------------
+def check_privtree_scale(epsilon: object, answer: ExactAnswer) -> str:
+    """Exercise: PrivTree's Laplace scale `λ_PT = (2β − 1)/((β − 1)·ε)` for fanout `β = 2`."""
+    from betweencut.baselines.privtree import PrivTree, box_of
+
+    value = PrivTree.of(box_of((0, 2)), epsilon).scale
+    if not _same_number(answer, value):
+        raise WrongAnswer(f"the scale at epsilon = {epsilon} is not {answer}")
+    return _correct(f"lambda_PT = {value}")
+
+
+def check_privtree_score(mechanism: object, n_points: int, depth: int,
+                         answer: ExactAnswer) -> str:
+    """Exercise: the biased, clamped score `b̂_v = max(n_v − δ_PT·ℓ, θ − δ_PT)`."""
+    value = mechanism.score(n_points, depth)  # type: ignore[attr-defined]
+    if not _same_number(answer, value):
+        raise WrongAnswer(f"the score of a node at depth {depth} with {n_points} points is "
+                          f"not {answer}")
+    return _correct(f"b_hat = {value}")
+
+
+def check_first_split(mechanism: object, point: tuple[int, ...], answer: object) -> str:
+    """Exercise: the child of the root box that holds `point` after the first split (halve
+    the widest side at its integer midpoint, half-open cells)."""
+    box = mechanism.box  # type: ignore[attr-defined]
+    children = mechanism.split.children(box)  # type: ignore[attr-defined]
+    inside = [c for c in children if mechanism.member(point, c)]  # type: ignore[attr-defined]
+    if not inside:
+        raise ParameterError("point", point, f"a point of the public box {box}")
+    given = tuple(tuple(axis) for axis in answer)  # type: ignore[attr-defined]
+    if given != inside[0]:
+        raise WrongAnswer(f"{point} is not in the child box {given}")
+    return _correct(f"{point} lies in {inside[0]}")
