@@ -48,8 +48,11 @@ def session(master: str | None = None) -> Any:
         return active
     builder = SparkSession.builder.appName("betweencut").master(master or "local[*]")
     builder = builder.config("spark.ui.enabled", "false")
-    builder = builder.config("spark.sql.shuffle.partitions", "8")
-    return builder.getOrCreate()
+    builder = builder.config("spark.ui.showConsoleProgress", "false")
+    builder = builder.config("spark.sql.shuffle.partitions", "4" if master is None else "200")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
 
 
 def read(spark: Any, source: Source) -> Any:
@@ -138,20 +141,21 @@ def classify(
     if stats["bad"] or (stats["null"] and not source.skip_null):
         grouped.unpersist()
         _raise_first_bad(spark, frame, source, codec, kind, column)
-    rows: list[tuple[int, int, int]] = []
-    level = grouped.filter(F.col("code") >= 0)
-    below = grouped
-    for d in range(codec.height - 1, -1, -1):
-        if d < codec.height - 1:
-            level = level.groupBy(F.expr(f"code div {r}").alias("code")) \
-                .agg(F.sum("c").cast("long").alias("c")).persist()
-        keep = F.col("c") > cut
-        if codec.tree.end_of_record and d > 0:
-            keep = keep & (F.col("code") % r != 0)
-        rows.extend((d, int(x["code"]), int(x["c"])) for x in level.filter(keep).collect())
-        below.unpersist()
-        below = level
-    below.unpersist()
+    # every depth's prefix of every distinct leaf, grouped once (one job: the per-depth chain of
+    # the DuckDB engine costs one Spark job a depth)
+    h = codec.height
+    powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth) = powers[h - depth]
+    prefixes = grouped.filter(F.col("code") >= 0).select(
+        F.explode(F.sequence(F.lit(0), F.lit(h - 1))).alias("depth"), "code", "c",
+    ).select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)").alias("code"),
+             "c")
+    counts = prefixes.groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
+    keep = F.col("c") > cut
+    if codec.tree.end_of_record:
+        keep = keep & ((F.col("depth") == 0) | (F.col("code") % r != 0))
+    rows = [(int(x["depth"]), int(x["code"]), int(x["c"]))
+            for x in counts.filter(keep).collect()]
+    grouped.unpersist()
     counted = time.perf_counter()
     table = np.array(rows, dtype=np.int64).reshape(-1, 3)
     cands = Candidates.from_rows(codec.height, table[:, 0], table[:, 1], table[:, 2])
