@@ -119,11 +119,15 @@ def prefix_sql(codec: TreeCodec, code_expr: str, columns: str, reader: str, cut:
             + "\nORDER BY 1, 3")
 
 
-def connect(threads: int | None = None) -> Any:
+def connect(threads: int | None = None, memory_limit: str | None = None) -> Any:
+    """An in-memory DuckDB connection; `memory_limit` (e.g. "3GB") makes large groupings spill
+    to DuckDB's temporary directory instead of growing past it."""
     duckdb = require("duckdb", "duckdb", "duckdb")
     con = duckdb.connect()
     if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
+    if memory_limit is not None:
+        con.execute("SET memory_limit = $limit", {"limit": memory_limit})
     return con
 
 
@@ -160,13 +164,14 @@ def classify(
     test: NoisyTest | None = None,
     *,
     threads: int | None = None,
+    memory_limit: str | None = None,
     max_candidates: int | None = None,
 ) -> EngineResult:
     """The Heavy set of `source` on the public tree of `codec`: DuckDB counts, the exact stage
     labels (`betweencut.engines.common.classify_candidates`). Requires `tau >= E`."""
     start = time.perf_counter()
     cut = candidate_cut(params)
-    con = connect(threads)
+    con = connect(threads, memory_limit)
     column, kind = column_kind(con, source, codec)
     query = prefix_sql(codec, code_sql(codec, kind), columns_sql(kind, column),
                        reader_sql(source), cut)
