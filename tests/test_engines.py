@@ -45,7 +45,7 @@ from betweencut.sparse import sparse_between_cut
 from betweencut.tree import Node, PublicTree, kary_tree, prefix_tree
 
 duckdb = pytest.importorskip("duckdb")
-SEEDS = range(8)
+SEEDS = range(6)
 
 
 # -- data -------------------------------------------------------------------------------------
@@ -95,6 +95,15 @@ def reference(tree: PublicTree, records: list[str], params: Params, seed: int
     return heavy, [q for q, _ in test.log]
 
 
+@pytest.fixture(params=["chain", "split"])
+def plan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both DuckDB plans: one scan and a per-depth chain (small trees), or two scans split at a
+    shallow depth (forced here by allowing at most 2 groups in the first scan)."""
+    if request.param == "split":
+        monkeypatch.setattr(duck, "SPLIT_GROUPS", 2)
+    return str(request.param)
+
+
 def engine_run(source: Source, tree: PublicTree, params: Params, seed: int
                ) -> tuple[frozenset[Node], list[Any], dict[str, object]]:
     test = RecordingTest(ExactSampler(seed))
@@ -105,7 +114,9 @@ def engine_run(source: Source, tree: PublicTree, params: Params, seed: int
 # -- the equivalence: candidates decide the Heavy set ---------------------------------------------
 
 @pytest.mark.parametrize(("k", "h"), [(2, 4), (3, 4), (2, 7), (1, 5), (2, 1)])
-def test_duckdb_equals_sparse_on_kary_trees_csv_and_parquet(tmp_path: Path, k: int, h: int) -> None:
+def test_duckdb_equals_sparse_on_kary_trees_csv_and_parquet(
+    tmp_path: Path, k: int, h: int, plan: str
+) -> None:
     tree = kary_tree(k, h)
     noisy = 0
     for seed in SEEDS:
@@ -124,7 +135,7 @@ def test_duckdb_equals_sparse_on_kary_trees_csv_and_parquet(tmp_path: Path, k: i
 
 @pytest.mark.parametrize(("alphabet", "h"), [("ab", 4), ("abc", 4), ("xyz", 3), ("a", 5)])
 def test_duckdb_equals_sparse_on_prefix_trees_with_end_of_record(
-    tmp_path: Path, alphabet: str, h: int
+    tmp_path: Path, alphabet: str, h: int, plan: str
 ) -> None:
     tree = prefix_tree(list(alphabet), h)
     noisy = 0
@@ -142,7 +153,7 @@ def test_duckdb_equals_sparse_on_prefix_trees_with_end_of_record(
     assert noisy > 0
 
 
-def test_integer_column_names_leaves_in_public_order(tmp_path: Path) -> None:
+def test_integer_column_names_leaves_in_public_order(tmp_path: Path, plan: str) -> None:
     tree = kary_tree(2, 9)
     rng = random.Random(4)
     numbers = [rng.choice([3, 200, 201]) if rng.random() < 0.7 else rng.randrange(256)
@@ -169,16 +180,22 @@ def test_candidates_are_the_nodes_above_the_cut(tmp_path: Path) -> None:
     assert cut == 16  # floor(20 - 2 - 1 - ln(3)/4)
     codec = TreeCodec.of(tree)
     con = duck.connect(1)
-    query = duck.prefix_sql(codec, duck.code_sql(codec, "string"),
-                            duck.columns_sql("string", "rec"),
-                            duck.reader_sql(Source.of(str(path), "rec")), cut)
-    rows = con.execute(query, {"files": [str(path)], "names": list(codec.names),
-                               "ws": WHITESPACE}).fetchall()
-    got = {codec.encoding.decode(d, c): n for _, d, c, n in rows if d >= 0}
     want = {u: n for u, n in path_counts(parse_records(records, tree)).items() if n > cut}
-    assert got == want
-    ranks = [r for r, d, _, _ in rows if d >= 0]
-    assert ranks == sorted(ranks)  # streamed in DepO order
+    assert {len(u) for u in want} == {0, 1, 2, 3, 4}
+    for groups in (1 << 16, 4, 16, 64):  # one scan; two scans split at depth 1, 2 and 3
+        duck.SPLIT_GROUPS = groups
+        try:
+            query = duck.prefix_sql(codec, duck.code_sql(codec, "string"),
+                                    duck.columns_sql("string", "rec"),
+                                    duck.reader_sql(Source.of(str(path), "rec")), cut)
+        finally:
+            duck.SPLIT_GROUPS = 1 << 16
+        rows = con.execute(query, {"files": [str(path)], "names": list(codec.names),
+                                   "ws": WHITESPACE}).fetchall()
+        got = {codec.encoding.decode(d, c): n for _, d, c, n in rows if d >= 0}
+        assert got == want, groups
+        ranks = [r for r, d, _, _ in rows if d >= 0]
+        assert ranks == sorted(ranks)  # streamed in DepO order
 
 
 def test_a_wrong_cut_is_caught() -> None:

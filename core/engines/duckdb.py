@@ -1,13 +1,14 @@
 """The DuckDB engine (`betweencut[duckdb]`): prefix counts of CSV or Parquet files, out of core.
 
-One query reads the record column once: each record becomes its leaf code of the sparse
-implementation's `Encoding` (`betweencut.sparse`), a malformed record becomes NULL and a null
-record -1; the leaves are grouped, and each depth's counts are grouped from the depth below
-(`code // radix`). Only the candidates (count > floor(a - R), see `betweencut.engines.common`)
-leave DuckDB, in DepO order, with the number of malformed and null records. A malformed record
-is then found again (file and row) and explained by the text reader's parser
-(`betweencut.records.parse_records`): the SQL only encodes, it accepts exactly the records the
-parser accepts (with `⊣` written out refused by name), which `tests/test_engines.py` checks.
+One query reads the record column twice (`prefix_sql`): each record becomes its leaf code of
+the sparse implementation's `Encoding` (`betweencut.sparse`), a malformed record NULL and a null
+record -1; the prefixes at a shallow depth are grouped and rolled up to the root, then only the
+records under a candidate there are grouped by leaf and rolled up. Only the candidates
+(count > floor(a - R), see `betweencut.engines.common`) leave DuckDB, in DepO order, with the
+numbers of malformed and null records. A malformed record is then found again (file and row)
+and explained by the text reader's parser (`betweencut.records.parse_records`): the SQL only
+encodes, and accepts exactly the records the parser accepts (`⊣` written out is refused by
+name), which `tests/test_engines.py` checks.
 
 Text components: the record is trimmed of Python's whitespace, then of `/`, split at `/`, and
 each component trimmed and looked up among the public child names (`⊣` excluded). Integer
@@ -92,23 +93,61 @@ def code_sql(codec: TreeCodec, kind: str, *, validate: bool = True) -> str:
     return f"CASE WHEN rec IS NULL THEN -1 ELSE {body} END"
 
 
+SPLIT_GROUPS = 1 << 16
+
+
+def split_depth(codec: TreeCodec, groups: int | None = None) -> int:
+    """The depth `D` of the first pass: the deepest with at most `groups` possible nodes
+    (default `SPLIT_GROUPS`), and at least 1."""
+    groups = SPLIT_GROUPS if groups is None else groups
+    depth, size = 0, 1
+    while depth < codec.height - 1 and size * codec.radix <= groups:
+        depth, size = depth + 1, size * codec.radix
+    return max(depth, 1)
+
+
 def prefix_sql(codec: TreeCodec, code_expr: str, columns: str, reader: str, cut: int, *,
-               diagnostics: bool = True) -> str:
+               diagnostics: bool = True, plan: str = "split") -> str:
     """Candidates (rank, depth, code, count) with count > cut, in DepO order then code order;
-    with `diagnostics`, rows of depth -1 (malformed), -2 (null), -3 (valid records) first."""
+    with `diagnostics`, rows of depth -1 (malformed), -2 (null), -3 (valid records) first.
+
+    `plan = "chain"`: group the leaves, then each depth from the one below (one scan).
+    `plan = "split"` (two scans, small groupings): group every record's prefix at a depth `D`
+    with few possible nodes (`split_depth`) and roll up to the root; then group, by leaf, only
+    the records under a depth-`D` candidate and roll up to depth `D + 1`. Exact for every
+    candidate: a candidate below `D` has count > cut, so its depth-`D` ancestor does too and
+    all its records are in the second scan.
+    """
     h, r = codec.height, codec.radix
-    up = f"code >> {r.bit_length() - 1}" if r & (r - 1) == 0 else f"code // {r}"
-    ctes = [f"src AS (SELECT {code_expr} AS code FROM (SELECT {columns} FROM {reader}))",
-            "grouped AS (SELECT code, count(*) AS c FROM src GROUP BY code)",
-            f"l{h - 1} AS (SELECT code, c FROM grouped WHERE code >= 0)"]
-    for d in range(h - 2, -1, -1):
-        ctes.append(f"l{d} AS (SELECT {up} AS code, sum(c)::BIGINT AS c FROM l{d + 1} GROUP BY 1)")
+    split = split_depth(codec)
+    if plan == "chain" or split >= h - 1:
+        split = h - 1
+    top = h - 1 - split  # prefix at depth `split` = code // r^top
+
+    def up(name: str) -> str:
+        return f"{name} >> {r.bit_length() - 1}" if r & (r - 1) == 0 else f"{name} // {r}"
+
+    ctes = [f"src AS NOT MATERIALIZED (SELECT {code_expr} AS code FROM "
+            f"(SELECT {columns} FROM {reader}))",
+            "grouped AS (SELECT CASE WHEN code IS NULL THEN -2 WHEN code < 0 THEN -1 ELSE "
+            f"code // {r ** top} END AS code, count(*) AS c FROM src GROUP BY 1)",
+            f"l{split} AS (SELECT code, c FROM grouped WHERE code >= 0)"]
+    for d in range(split - 1, -1, -1):
+        ctes.append(f"l{d} AS (SELECT {up('code')} AS code, sum(c)::BIGINT AS c FROM l{d + 1} "
+                    "GROUP BY 1)")
+    if split < h - 1:
+        ctes += [f"sel AS (SELECT code FROM l{split} WHERE c > {cut})",
+                 f"l{h - 1} AS (SELECT code, count(*) AS c FROM src WHERE code >= 0 AND "
+                 f"code // {r ** top} IN (SELECT code FROM sel) GROUP BY code)"]
+        for d in range(h - 2, split, -1):
+            ctes.append(f"l{d} AS (SELECT {up('code')} AS code, sum(c)::BIGINT AS c FROM "
+                        f"l{d + 1} GROUP BY 1)")
     rank = {d: i for i, d in enumerate(depth_order(h))}
     selects = []
     if diagnostics:
         selects += [
             "SELECT -1 AS rank, -1 AS depth, 0::BIGINT AS code, "
-            "coalesce(sum(c) FILTER (WHERE code IS NULL), 0)::BIGINT AS c FROM grouped",
+            "coalesce(sum(c) FILTER (WHERE code = -2), 0)::BIGINT AS c FROM grouped",
             "SELECT -1, -2, 0, coalesce(sum(c) FILTER (WHERE code = -1), 0)::BIGINT FROM grouped",
             "SELECT -1, -3, 0, coalesce(sum(c) FILTER (WHERE code >= 0), 0)::BIGINT FROM grouped",
         ]
