@@ -249,7 +249,9 @@ class ExactQuerySampler(QueryTestBase):
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()
-        self.rng: random.Random = random.Random(seed) if seed is not None else secrets.SystemRandom()
+        self.rng: random.Random = (
+            random.Random(seed) if seed is not None else secrets.SystemRandom()
+        )
         self.shared: dict[int, LazyLaplace] = {}
 
     def draw(self, handle: SharedNoise) -> None:

@@ -28,8 +28,15 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax, QueryTest
 
 __all__ = [
-    "query_answers", "svt_alg1", "svt_alg2", "svt_alg4", "svt_alg5", "svt_alg6",
-    "noisy_max", "noisy_max_shared_noise", "noisy_max_small_scale",
+    "noisy_max",
+    "noisy_max_shared_noise",
+    "noisy_max_small_scale",
+    "query_answers",
+    "svt_alg1",
+    "svt_alg2",
+    "svt_alg4",
+    "svt_alg5",
+    "svt_alg6",
 ]
 
 Answers = tuple[bool, ...]

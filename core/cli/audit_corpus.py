@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(r["name"]) for r in rows)
     print(f"{'name':<{width}}  eps  holds  agrees  verdict (literature)")
     for r in rows:
-        print(f"{r['name']:<{width}}  {r['claimed_eps']:<3}  {str(r['holds']):<5}  "
-              f"{str(r['agrees']):<6}  {r['verdict']} ({r['literature']})")
+        print(f"{r['name']:<{width}}  {r['claimed_eps']:<3}  {r['holds']!s:<5}  "
+              f"{r['agrees']!s:<6}  {r['verdict']} ({r['literature']})")
         shown = r.get("infinite_loss") or r.get("counterexample")
         if shown:
             keys = [k for k in shown if k.startswith(("D", "z", "event", "P_"))]

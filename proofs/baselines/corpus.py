@@ -236,7 +236,7 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
         joint = QueryLawCache(row.mechanism(2 * t)).make_joint(db, z, "output")
         values.append((t, joint.p.get(event, ExpPoly()), joint.q.get(event, ExpPoly())))
     increasing = all(sign(p1 * q2 - p2 * q1) < 0 for (_, p1, q1), (_, p2, q2)
-                     in zip(values, values[1:], strict=False))
+                     in itertools.pairwise(values))
     _, p_last, q_last = values[-1]
     exceeds = sign(p_last - q_last * ExpPoly.exp(row.eps)) > 0
     linear = all(sign(p - q * ExpPoly.exp(t * FAMILY_SLOPE)) > 0 for t, p, q in values)

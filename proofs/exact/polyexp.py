@@ -18,6 +18,7 @@ must decay, else `ParameterError`: the integral diverges). Nothing is integrated
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
@@ -178,5 +179,5 @@ class Piecewise:
 def _interior_points(breaks: Sequence[Fraction]) -> list[Fraction]:
     if not breaks:
         return [Fraction(0)]
-    inner = [(x + y) / 2 for x, y in zip(breaks, breaks[1:], strict=False)]
+    inner = [(x + y) / 2 for x, y in itertools.pairwise(breaks)]
     return [breaks[0] - 1, *inner, breaks[-1] + 1]
