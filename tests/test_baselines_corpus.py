@@ -77,7 +77,7 @@ def test_corpus_parameters_are_validated() -> None:
     with pytest.raises(ParameterError):
         audit_row(ROWS["svt-alg1"], size=-1)
     with pytest.raises(ParameterError):
-        sc.query_answers([(2, 0)], 2)
+        sc.query_answers([(3, 0)], 2)
     with pytest.raises(ParameterError):
         sc.svt_alg1((Fraction(0),), (Fraction(0),), 0, Fraction(1), None)  # type: ignore[arg-type]
 

@@ -19,6 +19,7 @@ from betweencut.proofs.privacy.shared_noise import (
     QueryLawCache,
     audit_query_mechanism,
     enumerate_queries,
+    epsilon_at_delta,
     infinite_loss_event,
 )
 
@@ -35,7 +36,7 @@ def two_above(db: Database, test: QueryTest) -> tuple[bool, bool]:
 
 
 def test_enumeration_sums_to_one_and_matches_the_direct_integral() -> None:
-    law = enumerate_queries(lambda t: two_above(((1,),), t))
+    law = enumerate_queries(lambda t: two_above(((2,),), t))  # q = 1
     assert law.total() == ExpPoly.const(1) and law.transcripts == 4
     direct = shared_answers_probability(F(2), tuple(sorted([(F(-1), F(4), True),
                                                              (F(0), F(4), False)])))
@@ -50,7 +51,7 @@ def test_deterministic_comparisons_do_not_branch_and_impossible_sequences_drop()
 
 
 def test_user_mechanism_audited_through_audit_mechanism() -> None:
-    pairs = [((), (1,)), ((), (-1,)), (((1,),), (1,))]
+    pairs = [((), (2,)), ((), (0,)), (((2,),), (2,))]  # moves +1, -1, +1
     # scales 2 and 4 spend 1/2 + 2/4 per comparison pair: eps = 3/2 holds (a loose bound)
     assert audit_query_mechanism(two_above, pairs, [(F(3, 2), F(0))]).holds
     verdict = audit_query_mechanism(two_above, pairs, [(F(1, 10), F(0))])
@@ -61,10 +62,17 @@ def test_user_mechanism_audited_through_audit_mechanism() -> None:
 
 def test_epsilon_at_delta_is_certified_by_bisection() -> None:
     cache = QueryLawCache(two_above)
-    joint = cache.make_joint((), (1,), "output")
+    joint = cache.make_joint((), (2,), "output")
     lo, hi = epsilon_for_delta(joint, F(0), width=F(1, 256)) or (None, None)
     assert lo is not None and hi is not None and 0 < lo < hi <= F(3, 2)
     assert joint.profile(hi).delta.sign() <= 0 < joint.profile(lo).delta.sign()
+
+
+def test_epsilon_at_delta_of_a_user_mechanism_and_of_an_infinite_loss() -> None:
+    found = epsilon_at_delta(two_above, (), (2,), F(0), width=F(1, 64))
+    assert found is not None and found[1] - found[0] <= F(1, 64)
+    alg5 = lambda db, t: svt_alg5(query_answers(db, 2), (F(0), F(0)), F(1), t)  # noqa: E731
+    assert epsilon_at_delta(alg5, (), (0, 1), F(0), eps_max=F(8)) is None
 
 
 def test_infinite_loss_event_is_exact() -> None:

@@ -7,10 +7,11 @@ Roth 2014, Section 3.3) with two usual bugs. Every algorithm gets public inputs 
 thresholds, the cutoff `c`, the claimed `ε` and the sensitivity `Δ`; the private input is the
 vector of query answers `q_i(D)`.
 
-Databases are multisets of records; a record is a tuple `r ∈ {-1, 0, 1}^m` and `q_i(D)` is the
-sum of the records' `i`-th entries. Adding one record moves every query by at most 1 and in
-either direction: exactly the neighbouring notion (`|q_i(D) - q_i(D')| <= Δ = 1`) under which
-these algorithms are stated.
+Databases are multisets of records; a record is a tuple `r ∈ {0, 1, 2}^m` (a leaf of the
+complete ternary tree of height `m`, so records are ordinary nodes) that moves query `i` by
+`r_i - 1 ∈ {-1, 0, +1}`: `q_i(D) = Σ_{r ∈ D} (r_i - 1)`. Adding one record moves every query by at
+most 1 and in either direction: exactly the neighbouring notion (`|q_i(D) - q_i(D')| <= Δ = 1`)
+under which these algorithms are stated.
 
 Algorithm 3 (Roth's lecture notes) releases the noisy value `q_i + ν_i` of a positive answer:
 its output space is continuous, so it has no finite answer sequence. It could be audited here by
@@ -43,15 +44,15 @@ Answers = tuple[bool, ...]
 
 
 def query_answers(db: Sequence[tuple[int, ...]], m: int) -> tuple[Fraction, ...]:
-    """`q_i(D) = Σ_{r ∈ D} r_i` for records `r ∈ {-1, 0, 1}^m` (sensitivity 1 per query)."""
+    """`q_i(D) = Σ_{r ∈ D} (r_i - 1)` for records `r ∈ {0, 1, 2}^m` (sensitivity 1 per query)."""
     if m < 1:
         raise ParameterError("m", m, "at least one query")
     totals = [Fraction(0)] * m
     for record in db:
-        if len(record) != m or any(x not in (-1, 0, 1) for x in record):
-            raise ParameterError("record", record, f"a tuple of {m} entries in {{-1, 0, 1}}")
+        if len(record) != m or any(x not in (0, 1, 2) for x in record):
+            raise ParameterError("record", record, f"a tuple of {m} entries in {{0, 1, 2}}")
         for i, x in enumerate(record):
-            totals[i] += x
+            totals[i] += x - 1
     return tuple(totals)
 
 

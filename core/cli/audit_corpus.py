@@ -1,9 +1,10 @@
 """`betweencut audit corpus`: exact verdicts on the SVT corpus and report-noisy-max (issue 16).
 
 One row per algorithm: its claimed ε, whether the claim holds on every neighbouring pair audited
-(`|D| <= --size`, every added record `z ∈ {-1, 0, 1}^m`), the literature's verdict and whether
-the exact one agrees; a refuted row names the pair, the event and the exact `P` and `Q`, and a
-row private at no ε its event with `Q = 0 < P` or its family of growing loss. Exit 0 when every
+(`|D| <= --size`, every added record `z ∈ {0, 1, 2}^m`, moving query `i` by `z_i - 1`), the
+literature's verdict and whether the exact one agrees; a refuted row names the pair, the event
+and the exact `P` and `Q`, and a row private at no ε its event with `Q = 0 < P` or its family of
+growing loss. Exit 0 when every
 exact verdict agrees with the literature's (including the refutations it predicts), 1 otherwise.
 """
 
@@ -46,10 +47,11 @@ def run(args: argparse.Namespace) -> int:
               f"{r['agrees']!s:<6}  {r['verdict']} ({r['literature']})")
         shown = r.get("infinite_loss") or r.get("counterexample")
         if shown:
-            keys = [k for k in shown if k.startswith(("D", "z", "event", "P_"))]
-            print("    " + ", ".join(f"{k} = {shown[k]}" for k in keys))
+            keys = [k for k in shown if k.startswith(("D", "event", "P_"))]
+            moved = shown.get("moves") or r.get("moves")
+            print(f"    moves {moved}: " + ", ".join(f"{k} = {shown[k]}" for k in keys))
         for member in r.get("loss_family", {}).get("members", []):
-            print(f"    t = {member['t']}: z = {member['z']}, event {member['event']}, "
+            print(f"    t = {member['t']}: moves {member['moves']}, event {member['event']}, "
                   f"loss in {member['loss_approx']}")
     print(f"{sum(r['agrees'] for r in rows)} of {len(rows)} rows agree with the literature")
     return status

@@ -4,7 +4,8 @@ Each `CorpusRow` names a mechanism of `betweencut.baselines.svt_corpus`, its cla
 verdict the literature proves: `private` (ε-DP), `private at` a larger `ε'` (Lee and Clifton's
 SVT: `((1 + 6c)/4)·ε`, Lyu, Su and Li 2017, Theorem 6) or `private at no ε`. `audit_row` decides,
 by exact enumeration of the real code (`betweencut.proofs.privacy.shared_noise`), the pure
-`(ε, 0)` claim on every neighbouring pair `(D, D + z)` with `|D| <= size` and `z ∈ {-1, 0, 1}^m`:
+`(ε, 0)` claim on every neighbouring pair `(D, D + z)` with `|D| <= size` and `z ∈ {0, 1, 2}^m`
+(record `z` moves query `i` by `z_i - 1`; `moves` in the reports shows `z - 1`):
 
 * holds: the largest loss found, decided exactly (the pair, the output, `P` and `Q`);
 * refuted: the pair, the violating event `S` and the exact `P(S)`, `Q(S)`;
@@ -130,8 +131,13 @@ class RowResult:
                 **self.detail}
 
 
+def moves(z: Node) -> str:
+    """How record `z` moves the queries: `z - 1` entry by entry."""
+    return str(tuple(x - 1 for x in z))
+
+
 def _pairs(m: int, size: int) -> list[tuple[Database, Node]]:
-    records = list(itertools.product((-1, 0, 1), repeat=m))
+    records = list(itertools.product((0, 1, 2), repeat=m))
     return list(neighbouring_pairs(records, size))
 
 
@@ -160,6 +166,7 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
         raise ParameterError("verdict", verdict, "a refutation when the claim fails")
     detail["counterexample"] = {k: (v if isinstance(v, str | int) else str(v))
                                 for k, v in ref.counterexample().items()}
+    detail["moves"] = moves(ref.z)
     agrees = False
     found = "refuted"
     if row.literature == PRIVATE_AT and row.eps_private is not None:
@@ -198,7 +205,8 @@ def largest_loss(cache: QueryLawCache, pairs: list[tuple[Database, Node]]) -> di
     if best is None:
         return {}
     p, q, db, z, o = best
-    return {"D": str(db), "z": str(z), "event": repr(o), "P": exact_str(p), "Q": exact_str(q),
+    return {"D": str(db), "z": str(z), "moves": moves(z), "event": repr(o), "P": exact_str(p),
+            "Q": exact_str(q),
             "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
 
 
@@ -210,7 +218,7 @@ def _infinite_witness(cache: QueryLawCache, pairs: list[tuple[Database, Node]]
         if found is not None:
             o, p, direction = found
             first, second = ("D", "D + z") if direction == "D||D+z" else ("D + z", "D")
-            return {"D": str(db), "z": str(z), "D + z": str(with_record(db, z)),
+            return {"D": str(db), "z": str(z), "moves": moves(z), "D + z": str(with_record(db, z)),
                     "event": repr(o), f"P_{first}": exact_str(p), f"P_{second}": "0"}
     return None
 
@@ -220,8 +228,9 @@ FAMILY_SLOPE = Fraction(4, 5)
 
 def family_pair(t: int) -> tuple[Database, Node, Hashable]:
     """Alg. 6's family, `m = 2t` queries (after Lyu et al.'s counterexample): `q(D) = 0^m`,
-    `z = (-1)^t (+1)^t`, event `⊤^t ⊥^t`: the two halves pull the shared `ρ` apart."""
-    z = (*(-1,) * t, *(1,) * t)
+    moves `(-1)^t (+1)^t` (record `z = 0^t 2^t`), event `⊤^t ⊥^t`: the two halves pull the
+    shared `ρ` apart."""
+    z = (*(0,) * t, *(2,) * t)
     return (), z, (*(True,) * t, *(False,) * t)
 
 
@@ -242,7 +251,8 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
     linear = all(sign(p - q * ExpPoly.exp(t * FAMILY_SLOPE)) > 0 for t, p, q in values)
     return {"increasing": increasing, "exceeds_claim": exceeds,
             "loss_at_least": f"{FAMILY_SLOPE}*t" if linear else "not shown", "members": [
-                {"t": t, "m": 2 * t, "z": str(family_pair(t)[1]), "event": repr(family_pair(t)[2]),
+                {"t": t, "m": 2 * t, "moves": moves(family_pair(t)[1]),
+                 "event": repr(family_pair(t)[2]),
                  "P_D": exact_str(p), "P_D+z": exact_str(q),
                  "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
                 for t, p, q in values], "linear": linear}
@@ -266,8 +276,9 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
 
     Preconditions: each row's mechanism is written against `betweencut.noisy_queries`.
     Checks: each row's claimed `(ε, 0)` on every pair `(D, D + z)`, `|D| <= size`,
-    `z ∈ {-1, 0, 1}^m`, by exact enumeration of the real code; a refuted row must carry the
-    evidence its literature verdict predicts (holds at `ε'`; `Q = 0 < P`; a growing loss).
+    `z ∈ {0, 1, 2}^m` (moves `z - 1`), by exact enumeration of the real code; a refuted row
+    must carry the evidence its literature verdict predicts (holds at `ε'`; `Q = 0 < P`; a
+    growing loss).
     Returns: one `Certificate` per row (`verdict` holds: exact verdict = literature's).
     Raises: `ClaimRefuted` naming the first row whose exact verdict disagrees.
     """
@@ -279,7 +290,7 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
                                f"the literature's '{row.literature}'", result.as_json())
         out.append(Certificate(CLAIM, {"row": row.name, "eps": row.eps, "m": row.m},
                                "enumerated", {"verdict": result.verdict},
-                               scope=f"every pair with |D| <= {size}, z in {{-1,0,1}}^{row.m}"))
+                               scope=f"every pair with |D| <= {size}, z in {{0,1,2}}^{row.m}"))
     return out
 
 

@@ -41,12 +41,18 @@ from betweencut.proofs.privacy.audit import (
     audit_mechanism,
     with_record,
 )
-from betweencut.proofs.privacy.profiles import HockeyStick, PairProfile, check_eps
+from betweencut.proofs.privacy.profiles import (
+    HockeyStick,
+    PairProfile,
+    check_eps,
+    epsilon_for_delta,
+)
 from betweencut.tree import Node
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "QueryLaw", "QueryLawCache", "QueryMechanism",
-    "audit_query_mechanism", "enumerate_queries", "infinite_loss_event", "sequence_probability",
+    "audit_query_mechanism", "enumerate_queries", "epsilon_at_delta", "infinite_loss_event",
+    "sequence_probability",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
@@ -235,3 +241,14 @@ def audit_query_mechanism(
     cache = cache or QueryLawCache(run, projections)
     return audit_mechanism(cast(Mechanism, run), pairs, claim_points, on, projections, cache,
                            keep)
+
+
+def epsilon_at_delta(
+    run: QueryMechanism, db: Database, z: Node, delta: Fraction,
+    width: Fraction = Fraction(1, 1024), eps_max: Fraction = Fraction(64),
+) -> tuple[Fraction, Fraction] | None:
+    """The smallest `ε` with `δ_(D, D+z)(ε) <= delta`, certified to an interval `(lo, hi]` of
+    `width` (`epsilon_for_delta` on the exact profile); None when no `ε <= eps_max` suffices
+    (e.g. an output with `Q = 0 < P` of probability above `delta`)."""
+    joint = QueryLawCache(run).make_joint(db, z, "output")
+    return epsilon_for_delta(joint, Fraction(delta), width, eps_max)
