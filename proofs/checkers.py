@@ -4,6 +4,12 @@ Each module of `betweencut.proofs` that registers checkers adds one import line 
 """
 
 from betweencut.proofs import calibration  # noqa: F401
-from betweencut.proofs.baselines import appendix_e, corpus, lumberjack, privtree  # noqa: F401
+from betweencut.proofs.baselines import (  # noqa: F401
+    appendix_e,
+    corpus,
+    lumberjack,
+    privtree,
+    privtree_search,
+)
 from betweencut.proofs.laws import audit  # noqa: F401
 from betweencut.proofs.privacy import claims  # noqa: F401
