@@ -1,10 +1,18 @@
-"""Writes the teaching notebooks (without outputs) from the cell texts below.
+"""Writes both editions of the teaching notebooks (without outputs) from the cell texts below.
 
-Run `python notebooks/build.py` after editing a cell here; the notebooks are stored without
-outputs and executed in CI (`python -m pytest --nbmake notebooks/`). They define no logic of
-their own: every helper they call lives in `betweencut.properties.teaching` (`basics`, `privacy`,
-`margins`) and every exercise
-checker in `betweencut.properties.teaching.exercises`.
+Run `python notebooks/build.py` after editing a cell here. Each exercise is written once, with
+its reference answer, and comes out in two editions:
+
+* the instructor edition, `notebooks/*.ipynb`: each exercise cell holds the reference solution
+  and its explanation; CI executes it (`python -m pytest --nbmake notebooks/`);
+* the student edition, `notebooks/student/*.ipynb`: the same notebooks with every answer left
+  as `...`; the checker call stays in place, and run on `...` it raises `WrongAnswer` saying
+  that the answer is missing and what kind of value it expects
+  (`tests/test_notebook_editions.py` executes the student edition and checks that message).
+
+The notebooks define no logic of their own: every helper they call lives in
+`betweencut.properties.teaching` (`basics`, `privacy`, `margins`) and every exercise checker in
+`betweencut.properties.teaching.exercises`.
 """
 
 from __future__ import annotations
@@ -16,7 +24,9 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
-Cell = tuple[str, str]
+EDITIONS = {"instructor": HERE, "student": HERE / "student"}
+Exercise = tuple[int, str, list[tuple[str, str]], str]
+Cell = tuple[str, "str | Exercise"]
 
 
 def md(text: str) -> Cell:
@@ -27,13 +37,35 @@ def code(text: str) -> Cell:
     return ("code", text.strip("\n"))
 
 
-def write(name: str, cells: list[Cell]) -> Path:
+def exercise(number: int, why: str, answers: list[tuple[str, str]], checks: str) -> Cell:
+    """One exercise cell: `answers` are (variable, reference answer) pairs, `checks` the checker
+    calls that read those variables; `why` explains the reference answer."""
+    return ("exercise", (number, why.strip("\n"), answers, checks.strip("\n")))
+
+
+def render(kind: str, cell: str | Exercise, edition: str) -> str:
+    if isinstance(cell, str):
+        return cell
+    number, why, answers, checks = cell
+    if edition == "student":
+        head = [f"# Exercise {number}: replace each ... with your answer, then run the cell."]
+        lines = [f"{name} = ..." for name, _ in answers]
+    else:
+        head = [f"# Reference solution {number}: " + why.replace("\n", "\n# ")]
+        lines = [f"{name} = {value}" for name, value in answers]
+    return "\n".join([*head, *lines, checks])
+
+
+def write(name: str, cells: list[Cell], edition: str) -> Path:
     nb = new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    nb.cells = [new_markdown_cell(t) if kind == "md" else new_code_cell(t) for kind, t in cells]
-    path = HERE / name
+    nb.cells = [new_markdown_cell(c) if kind == "md" else new_code_cell(render(kind, c, edition))
+                for kind, c in cells]
+    folder = EDITIONS[edition]
+    folder.mkdir(exist_ok=True)
+    path = folder / name
     nbformat.validate(nb)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
     return path
@@ -179,18 +211,21 @@ or as `ExpPoly` values; floats are refused.
    `exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, answer)`.
 3. Write `q_λ` for `λ = 1/4` exactly. Check with `exercises.check_q_lambda(Fraction(1, 4), answer)`.
 """),
-    code("""
-# Reference solution 1: c = tau, so P(L) = P(Z < -2) = exp(-1)/2 and P(H) = exp(-1)/2.
-print(exercises.check_law_value(guarded, 4, Outcome.B, "1 - exp(-1)"))
-"""),
-    code("""
-# Reference solution 2: the guard answers L iff c <= a - R = 1.
-print(exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, 1))
-"""),
-    code("""
-# Reference solution 3: Eq. (16) with b - a = 2/lambda.
-print(exercises.check_q_lambda(Fraction(1, 4), "(1 - exp(-2)) / (1 + exp(1/4))"))
-"""),
+    exercise(1, """
+c = tau, so P(L) = P(Z < -2) = exp(-1)/2 and P(H) = exp(-1)/2.""", [
+        ('answer', '"1 - exp(-1)"'),
+    ], """
+print(exercises.check_law_value(guarded, 4, Outcome.B, answer))"""),
+    exercise(2, """
+the guard answers L iff c <= a - R = 1.""", [
+        ('answer', '1'),
+    ], """
+print(exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, answer))"""),
+    exercise(3, """
+Eq. (16) with b - a = 2/lambda.""", [
+        ('answer', '"(1 - exp(-2)) / (1 + exp(1/4))"'),
+    ], """
+print(exercises.check_q_lambda(Fraction(1, 4), answer))"""),
 ]
 
 NOTEBOOKS["2_betweencut_step_by_step.ipynb"] = [
@@ -345,20 +380,23 @@ reference solutions, which CI runs through the same checkers.
    4th picture, which nodes get a label because of it? Give them as node tuples and check with
    `exercises.check_step_writes(tree, params, leaves, run, 5, answer)`.
 """),
-    code("""
-# Reference solution 1: m = 0 + 7 // 2 = 3, then DepO(4, 6) = [5, 6, 4],
-# then DepO(0, 2) = [1, 2, 0].
-print(exercises.check_depo(0, 6, [3, 5, 6, 4, 1, 2, 0]))
-"""),
-    code("""
-# Reference solution 2: L = ceil(log2(16)) = 4.
-print(exercises.check_path_query_bound(15, 4))
-"""),
-    code("""
-# Reference solution 3: B -> MarkUp(parent) labels 000 Heavy and stops at 00 (already Heavy);
-# MarkDown(0000) labels the leaf 0000 Light.
-print(exercises.check_step_writes(tree, params, leaves, run, 5, [(0, 0, 0), (0, 0, 0, 0)]))
-"""),
+    exercise(1, """
+m = 0 + 7 // 2 = 3, then DepO(4, 6) = [5, 6, 4],
+then DepO(0, 2) = [1, 2, 0].""", [
+        ('answer', '[3, 5, 6, 4, 1, 2, 0]'),
+    ], """
+print(exercises.check_depo(0, 6, answer))"""),
+    exercise(2, """
+L = ceil(log2(16)) = 4.""", [
+        ('answer', '4'),
+    ], """
+print(exercises.check_path_query_bound(15, answer))"""),
+    exercise(3, """
+B -> MarkUp(parent) labels 000 Heavy and stops at 00 (already Heavy);
+MarkDown(0000) labels the leaf 0000 Light.""", [
+        ('answer', '[(0, 0, 0), (0, 0, 0, 0)]'),
+    ], """
+print(exercises.check_step_writes(tree, params, leaves, run, 5, answer))"""),
 ]
 
 NOTEBOOKS["3_privacy_exactly.ipynb"] = [
@@ -469,18 +507,21 @@ for name, value in counterexample.items():
    with `exercises.check_pure_multiple(tree, params, D, z, answer, StructuralMutantTopDown)`.
    (Compare with BetweenCut, where it is at most `L`.)
 """),
-    code("""
-# Reference solution 1: (L/2)*exp(-lambda*(R-1)) with L = 2 and no (1 - q)^r term at r = L.
-print(exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, "exp(-5)"))
-"""),
-    code("""
-# Reference solution 2: read off certificate.quantities["delta(1)"].
-print(exercises.check_profile_value(tree, params, D, z, Fraction(1), "(1 - exp(-1))/4"))
-"""),
-    code("""
-# Reference solution 3: the three levels are all queried on the path to 00.
-print(exercises.check_pure_multiple(tree, params, D, z, 3, StructuralMutantTopDown))
-"""),
+    exercise(1, """
+(L/2)*exp(-lambda*(R-1)) with L = 2 and no (1 - q)^r term at r = L.""", [
+        ('answer', '"exp(-5)"'),
+    ], """
+print(exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, answer))"""),
+    exercise(2, """
+read off certificate.quantities["delta(1)"].""", [
+        ('answer', '"(1 - exp(-1))/4"'),
+    ], """
+print(exercises.check_profile_value(tree, params, D, z, Fraction(1), answer))"""),
+    exercise(3, """
+the three levels are all queried on the path to 00.""", [
+        ('answer', 'StructuralMutantTopDown'),
+    ], """
+print(exercises.check_pure_multiple(tree, params, D, z, 3, answer))"""),
 ]
 
 NOTEBOOKS["4_error_against_height.ipynb"] = [
@@ -568,18 +609,21 @@ print(margins.format_measured(measured))
    have deterministic margins? Check a set of names with
    `exercises.check_deterministic_margins(answer)`.
 """),
-    code("""
-# Reference solution 1: L = ceil(log2 16) = 4; r0 = ceil(ln 40 / ln(5/4)) = 17; r = 4.
-print(exercises.check_calibrated_r(15, 1, "1/20", 4))
-"""),
-    code("""
-# Reference solution 2: L = 10 for 512 <= h <= 1023.
-print(exercises.check_margin_block_end(1000, 1023))
-"""),
-    code("""
-# Reference solution 3: the full-tree baselines and Ghazi et al. fail with probability beta.
-print(exercises.check_deterministic_margins({"betweencut", "eq25_L", "eq25_log2h", "lumberjack"}))
-"""),
+    exercise(1, """
+L = ceil(log2 16) = 4; r0 = ceil(ln 40 / ln(5/4)) = 17; r = 4.""", [
+        ('answer', '4'),
+    ], """
+print(exercises.check_calibrated_r(15, 1, "1/20", answer))"""),
+    exercise(2, """
+L = 10 for 512 <= h <= 1023.""", [
+        ('answer', '1023'),
+    ], """
+print(exercises.check_margin_block_end(1000, answer))"""),
+    exercise(3, """
+the full-tree baselines and Ghazi et al. fail with probability beta.""", [
+        ('answer', '{"betweencut", "eq25_L", "eq25_log2h", "lumberjack"}'),
+    ], """
+print(exercises.check_deterministic_margins(answer))"""),
 ]
 
 NOTEBOOKS["5_privtree.ipynb"] = [
@@ -675,20 +719,24 @@ for name in ("claim", "epsilon", "D", "D'", "output"):
    ties) at the integer midpoint. Which child box holds the point `(200, 17)`? Give it as
    `((x0, x1), (y0, y1))` and check with `exercises.check_first_split(mech, (200, 17), answer)`.
 """),
-    code("""
-# Reference solution 1: (2*2 - 1) / ((2 - 1) * 1/2) = 6.
-print(exercises.check_privtree_scale(Fraction(1, 2), 6))
-"""),
-    code("""
-# Reference solution 2: max(10 - 3 * delta_PT, 0 - delta_PT): delta_PT is about 2.08, so the
-# first is 10 - 3 * delta_PT; at depth 6, 10 - 6 * delta_PT < -delta_PT and the clamp holds.
-print(exercises.check_privtree_score(mech, 10, 3, 10 - 3 * mech.depth_penalty))
-print(exercises.check_privtree_score(mech, 10, 6, -mech.depth_penalty))
-"""),
-    code("""
-# Reference solution 3: both sides are 256 wide, so the first axis is halved at 128.
-print(exercises.check_first_split(mech, (200, 17), ((128, 256), (0, 256))))
-"""),
+    exercise(1, """
+(2*2 - 1) / ((2 - 1) * 1/2) = 6.""", [
+        ('answer', '6'),
+    ], """
+print(exercises.check_privtree_scale(Fraction(1, 2), answer))"""),
+    exercise(2, """
+max(10 - 3 * delta_PT, 0 - delta_PT): delta_PT is about 2.08, so the
+first is 10 - 3 * delta_PT; at depth 6, 10 - 6 * delta_PT < -delta_PT and the clamp holds.""", [
+        ('answer_1', '10 - 3 * mech.depth_penalty'),
+        ('answer_2', '-mech.depth_penalty'),
+    ], """
+print(exercises.check_privtree_score(mech, 10, 3, answer_1))
+print(exercises.check_privtree_score(mech, 10, 6, answer_2))"""),
+    exercise(3, """
+both sides are 256 wide, so the first axis is halved at 128.""", [
+        ('answer', '((128, 256), (0, 256))'),
+    ], """
+print(exercises.check_first_split(mech, (200, 17), answer))"""),
 ]
 
 # NOTEBOOK CELLS
@@ -697,4 +745,5 @@ if __name__ == "__main__":
     wanted = set(sys.argv[1:])
     for name, cells in NOTEBOOKS.items():
         if not wanted or name in wanted:
-            print(write(name, cells))
+            for edition in EDITIONS:
+                print(write(name, cells, edition))
