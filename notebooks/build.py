@@ -556,7 +556,9 @@ from betweencut.properties.teaching import exercises, margins
 (the command's defaults). BetweenCut's margin depends on `h` only through `L = ⌈log2(h + 1)⌉`,
 doubly logarithmically; the full-tree margins grow polynomially: Laplace like `h²` (`h/ε` times
 `ln N ≈ h·ln 2`), Gaussian like `h` (`σ ~ sqrt(h)` times `sqrt(ln N)`). The left plot shows
-everything on a log scale; the right one zooms on the deterministic margins.
+every method on a log scale for trees up to `h = 2^24` (the full-tree margins and Ghazi et al.'s
+leave the frame within a few doublings of `h`); the right one shows the deterministic margins
+up to `h = 2^256`, where BetweenCut's finally drops below the Lumberjack-style one.
 """),
     code("""
 setting = MarginSetting.of("1/2", "1/20")
@@ -567,8 +569,9 @@ print(margins.format_crossovers(crossings))
 """),
     code("""
 fig, axes = plt.subplots(1, 2, figsize=(14, 5))
-margins.plot_margins(axes[0], rows, crossings)
-axes[0].set_title("every method (log scale)")
+margins.plot_margins(axes[0], rows, crossings, max_log2_h=24,
+                      frame=["betweencut", "eq25_L", "eq25_log2h", "lumberjack"])
+axes[0].set_title("every method, h up to 2^24 (log scale)")
 margins.plot_margins(axes[1], rows, crossings,
                       names=["betweencut", "eq25_L", "eq25_log2h", "lumberjack"], log=False)
 axes[1].set_title("deterministic margins")
