@@ -82,11 +82,16 @@ NOTEBOOKS["1_guarded_bt.ipynb"] = [
 * the output law of BT(c; a, b, λ) (Alg. 4) and GuardedBT(c; a, b, R, λ) (Alg. 1) as the count `c`
   moves across the thresholds `a`, `b` and the guards `a − R`, `b + R`: exact values (sums of
   rational multiples of `e^x`) beside a plot;
-* the q-target decomposition of Lemma 5.2 (BT) and Lemma 5.3 (GuardedBT): for neighbouring counts
-  `c` and `c + 1`, `P_b = (1 − κ)·(p·C + (1 − p)·N_b) + κ·F_b` (Def. 5.1), with the common part
-  `p·C`, the residual parts `N_b`, the B mass and the λ-indistinguishability `N_0 ≈_λ N_1`;
-* why `N_b(B) ≥ q_λ = (1 − e^{−2})/(1 + e^λ)` (Eq. (16), (99)) is the number the privacy proof
-  charges against.
+* the q-target decomposition of Lemma 5.2 (BT) and Lemma 5.3 (GuardedBT): the laws `P_0` at
+  count `c` and `P_1` at `c + 1` are written as one mixture (the paper's Def. 5.1),
+  `P_b = (1 − κ)·(p·C + (1 − p)·N_b) + κ·F_b`: with probability `κ` (a small slack) the answer
+  comes from some law `F_b` we do not control; otherwise, with weight `p`, from a **common** law
+  `C` that is the same for both counts (so it reveals nothing), and with weight `1 − p` from a
+  **residual** law `N_b` whose two versions differ by at most a factor `e^λ` on every outcome
+  (`N_0 ≈_λ N_1`, "λ-indistinguishable");
+* why every residual puts probability at least `q_λ = (1 − e^{−2})/(1 + e^λ)` on the answer `B`
+  (the paper's Eq. (16) defines `q_λ`; Eq. (99) shows the bound): the privacy proof charges its
+  budget against these `B` answers.
 
 All numbers come from `betweencut.proofs` (exact arithmetic, `ExpPoly` / `ExpRational`); the
 decimals printed are *certified*: every digit shown is guaranteed by an interval enclosure, and
@@ -107,7 +112,8 @@ from betweencut.properties.teaching import basics, exercises
     md("""
 ## The setting
 
-`τ = 4`, `λ = 1/2`: the thresholds of Eq. (13) are `a = τ − 1/λ = 2` and `b = τ + 1/λ = 6`.
+`τ = 4`, `λ = 1/2`: the thresholds sit one noise scale `w = 1/λ` either side of `τ` (the paper's
+Eq. (13)): `a = τ − 1/λ = 2` and `b = τ + 1/λ = 6`.
 The guard width is `R = 2`, so GuardedBT answers `L` without noise when `c ≤ a − R = 0` and `H` when
 `c ≥ b + R = 8`. The noise is `Z ~ Lap(1/λ)`, and for the noisy branch
 `P(L) = P(c + Z < a)`, `P(H) = P(c + Z > b)`, `P(B) = 1 − P(L) − P(H)`.
@@ -150,22 +156,32 @@ plt.show()
     md("""
 ## The q-target decomposition (Lemmas 5.2 and 5.3)
 
-For neighbouring databases a node's count changes by at most one (Eq. (4)), so the proof looks at
-the laws `P_0` at `c` and `P_1` at `c + 1`. Lemma 5.2 writes both as a mixture with a **common
-part** `p·C` (the same in both, so it reveals nothing), and **residual parts** `(1 − p)·N_b` that
-are λ-indistinguishable: `N_0(y) ≤ e^λ·N_1(y)` and back, for every outcome `y`. The witnesses are
-Eq. (75)-(81): `α_L = (ξℓ_1 − ℓ_0)/(ξ − 1)`, `α_H = (ξu_0 − u_1)/(ξ − 1)`, `p = α_L + α_H`.
-Moreover each residual puts mass at least `q_λ` on `B` (Eq. (93), (95), (98), (99)): a `B`
-answer is a *target hit*, after which BetweenCut stops asking on that path (Lemma 4.3), and
-this is what makes the total privacy loss along a path small (Lemma 4.1, Theorem 5.4).
+Adding one record to a database changes the count of every node on that record's root-to-leaf
+path by exactly one, and no other count (the paper's Eq. (4)), so the proof looks at the laws
+`P_0` at `c` and `P_1` at `c + 1`. Lemma 5.2 writes both as a mixture with a **common part**
+`p·C` (the same in both, so it reveals nothing), and **residual parts** `(1 − p)·N_b` that are
+λ-indistinguishable: `N_0(y) ≤ e^λ·N_1(y)` and back, for every outcome `y`.
 
-Lemma 5.3 extends it to GuardedBT: when one count is guarded and its neighbour is not, the pair is
-written with `p = 1`, `C` = the guarded answer, and a slack `κ = ½·e^{−λd} ≤ δ0 = ½·e^{−λ(R−1)}`
-(Eq. (105)) that goes into the `δ` of the privacy guarantee.
+The witnesses (the paper's Eq. (75)-(81)) are explicit. Write `ξ = e^λ` and `ℓ_b, m_b, u_b` for
+the probabilities of `L`, `B`, `H` at count `c_b`. The common part takes from each side as much
+of the extreme outcomes as both laws can share after a factor `ξ`:
+`α_L = (ξℓ_1 − ℓ_0)/(ξ − 1)` of `L` and `α_H = (ξu_0 − u_1)/(ξ − 1)` of `H`, so `p = α_L + α_H`
+and `C = (α_L/p, 0, α_H/p)`; the residual `N_b` is what is left of `P_b`, rescaled by `1 − p`.
+What the checker then verifies, exactly: the mixture gives back `P_b` (Eq. (86)); the residuals'
+`L` and `H` probabilities differ by exactly the factor `ξ` (Eq. (87)), hence `N_0 ≈_λ N_1`; and
+each residual puts mass at least `q_λ` on `B` (Eq. (93), (95), (98), (99)). A `B` answer is a
+*target hit*, after which BetweenCut stops asking on that path (Lemma 4.3); that is what keeps
+the total privacy loss along a path small (Lemma 4.1, Theorem 5.4).
+
+Lemma 5.3 extends it to GuardedBT: when one count is guarded (answered without noise) and its
+neighbour is not, the pair is written with `p = 1`, `C` = the guarded answer, and the slack `κ`
+is the probability that the noisy neighbour answers anything else: `κ = ½·e^{−λd}`, where `d` is
+how far the noisy count lies inside the guard, at most `δ0 = ½·e^{−λ(R−1)}` (the paper's
+Eq. (105)). That slack is where the `δ` of the privacy guarantee comes from.
 
 `basics.decomposition_rows` builds the witness of `betweencut.proofs.laws.targets.lemma_5_3_witness`
 for each pair and has it checked exactly by `check_lemma_5_3` (which raises if anything fails:
-mixture identity Eq. (86), `N_0 ≈_λ N_1`, `N_b(B) ≥ q_λ`, `κ ≤ δ0`).
+the mixture identity, `N_0 ≈_λ N_1`, `N_b(B) ≥ q_λ`, `κ ≤ δ0`).
 """),
     code("""
 model = exact_model(tau, lam, R)
@@ -173,9 +189,10 @@ pairs = basics.decomposition_rows(model, range(0, 9))
 print(basics.format_decomposition(pairs, lam))
 """),
     md("""
-Lemma 5.2 on its own (plain BT, no guards, `κ = 0`): `sweep_lemma_5_2` builds the witnesses of
-Eq. (75)-(81) for every pair `(c, c)` and `(c, c + 1)` of counts around the thresholds and checks
-each exactly with `check_lemma_5_2` (including Eq. (87) and `γ/(1 + ξ) = q_λ`, Eq. (99)).
+Lemma 5.2 on its own (plain BT, no guards, `κ = 0`): `sweep_lemma_5_2` builds the witnesses
+above for every pair `(c, c)` and `(c, c + 1)` of counts around the thresholds and checks each
+exactly with `check_lemma_5_2`, including that the `B` mass bound `γ/(1 + ξ)` of the proof, with
+`γ = 1 − e^{−λ(b − a)}`, equals `q_λ` when `b − a = 2/λ` (Eq. (99)).
 """),
     code("""
 certificates = sweep_lemma_5_2(exact_model(tau, lam))
