@@ -549,9 +549,12 @@ NOTEBOOKS["4_error_against_height.ipynb"] = [
 
 * the additive margin `E` of each heavy-node method as the tree height `h` grows, as computed by
   the `betweencut margins` command's module (`betweencut.baselines.margins`): BetweenCut's
-  `E = 1 + (r/ε)·(1 + ln(L/δ))` (Theorem 5.6, Eq. (24)) and its relaxation Eq. (25), the full-tree
-  Laplace and Gaussian baselines (Eq. (27), (30)), Ghazi et al. (Eq. (10)) and a Lumberjack-style
-  baseline;
+  `E = 1 + (r/ε)·(1 + ln(L/δ))` (Theorem 5.6, Eq. (24)) and the simpler upper bound the paper
+  quotes, `1 + (5·ln(2/δ)/ε)·(1 + ln(X/δ))` (Eq. (25), whose `X` is `L` or `log2 h` depending on
+  how the extracted formula is read: both are drawn); the full-tree baselines that add Laplace or
+  Gaussian noise to every node's count (margins Eq. (27), (30): the noise scale grows with `h`
+  because one record touches `h` counts), Ghazi et al.'s probabilistic margin (Eq. (10), which
+  needs a public bound `M` on the number of records) and a Lumberjack-style baseline;
 * which margins hold on *every* run and which only except with probability `β`;
 * the crossover heights: from which `h` BetweenCut's margin is the smallest (certified
   comparisons, interval arithmetic);
