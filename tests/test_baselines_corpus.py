@@ -98,3 +98,39 @@ def test_audit_corpus_json_contract() -> None:
 @pytest.mark.slow
 def test_svt_corpus_verdicts_on_every_database_of_one_record() -> None:
     check_corpus_verdicts(size=1)
+
+
+USER_MODULE = '''
+from fractions import Fraction
+from betweencut.noisy_queries import AboveThreshold, DrawNoise
+
+def mine(q, test):
+    rho = test(DrawNoise(Fraction(2)))
+    return tuple(test(AboveThreshold(x, Fraction(0), Fraction(1), rho)) for x in q)
+
+def unhashable(q, test):
+    return [1]
+'''
+
+
+def test_a_user_svt_mechanism_is_audited_the_same_way(tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    (folder / "usersvt.py").write_text(USER_MODULE, encoding="utf-8")
+    env = {**__import__("os").environ, "PYTHONPATH": str(folder)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "betweencut", "audit", "corpus", *args],
+                              capture_output=True, text=True, check=False, env=env)
+
+    refuted = cli("--mechanism", "usersvt:mine", "--queries", "2", "--json")
+    assert refuted.returncode == 1, refuted.stderr
+    row = json.loads(refuted.stdout)["rows"][0]
+    assert row["holds"] is False and row["counterexample"]["P_D(S)"] == "(7/60)"
+    lo, hi = (Fraction(x) for x in row["epsilon_at_delta_0"])
+    assert 1 < lo < hi
+    held = cli("--mechanism", "usersvt:mine", "--queries", "1", "--epsilon", "2")
+    assert held.returncode == 0 and "holds" in held.stdout
+    bad = cli("--mechanism", "usersvt:unhashable")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

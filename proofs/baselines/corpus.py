@@ -32,6 +32,7 @@ from betweencut.noisy_queries import QueryTest
 from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.audit import Database, display, neighbouring_pairs, with_record
+from betweencut.proofs.privacy.profiles import epsilon_for_delta
 from betweencut.proofs.privacy.shared_noise import (
     QueryLawCache,
     audit_query_mechanism,
@@ -45,7 +46,9 @@ __all__ = ["CORPUS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
 
 CLAIM = "SVT corpus and report-noisy-max verdicts"
 PRIVATE, PRIVATE_AT, NOWHERE = "private", "private at", "private at no eps"
+UNKNOWN = "unknown"  # a user's mechanism: no literature verdict, `agrees` means `holds`
 EPS = Fraction(1)
+EPS_WIDTH, EPS_MAX = Fraction(1, 1024), Fraction(16)
 Run = Callable[[tuple[Fraction, ...], QueryTest], Hashable]
 
 
@@ -159,14 +162,18 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
     detail: dict[str, Any] = {}
     if verdict.holds:
         detail["largest_loss"] = largest_loss(cache, pairs)
-        return RowResult(row, True, "holds on every pair audited", row.literature == PRIVATE,
-                         verdict.pairs, detail)
+        return RowResult(row, True, "holds on every pair audited",
+                         row.literature in (PRIVATE, UNKNOWN), verdict.pairs, detail)
     ref = verdict.refutation
     if ref is None:  # pragma: no cover - audit_mechanism sets it with holds False
         raise ParameterError("verdict", verdict, "a refutation when the claim fails")
     detail["counterexample"] = {k: (v if isinstance(v, str | int) else str(v))
                                 for k, v in ref.counterexample().items()}
     detail["moves"] = moves(ref.z)
+    at_zero = epsilon_for_delta(cache.make_joint(ref.db, ref.z, "output"), Fraction(0),
+                                EPS_WIDTH, EPS_MAX)
+    detail["epsilon_at_delta_0"] = (f"none up to {EPS_MAX}" if at_zero is None
+                                    else [str(at_zero[0]), str(at_zero[1])])
     agrees = False
     found = "refuted"
     if row.literature == PRIVATE_AT and row.eps_private is not None:
@@ -175,11 +182,12 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
         agrees = larger.holds
         found = f"refuted; holds at eps' = {row.eps_private} on every pair audited" \
             if larger.holds else f"refuted; also refuted at eps' = {row.eps_private}"
-    elif row.literature == NOWHERE:
+    elif row.literature in (NOWHERE, UNKNOWN):
         witness = _infinite_witness(cache, pairs)
         if witness is not None:
             detail["infinite_loss"] = witness
-            agrees, found = True, "refuted; private at no eps (an event with Q = 0 < P)"
+            agrees = row.literature == NOWHERE
+            found = "refuted; private at no eps (an event with Q = 0 < P)"
         elif row.family:
             growth = _family_growth(row)
             detail["loss_family"] = growth
@@ -256,6 +264,15 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
                  "P_D": exact_str(p), "P_D+z": exact_str(q),
                  "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
                 for t, p, q in values], "linear": linear}
+
+
+def user_row(spec: str, run: Run, m: int, eps: Fraction) -> CorpusRow:
+    """A row for a user's mechanism `run(q, test)` on `m` query answers, claimed `eps`."""
+    if not isinstance(m, int) or not 1 <= m <= 6:
+        raise ParameterError("queries", m, "an integer 1 <= m <= 6 (3^m records are tried)")
+    if Fraction(eps) <= 0:
+        raise ParameterError("epsilon", eps, "a rational epsilon > 0")
+    return CorpusRow(spec, "user mechanism", lambda _m: run, m, UNKNOWN, "user", Fraction(eps))
 
 
 def audit_corpus(size: int = 0, names: tuple[str, ...] = ()) -> list[RowResult]:

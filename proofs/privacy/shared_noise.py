@@ -158,6 +158,10 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
         output = run(test)
         stack.extend(reversed(test.branches))
         law.transcripts += 1
+        try:
+            hash(output)
+        except TypeError:
+            raise ParameterError("output", type(output).__name__, "a hashable output") from None
         if law.transcripts > limit:
             raise ParameterError("limit", limit, f"more than {limit} answer sequences")
         p = sequence_probability(test.log)
