@@ -203,7 +203,7 @@ class TreeCodec:
     @property
     def leaves(self) -> int:
         """The number of leaf codes of a complete tree (integer records are `0..leaves-1`)."""
-        return self.radix ** (self.height - 1)
+        return int(self.radix ** (self.height - 1))
 
     def leaf_of_number(self, value: int, file: str, row: int) -> Node:
         """The leaf whose index in public order is `value` (complete k-ary trees only)."""
