@@ -246,7 +246,8 @@ def candidate_cut(params: Params) -> int:
     if margin.compare(params.tau) > 0:
         raise ParameterError(
             "tau", params.tau, f"tau >= E = {margin.exact_str()} ~ {margin.approx():.4g} for "
-            "the counting engines", "below E only the dense Alg. 3 applies: --engine memory",
+            "the counting engines", "below E only the dense Alg. 3 applies, in memory: "
+            "--engine memory with a text or CSV input",
         )
     return GuardedBT.of(params.a, params.b, params.R, params.lam).lower_cut
 
