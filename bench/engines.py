@@ -154,7 +154,7 @@ def main() -> None:
         def best(what: str, runs: dict[str, list[dict[str, object]]] = runs) -> float:
             return min(float(str(r["seconds"])) for r in runs[what])
 
-        if "floor_chain" in runs:
+        if "floor_split" in runs:
             floor = min(best(f) for f in floors)
             rss = max(float(str(r["peak_rss_gib"])) for r in runs["engine"])
             print(f"n = {n}: engine {best('engine'):.2f} s / floor {floor:.2f} s = "
