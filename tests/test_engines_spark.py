@@ -25,7 +25,7 @@ from betweencut.tree import kary_tree, prefix_tree
 
 pytest.importorskip("pyspark")
 pytest.importorskip("duckdb")  # the test files are written with DuckDB
-from tests.test_engines import (
+from test_engines import (
     kary_records,
     prefix_records,
     reference,
