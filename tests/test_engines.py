@@ -405,3 +405,14 @@ def test_cli_duckdb_equals_memory_and_exits_2_on_bad_input(tmp_path: Path) -> No
     assert low.returncode == 2 and "tau" in low.stderr and "Traceback" not in low.stderr
     helped = _cli("--help")
     assert "--engine" in helped.stdout and "--column" in helped.stdout
+
+
+def test_memory_engine_reads_a_directory_of_text_files(tmp_path: Path) -> None:
+    tree = kary_tree(2, 3)
+    (tmp_path / "a.txt").write_text("0/1\n1/1\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("0/1\n", encoding="utf-8")
+    leaves, _ = read_leaves(Source.of(str(tmp_path)), tree)
+    assert leaves == [(0, 1), (1, 1), (0, 1)]
+    (tmp_path / "b.txt").write_text("0/1\n0/2\n", encoding="utf-8")
+    with pytest.raises(SourceRecordError, match=r"b\.txt, line 2: component '2'"):
+        read_leaves(Source.of(str(tmp_path)), tree)

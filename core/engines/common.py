@@ -35,7 +35,7 @@ large (`max_candidates`), raise the public threshold `tau` (the cut grows with i
 smaller public tree; both are public choices and leak nothing.
 
 Rows: a record is named by its file and its row, counted from 1 (Parquet rows in file order;
-CSV data rows after the header; text lines).
+CSV data rows after the header); in a text file by its line.
 """
 
 from __future__ import annotations
@@ -74,11 +74,11 @@ class EngineError(BetweenCutError):
 class SourceRecordError(RecordError):
     """A record of an input file does not fit the public tree: names the file and the row."""
 
-    def __init__(self, file: str, row: int, message: str) -> None:
+    def __init__(self, file: str, row: int, message: str, unit: str = "row") -> None:
         self.file = file
         self.row = row
         self.line = row
-        ValueError.__init__(self, f"{file}, row {row}: {message}")
+        ValueError.__init__(self, f"{file}, {unit} {row}: {message}")
 
 
 def require(module: str, extra: str, engine: str) -> ModuleType:

@@ -30,7 +30,7 @@ def read_leaves(source: Source, tree: PublicTree) -> tuple[list[Node], dict[str,
                     leaves.extend(parse_records(handle, tree))
                 except RecordError as exc:
                     raise SourceRecordError(
-                        path, exc.line, str(exc).removeprefix(f"line {exc.line}: ")
+                        path, exc.line, str(exc).removeprefix(f"line {exc.line}: "), "line"
                     ) from None
         return leaves, {"null_records_skipped": 0}
     values: list[str] = []
