@@ -96,8 +96,8 @@ def delta0_upper(lam: Fraction, R: LogReal | Fraction | int) -> ExpPoly | Fracti
 
 def _float_kov(L: int, lam: float, d0: float, eps: float) -> float:
     """A float estimate of `kov_delta` (search only: never a verdict)."""
-    s = sum(math.comb(L, l) * max(0.0, math.exp((L - l) * lam) - math.exp(eps + l * lam))
-            for l in range(L + 1)) / (1 + math.exp(lam)) ** L
+    s = sum(math.comb(L, i) * max(0.0, math.exp((L - i) * lam) - math.exp(eps + i * lam))
+            for i in range(L + 1)) / (1 + math.exp(lam)) ** L
     return 1 - (1 - d0) ** L * (1 - s)
 
 

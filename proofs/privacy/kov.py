@@ -58,11 +58,10 @@ def kov_delta(k: int, eps0: Fraction, delta0: ExactValue, eps: Fraction) -> ExpR
     _check_inputs(k, eps0, delta0, eps)
     eps0, eps = Fraction(eps0), Fraction(eps)
     num = ExpPoly()
-    for l in range(k + 1):
-        if (k - 2 * l) * eps0 > eps:  # e^{(k-l)ε0} > e^{ε + lε0}: a rational comparison
-            c = math.comb(k, l)
-            num = num + ExpPoly({(k - l) * eps0: Fraction(c)}) - ExpPoly({eps + l * eps0:
-                                                                         Fraction(c)})
+    for i in range(k + 1):
+        if (k - 2 * i) * eps0 > eps:  # e^{(k-i)ε0} > e^{ε + iε0}: a rational comparison
+            c = Fraction(math.comb(k, i))
+            num = num + ExpPoly({(k - i) * eps0: c}) - ExpPoly({eps + i * eps0: c})
     den = (ExpPoly.const(1) + ExpPoly.exp(eps0)) ** k
     if isinstance(delta0, ExpRational):  # stay in quotients
         return 1 - (1 - delta0) ** k * ExpRational(den - num, den)

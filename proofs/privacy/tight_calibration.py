@@ -1,4 +1,4 @@
-"""Calibration by the `tight` accountant: the smallest margin `E = w + R` with certified `δ(ε) <= δ`.
+"""Calibration by the `tight` accountant: the least margin `E = w + R` with certified `δ(ε) <= δ`.
 
 Claim: "Tight calibration (certified delta, E <= Theorem 5.5's E)".
 
@@ -50,7 +50,7 @@ def _float_best_delta0(L: int, lam: float, eps: float, delta: float) -> float:
     s = _float_kov(L, lam, 0.0, eps)
     if s >= delta:
         return 0.0
-    return 1 - ((1 - delta) / (1 - s)) ** (1 / L)
+    return float(1 - ((1 - delta) / (1 - s)) ** (1 / L))
 
 
 def _float_margin(L: int, lam: float, eps: float, delta: float) -> float:
@@ -131,7 +131,7 @@ def check_tight_calibration(cal: Calibration) -> Certificate:
     """
     params = {"h": cal.height, "epsilon": cal.epsilon, "delta": cal.delta,
               "lambda": cal.lam, "R": cal.R.exact_str()}
-    if cal.L != public_height(cal.height).bit_length():
+    if public_height(cal.height).bit_length() != cal.L:
         raise ClaimRefuted(CLAIM, "L is not ceil(log2(h + 1))", {**params, "L": cal.L})
     if not (0 < cal.lam <= 1 and cal.w == 1 / cal.lam and cal.R + cal.w == cal.E):
         raise ClaimRefuted(CLAIM, "lambda in (0, 1], w = 1/lambda, E = w + R fail",
