@@ -77,9 +77,10 @@ def _certified_delta0(L: int, lam: Fraction, eps: Fraction, delta: Fraction) -> 
     guess = min(_float_best_delta0(L, float(lam), float(eps), float(delta)), 0.5)
     if guess <= 0:
         return None
-    d0 = Fraction(guess).limit_denominator(10**12)
+    scale = 10 ** (8 - math.floor(math.log10(guess)))  # 8 to 9 significant digits, rounded down
+    d0 = Fraction(math.floor(guess * scale), scale)
     for _ in range(8):
-        d0 = min(d0 * Fraction(999999, 1000000), Fraction(1, 2))
+        d0 = min(d0, Fraction(1, 2))
         acc = accountant("tight", L=L, lam=lam, R=tight_guard(lam, d0))
         if certainly_le(acc.delta_upper(eps), delta):
             return d0
