@@ -233,3 +233,29 @@ def test_tight_calibration_rejects_bad_parameters() -> None:
     for args in [(0, 1, F(1, 20)), (15, F(3, 2), F(1, 20)), (15, 1, F(1, 5))]:
         with pytest.raises(ParameterError):
             calibrate_tight(*args)
+
+
+# --- cross-check against dp-accounting (floats: a cross-check, never a verdict) ---------------
+
+@pytest.mark.parametrize("L, lam, d0", [(20, F(3049, 20000), F(859612049, 10**12)),
+                                        (64, F(67, 20000), F(1, 10**9)), (3, F(1), F(1, 10))])
+def test_kov_closed_form_agrees_with_dp_accounting_pessimistic_pld(L: int, lam: F, d0: F) -> None:
+    """dp-accounting's pessimistic PLD of KOV's pair (losses rounded up by at most `Δ`),
+    self-composed `L` times, brackets the exact closed form up to float rounding:
+    `ours(ε) <= theirs(ε) <= ours(ε - LΔ)`."""
+    pld_module = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    x, d = float(lam), float(d0)
+    p_hi, p_lo = (1 - d) * math.exp(x) / (1 + math.exp(x)), (1 - d) / (1 + math.exp(x))
+    log_p = {0: math.log(d), 1: math.log(p_hi), 2: math.log(p_lo)}
+    log_q = {1: math.log(p_lo), 2: math.log(p_hi), 3: math.log(d)}
+    pld = pld_module.from_two_probability_mass_functions(
+        log_q, log_p, pessimistic_estimate=True, value_discretization_interval=1e-4,
+        symmetric=True).self_compose(L)
+    shift = F(L, 10**4)
+    for eps in (F(0), F(1, 10), F(1, 2), F(1), F(2)):
+        lo, _ = enclose(kov_delta(L, lam, d0, eps), 64)
+        theirs = pld.get_delta_for_epsilon(float(eps))
+        assert float(lo) <= theirs + 1e-9  # pessimistic: never below the exact value
+        if eps >= shift:
+            _, hi = enclose(kov_delta(L, lam, d0, eps - shift), 64)
+            assert theirs <= float(hi) + 1e-9  # and no further above than LΔ of loss
