@@ -7,6 +7,7 @@ import dataclasses
 import math
 from fractions import Fraction as F
 
+import numpy as np
 import pytest
 
 from betweencut.calibration import calibrate
@@ -20,7 +21,13 @@ from betweencut.proofs.privacy import accountant_claims
 from betweencut.proofs.privacy.accountant import Accountant, accountant, delta0_upper
 from betweencut.proofs.privacy.accountant_claims import (
     check_accountant_enumerated,
+    check_envelope_pair,
     check_kov_composition,
+)
+from betweencut.proofs.privacy.envelope import (
+    bt_envelope_upper,
+    envelope_delta_upper,
+    envelope_pair,
 )
 from betweencut.proofs.privacy.kov import kov_delta, kov_pair, product_hockey_stick
 from betweencut.proofs.privacy.tight_calibration import calibrate_tight, check_tight_calibration
@@ -110,6 +117,84 @@ def test_kov_rejects_bad_parameters() -> None:
             kov_delta(*args)
 
 
+# --- the envelope pair ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lam, R", [
+    (F(1), F(1)), (F(1, 2), F(2)), (F(1, 3), F(5, 2)), (F(2, 3), LogReal(F(1), F(1, 2), F(7))),
+])
+def test_guardedbt_envelope_pair_dominates_every_guardedbt_pair(lam: F, R: F | LogReal) -> None:
+    cert = check_envelope_pair(lam, R, [F(0), F(1, 3), F(1, 2), F(7, 10)])
+    assert cert.quantities["comparisons"] > 0
+
+
+def test_envelope_pair_check_rejects_a_lowered_envelope(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Principle 5: 9/10 of the closed-form envelope, or the pair built on δ0/4, is refuted."""
+    monkeypatch.setattr(accountant_claims, "bt_envelope_upper",
+                        lambda lam, a: bt_envelope_upper(lam, a) * F(9, 10))
+    with pytest.raises(ClaimRefuted, match="closed-form envelope"):
+        check_envelope_pair(F(1, 2), F(2), [F(0)])
+    monkeypatch.undo()
+    monkeypatch.setattr(accountant_claims, "envelope_delta_upper",
+                        lambda L, lam, d0, eps: envelope_delta_upper(L, lam, d0 / 4, eps))
+    with pytest.raises(ClaimRefuted, match="envelope pair's hockey-stick"):
+        check_envelope_pair(F(1), F(1), [F(0), F(1, 2)])
+
+
+def test_envelope_closed_form_is_the_supremum_over_dense_shifts() -> None:
+    """Float cross-check (never a verdict): the certified F(a) is above the maximum over a dense
+    grid of real shifts and within 1e-9 of it."""
+    ys = np.linspace(-40.0, 42.0, 820001)
+
+    def laws(y: np.ndarray) -> list[np.ndarray]:
+        def cdf(t: np.ndarray) -> np.ndarray:
+            neg, pos = np.minimum(t, 0), np.maximum(t, 0)
+            return np.where(t <= 0, 0.5 * np.exp(neg), 1 - 0.5 * np.exp(-pos))
+        low, high = cdf(-y), cdf(y - 2)
+        return [low, 1 - low - high, high]
+
+    for lam in (F(1), F(3049, 20000)):
+        here, there = laws(ys), laws(ys + float(lam))
+        for a in (F(0), lam / 4, lam * 39 / 40):
+            alpha = math.exp(float(a))
+            best = max(
+                float(sum(np.maximum(0.0, u - alpha * v) for u, v in zip(p, q, strict=True)).max())
+                for p, q in ((here, there), (there, here)))
+            upper = float(bt_envelope_upper(lam, a))
+            assert best <= upper + 1e-12 and upper <= best + 1e-9
+
+
+def test_envelope_pair_is_realisable_and_below_kov() -> None:
+    pair = envelope_pair(F(3049, 20000), F(1, 1000))
+    assert pair.neutral[0] >= 0 and all(lo >= 0 for lo, _ in pair.nu.values())
+    for L, eps in ((20, F(1)), (20, F(0)), (4, F(1, 2))):
+        env = envelope_delta_upper(L, F(3049, 20000), F(1, 1000), eps)
+        assert certainly_le(env, kov_delta(L, F(3049, 20000), F(1, 1000), eps))
+
+
+def test_envelope_composition_agrees_with_dp_accounting() -> None:
+    """dp-accounting composes the same pair (floats, its own convolution): our certified value
+    is above its estimate and within 1e-3 relative of it."""
+    pld_module = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    lam, d0, L = F(3049, 20000), F(1, 1000), 20
+    pair = envelope_pair(lam, d0)
+    step = float(lam) / pair.m
+    p: dict[object, float] = {"inf": float(pair.g_inf), 0: float(sum(pair.neutral) / 2)}
+    q: dict[object, float] = {"-inf": float(pair.g_inf), 0: p[0]}
+    for j, (lo, hi) in pair.nu.items():
+        nu = float((lo + hi) / 2)
+        alpha = math.exp(j * step)
+        p[j], q[j], p[-j], q[-j] = nu * alpha, nu, nu, nu * alpha
+    pld = pld_module.from_two_probability_mass_functions(
+        {k: math.log(v) for k, v in q.items() if v > 0},
+        {k: math.log(v) for k, v in p.items() if v > 0},
+        pessimistic_estimate=True, value_discretization_interval=1e-5,
+        symmetric=True).self_compose(L)
+    for eps in (F(0), F(1, 2), F(1)):
+        ours = float(envelope_delta_upper(L, lam, d0, eps))
+        theirs = pld.get_delta_for_epsilon(float(eps))
+        assert ours >= theirs * (1 - 1e-3) - 1e-9 and ours <= theirs * (1 + 1e-3) + 1e-9
+
+
 # --- accountants: API, directions, values ----------------------------------------------------
 
 def test_accountant_api_and_parameter_errors() -> None:
@@ -183,17 +268,19 @@ def test_tight_accountant_dominates_every_enumerated_pair(
 ) -> None:
     """Every pair with |D| <= 2 (binary h = 2, 3; ternary h = 2), ε on 0, λ/2, ..., Lλ."""
     tree, params = kary_tree(k, h), Params.of(tau, lam, R)
-    for name in ("tight", "kov", "paper"):
+    for name in ("tight", "kov", "envelope", "paper"):
         cert = check_accountant_enumerated(tree, params, 2, name=name)
         assert cert.quantities["pairs"] > 0
 
 
+@pytest.mark.parametrize("name", ["kov", "envelope"])
 @pytest.mark.parametrize("kind", ["k = L - 1", "delta0 halved"])
-def test_wrong_accountants_are_refuted_by_an_enumerated_pair(kind: str) -> None:
+def test_wrong_accountants_are_refuted_by_an_enumerated_pair(kind: str, name: str) -> None:
     """Principle 5: binary h = 3, τ = 1, λ = 1, R = 1 (δ0 = 1/2) has the power to refute both."""
     tree, params = kary_tree(2, 3), Params.of(1, 1, 1)
+    wrong = dataclasses.replace(_wrong(kind, 2, F(1), F(1)), name=name)
     with pytest.raises(ClaimRefuted) as info:
-        check_accountant_enumerated(tree, params, 2, _wrong(kind, 2, F(1), F(1)))
+        check_accountant_enumerated(tree, params, 2, wrong)
     assert "D" in info.value.counterexample and "violated" in info.value.counterexample
 
 

@@ -34,13 +34,15 @@ Accountants (all with the error direction in the name: every value is an UPPER b
 * `paper`: Theorem 5.4 (Eq. (22)) at `ε = rλ`, `r = 1..L`; between those points the bound of
   the largest `r` with `rλ <= ε`, and `1` below `λ` (`δ <= 1` always holds).
 * `kov`: step 5 above, exact (`betweencut.proofs.privacy.kov.kov_delta`).
-* `tight`: the pointwise minimum of `paper`, `kov` and `1`, chosen by the exact gate: each is an
-  upper bound, so is their minimum.
+* `envelope`: the dominating pair of the whole GuardedBT family composed `L` times with a
+  pessimistic PLD (`betweencut.proofs.privacy.envelope`): it replaces step 4-5's worst-case
+  `(λ, δ0)` pair by the upper envelope of the family's hockey-stick curves (adaptive composition
+  of dominating pairs, Zhu–Dong–Wang 2022), a certified rational.
+* `tight`: the pointwise minimum of `paper`, `kov`, `envelope` and `1`, chosen by the exact
+  gate: each is an upper bound, so is their minimum.
 
 `δ0` is exact (`tct.delta0`) when `λ·coeff` of `R = const + coeff·ln(arg)` is an integer, else a
 certified rational UPPER bound (mpmath intervals, outward); every formula is increasing in `δ0`.
-The upper envelope of the GuardedBT family (a dominating pair composed by PLD) is NOT part of
-`tight` yet: see `docs/accountant.md` for what its soundness needs.
 """
 
 from __future__ import annotations
@@ -50,21 +52,24 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, Union
 
-from betweencut.errors import ParameterError
+from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import LogReal, interval_bounds
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, enclose
 from betweencut.proofs.laws.tct import delta0 as exact_delta0
 from betweencut.proofs.laws.tct import lemma_4_1_bound, q_lambda, theorem_5_4_bound
+from betweencut.proofs.privacy.envelope import envelope_delta_upper
 from betweencut.proofs.privacy.kov import kov_delta
 
 __all__ = ["ACCOUNTANTS", "Accountant", "UpperDelta", "accountant", "delta0_upper"]
 
-ACCOUNTANTS: Final = ("paper", "kov", "tight")
+ACCOUNTANTS: Final = ("paper", "kov", "envelope", "tight")
 CLAIMS: Final = {
     "paper": "Theorem 5.4 (Eq. 22)",
     "kov": "KOV composition bound (Kairouz et al. 2015) for BetweenCut's transcript",
+    "envelope": "KOV composition bound (Kairouz et al. 2015) for BetweenCut's transcript "
+                "(reduction); GuardedBT envelope dominating pair",
     "tight": "KOV composition bound (Kairouz et al. 2015) for BetweenCut's transcript; "
-             "Theorem 5.4 (Eq. 22)",
+             "GuardedBT envelope dominating pair; Theorem 5.4 (Eq. 22)",
 }
 UpperDelta = Union[ExpPoly, ExpRational, Fraction]  # noqa: UP007
 _DELTA0_BITS: Final = 96
@@ -134,6 +139,20 @@ class Accountant:
         """KOV's optimal composition with `k = L`, `(λ, δ0)` rounds: UPPER bound."""
         return kov_delta(self.L, self.lam, self.delta0_upper(), Fraction(eps))
 
+    def delta0_rational_upper(self) -> Fraction:
+        """A rational UPPER bound on `δ0` (the exact value when it is rational)."""
+        d0 = self.delta0_upper()
+        return d0 if isinstance(d0, Fraction) else enclose(d0, 96)[1]
+
+    def envelope_delta_upper(self, eps: Fraction) -> UpperDelta:
+        """The GuardedBT family's dominating pair composed `L` times, pessimistic PLD: UPPER
+        bound (`1` if the construction's checks cannot be certified)."""
+        try:
+            return envelope_delta_upper(self.L, self.lam, self.delta0_rational_upper(),
+                                        Fraction(eps))
+        except Undecided:
+            return Fraction(1)
+
     def delta_upper(self, eps: Fraction) -> UpperDelta:
         """A certified UPPER bound on `δ(ε)` of the full transcript, every neighbouring pair.
 
@@ -145,8 +164,11 @@ class Accountant:
             return self.paper_delta_upper(eps)
         if self.name == "kov":
             return self.kov_delta_upper(eps)
+        if self.name == "envelope":
+            return self.envelope_delta_upper(eps)
         best: UpperDelta = Fraction(1)
-        for value in (self.paper_delta_upper(eps), self.kov_delta_upper(eps)):
+        for value in (self.paper_delta_upper(eps), self.kov_delta_upper(eps),
+                      self.envelope_delta_upper(eps)):
             if not certainly_le(best, value):
                 best = value
         return best
@@ -164,6 +186,8 @@ class Accountant:
             found += self._paper_epsilon(delta)
         if self.name in ("kov", "tight"):
             found += self._kov_epsilon(delta)
+        if self.name in ("envelope", "tight"):
+            found += self._envelope_epsilon(delta, min(found, default=self.L * self.lam))
         if not found:
             raise ParameterError("delta", delta,
                                  f"delta above the {self.name} accountant's floor at eps -> oo")
@@ -194,6 +218,15 @@ class Accountant:
             candidate = Fraction(math.ceil(candidate / step) + 1) * step
         return [top]
 
+    def _envelope_epsilon(self, delta: Fraction, start: Fraction) -> list[Fraction]:
+        """Walk down from `start` on the grid `λ/40` while the envelope's bound stays `<= δ`."""
+        step = self.lam / 40
+        best = None
+        eps = math.floor(start / step) * step
+        while eps >= 0 and certainly_le(self.envelope_delta_upper(eps), delta):
+            best, eps = eps, eps - step
+        return [] if best is None else [best]
+
     def describe(self) -> dict[str, object]:
         return {"accountant": self.name, "L": self.L, "lambda": str(self.lam),
                 "R": self.R.exact_str(), "claim": self.claim}
@@ -206,8 +239,8 @@ def _eps(eps: object) -> Fraction:
 
 
 def accountant(name: str, *, L: int, lam: Fraction, R: LogReal | Fraction | int) -> Accountant:
-    """The accountant `name` ("paper", "kov" or "tight") for BetweenCut with `L` path queries
-    (Eq. (14)), rational `0 < λ <= 1` and guard budget `R >= 1`.
+    """The accountant `name` ("paper", "kov", "envelope" or "tight") for BetweenCut with `L`
+    path queries (Eq. (14)), rational `0 < λ <= 1` and guard budget `R >= 1`.
 
     Every accountant's `delta_upper(ε)` is a certified UPPER bound on the transcript's `δ(ε)`;
     `tight` is the pointwise minimum of the others.

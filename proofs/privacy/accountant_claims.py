@@ -26,6 +26,7 @@ from betweencut.proofs.laws.models import exact_model
 from betweencut.proofs.privacy.accountant import UpperDelta, accountant, delta0_upper
 from betweencut.proofs.privacy.audit import audit_mechanism, neighbouring_pairs
 from betweencut.proofs.privacy.claims import betweencut_cache
+from betweencut.proofs.privacy.envelope import bt_envelope_upper, envelope_delta_upper
 from betweencut.proofs.privacy.kov import (
     kov_delta,
     kov_pair,
@@ -36,10 +37,12 @@ from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import PublicTree, kary_tree
 
 __all__ = [
-    "DOMINATES", "KOV", "check_accountant_enumerated", "check_kov_composition", "default_grid",
+    "DOMINATES", "ENVELOPE", "KOV", "check_accountant_enumerated", "check_envelope_pair",
+    "check_kov_composition", "default_grid",
 ]
 
 KOV: Final = "KOV composition bound (Kairouz et al. 2015) for BetweenCut's transcript"
+ENVELOPE: Final = "GuardedBT envelope pair dominates every GuardedBT pair"
 DOMINATES: Final = "Tight accountant dominates every enumerated pair"
 BRUTE_FORCE_MAX_L: Final = 4
 
@@ -105,6 +108,52 @@ def check_kov_composition(
         "closed_form_points_checked": points})
 
 
+@claim(ENVELOPE, "Lemma 5.3", "Eq. (19)", "Eq. (105)")
+def check_envelope_pair(
+    lam: Fraction, R: LogReal | Fraction | int, taus: Sequence[Fraction],
+    eps_grid: Sequence[Fraction] | None = None,
+) -> Certificate:
+    """Claim: GuardedBT envelope pair dominates every GuardedBT pair.
+
+    Preconditions: rational `0 < λ <= 1`, `R >= 1`; `taus` public thresholds.
+    Checks: for every `τ` of `taus`, every count `c` of the GuardedBT window and both orders,
+    (1) when both counts are randomized, the exact `H_{e^a}` of the pair is `<=` the certified
+    envelope `F(a)` of the closed-form supremum over all real shifts, at every `a = ε` of the
+    grid; (2) end to end (steps 1-5 of `betweencut.proofs.privacy.envelope` with `L = 1`): the
+    exact `H_{e^ε}` of the pair is `<=` `envelope_delta_upper(1, λ, δ0, ε)`, at every `ε` of the
+    grid (default `0, λ/4, λ/2, 3λ/4, λ, 2λ`).
+    Returns: a Certificate (method `exact`) with the number of comparisons.
+    Raises: `ClaimRefuted` with `τ`, `c`, the order, `ε` and both numbers.
+    """
+    acc = accountant("envelope", L=1, lam=lam, R=R)
+    d0 = acc.delta0_rational_upper()
+    grid = list(eps_grid) if eps_grid is not None else [
+        Fraction(i, 4) * acc.lam for i in (0, 1, 2, 3, 4, 8)]
+    bounds = {eps: envelope_delta_upper(1, acc.lam, d0, eps) for eps in grid}
+    params = {"lambda": acc.lam, "R": acc.R.exact_str(), "delta0_upper": d0}
+    checked = 0
+    for tau in taus:
+        model = exact_model(Fraction(tau), acc.lam, acc.R)
+        for c in model.window():
+            both = model.randomized(c) and model.randomized(c + 1)
+            P0, P1 = model.law(c), model.law(c + 1)
+            for first, second, order in ((P0, P1, "c||c+1"), (P1, P0, "c+1||c")):
+                for eps in grid:
+                    stick = pair_hockey_stick(first, second, eps)
+                    checked += 1
+                    where = {**params, "tau": tau, "c": c, "order": order, "eps": eps,
+                             "H": exact_str(stick)}
+                    if both and not certainly_le(stick, bt_envelope_upper(acc.lam, eps)):
+                        raise ClaimRefuted(ENVELOPE, "a both-randomized pair exceeds the "
+                                           "closed-form envelope", where)
+                    if not certainly_le(stick, bounds[eps]):
+                        raise ClaimRefuted(ENVELOPE, "a GuardedBT pair exceeds the envelope "
+                                           "pair's hockey-stick", {**where,
+                                                                   "bound": bounds[eps]})
+    return Certificate(ENVELOPE, params, "exact", {"comparisons": checked,
+                                                   "taus": [str(t) for t in taus]})
+
+
 @claim(DOMINATES, "Eq. (112)")
 def check_accountant_enumerated(
     tree: PublicTree, params: Params, size: int, acc: UpperAccountant | None = None,
@@ -161,6 +210,7 @@ def audit_accountants() -> list[Certificate]:
         params = Params.of(tau, lam, R)
         certificates.append(check_kov_composition(h.bit_length(), lam, R,
                                                   [Fraction(0), Fraction(1, 3), tau]))
+        certificates.append(check_envelope_pair(lam, R, [Fraction(0), Fraction(1, 3), tau]))
         certificates.append(check_accountant_enumerated(tree, params, 1))
     return certificates
 

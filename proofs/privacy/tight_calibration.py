@@ -6,10 +6,12 @@ For public `(h, ε, δ)` with Theorem 5.5's range (`0 < ε <= 1`, `0 < δ < 1/10
 a rational `0 < λ <= 1` and a rational `δ0 <= ½` and sets `R = 1 + ln(1/(2δ0))/λ`, so that
 `e^{-λ(R-1)} = 2δ0` exactly (`λ·coeff = 1`), `w = 1/λ` (Eq. (13)) and `E = w + R` (Eq. (24)).
 The search is a float speed path over `λ` (KOV's `δ(ε)` is monotone in `δ0`, so the largest
-admissible `δ0` has a closed form); the answer is then CERTIFIED: `tight.delta_upper(ε) <= δ`
-exactly (`ExpRational` sign), and `E < E_paper` by certified intervals. If either certification
-fails, or the paper's calibration is smaller, Theorem 5.5's calibration is returned (its `δ(ε)
-<= δ` is Theorem 5.5 itself, and `tight` includes `paper`), marked `accountant = "tight"`.
+admissible `δ0` has a closed form); at that `λ` an exact bisection then raises `δ0` as far as
+the envelope accountant (below KOV) still certifies `δ(ε) <= δ`; the answer is then CERTIFIED:
+`tight.delta_upper(ε) <= δ` exactly (`ExpRational` sign), and `E < E_paper` by certified
+intervals. If either certification fails, or the paper's calibration is smaller, Theorem 5.5's
+calibration is returned (its `δ(ε) <= δ` is Theorem 5.5 itself, and `tight` includes `paper`),
+marked `accountant = "tight"`.
 
 `r0` and `r` keep Theorem 5.5's meaning (the paper's residual calls); under `tight` they do
 not determine `λ`.
@@ -23,11 +25,12 @@ from fractions import Fraction
 from typing import Final
 
 from betweencut.calibration import Calibration, calibrate, check_privacy_budget
-from betweencut.errors import ParameterError, public_height
+from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.exact import LogReal
 from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.accountant import _float_kov, accountant
+from betweencut.proofs.privacy.envelope import envelope_delta_upper
 from betweencut.proofs.registry import claim
 
 __all__ = ["CLAIM", "calibrate_tight", "check_tight_calibration", "tight_guard"]
@@ -36,6 +39,7 @@ CLAIM: Final = "Tight calibration (certified delta, E <= Theorem 5.5's E)"
 _GRID: Final = 400
 _FINE: Final = 20000
 _BITS: Final = 80
+_REFINE_STEPS: Final = 8
 
 
 def tight_guard(lam: Fraction, delta0: Fraction) -> LogReal:
@@ -77,8 +81,7 @@ def _certified_delta0(L: int, lam: Fraction, eps: Fraction, delta: Fraction) -> 
     guess = min(_float_best_delta0(L, float(lam), float(eps), float(delta)), 0.5)
     if guess <= 0:
         return None
-    scale = 10 ** (8 - math.floor(math.log10(guess)))  # 8 to 9 significant digits, rounded down
-    d0 = Fraction(math.floor(guess * scale), scale)
+    d0 = _round_down(Fraction(guess))
     for _ in range(8):
         d0 = min(d0, Fraction(1, 2))
         acc = accountant("tight", L=L, lam=lam, R=tight_guard(lam, d0))
@@ -86,6 +89,29 @@ def _certified_delta0(L: int, lam: Fraction, eps: Fraction, delta: Fraction) -> 
             return d0
         d0 = d0 / 2
     return None
+
+
+def _round_down(x: Fraction) -> Fraction:
+    """`x > 0` rounded down to 8-9 significant digits (short exact forms of `R`)."""
+    scale = 10 ** (8 - math.floor(math.log10(x)))
+    return Fraction(math.floor(x * scale), scale)
+
+
+def _envelope_refine(L: int, lam: Fraction, eps: Fraction, delta: Fraction,
+                     d0: Fraction) -> Fraction:
+    """Raise `δ0` (bisection on `[δ0, 2δ0]`, exact checks) while the envelope accountant's
+    certified `δ(ε) <= δ`: the envelope is below KOV, so a larger `δ0` (a smaller `R`) fits."""
+    lo, hi = d0, min(2 * d0, Fraction(1, 2))
+    for _ in range(_REFINE_STEPS):
+        mid = _round_down((lo + hi) / 2)
+        if mid <= lo:
+            break
+        try:
+            fits = certainly_le(envelope_delta_upper(L, lam, mid, eps), delta)
+        except Undecided:
+            fits = False
+        lo, hi = (mid, hi) if fits else (lo, mid)
+    return lo
 
 
 def _smaller(x: LogReal, y: LogReal) -> bool:
@@ -111,6 +137,7 @@ def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibrati
     d0 = _certified_delta0(paper.L, lam, eps, dlt)
     if d0 is None:
         return paper
+    d0 = _envelope_refine(paper.L, lam, eps, dlt, d0)
     big_r = tight_guard(lam, d0)
     w = 1 / lam
     big_e = big_r + w
