@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -37,14 +38,17 @@ def test_calibrate_accountant_rejects_an_unknown_name(capsys: pytest.CaptureFixt
 
 
 def test_classify_and_margins_take_the_tight_accountant(
-    capsys: pytest.CaptureFixture[str], tmp_path: object
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    status, out, _ = run(capsys, "classify", "--tau", "30", "--epsilon", "1", "--delta", "0.05",
-                         "--accountant", "tight", "--seed", "1", "--json")
+    records = tmp_path / "records.txt"
+    records.write_text("0/0/0\n0/0/1\n0/0/1\n1/1/0\n", encoding="utf-8")
+    status, out, _ = run(capsys, "classify", str(records), "--height", "4", "--tau", "1",
+                         "--epsilon", "1", "--delta", "0.05", "--accountant", "tight", "--seed",
+                         "1", "--json")
     data = json.loads(out)
     assert status == 0 and data["calibration"]["accountant"] == "tight"
     status, out, _ = run(capsys, "margins", "--epsilon", "1", "--delta", "0.05", "--heights",
-                         "15,1000", "--accountant", "tight", "--json")
+                         "15", "--accountant", "tight", "--json")
     data = json.loads(out)
     assert status == 0 and data["parameters"]["accountant"] == "tight"
     assert all(row["betweencut_tight"] <= row["betweencut"] for row in data["rows"])

@@ -172,8 +172,9 @@ def test_envelope_pair_is_realisable_and_below_kov() -> None:
 
 
 def test_envelope_composition_agrees_with_dp_accounting() -> None:
-    """dp-accounting composes the same pair (floats, its own convolution): our certified value
-    is above its estimate and within 1e-3 relative of it."""
+    """dp-accounting composes the same pair (floats, its own pessimistic grid Δ = 1e-4): ours
+    (exact on the pair's own loss grid, masses rounded up by 2^-64) brackets it,
+    `ours(ε) <= theirs(ε) <= ours(ε - LΔ)`, up to float rounding."""
     pld_module = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     lam, d0, L = F(3049, 20000), F(1, 1000), 20
     pair = envelope_pair(lam, d0)
@@ -187,12 +188,14 @@ def test_envelope_composition_agrees_with_dp_accounting() -> None:
     pld = pld_module.from_two_probability_mass_functions(
         {k: math.log(v) for k, v in q.items() if v > 0},
         {k: math.log(v) for k, v in p.items() if v > 0},
-        pessimistic_estimate=True, value_discretization_interval=1e-5,
+        pessimistic_estimate=True, value_discretization_interval=1e-4,
         symmetric=True).self_compose(L)
+    shift = F(L, 10**4)  # theirs rounds each loss up by at most 1e-4
     for eps in (F(0), F(1, 2), F(1)):
-        ours = float(envelope_delta_upper(L, lam, d0, eps))
         theirs = pld.get_delta_for_epsilon(float(eps))
-        assert ours >= theirs * (1 - 1e-3) - 1e-9 and ours <= theirs * (1 + 1e-3) + 1e-9
+        assert float(envelope_delta_upper(L, lam, d0, eps)) <= theirs * (1 + 1e-9) + 1e-12
+        if eps >= shift:
+            assert theirs <= float(envelope_delta_upper(L, lam, d0, eps - shift)) + 1e-9
 
 
 # --- accountants: API, directions, values ----------------------------------------------------
@@ -268,7 +271,7 @@ def test_tight_accountant_dominates_every_enumerated_pair(
 ) -> None:
     """Every pair with |D| <= 2 (binary h = 2, 3; ternary h = 2), ε on 0, λ/2, ..., Lλ."""
     tree, params = kary_tree(k, h), Params.of(tau, lam, R)
-    for name in ("tight", "kov", "envelope", "paper"):
+    for name in ("tight", "kov", "envelope"):  # paper: test_privacy_profiles.py, every r
         cert = check_accountant_enumerated(tree, params, 2, name=name)
         assert cert.quantities["pairs"] > 0
 
@@ -288,7 +291,8 @@ def test_wrong_accountants_are_refuted_by_an_enumerated_pair(kind: str, name: st
 
 @pytest.mark.parametrize("h, eps, delta", [
     (15, F(1), F(1, 20)), (2**10 - 1, F(1), F(1, 10**6)), (2**20 - 1, F(1), F(1, 20)),
-    (2**64 - 1, F(1, 10), F(1, 10**6)), (1, F(1, 2), F(1, 1000)),
+    pytest.param(2**64 - 1, F(1, 10), F(1, 10**6), marks=pytest.mark.slow),
+    (1, F(1, 2), F(1, 1000)),
 ])
 def test_tight_calibration_certified_delta_and_margin_never_above_the_paper(
     h: int, eps: F, delta: F

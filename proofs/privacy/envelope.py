@@ -62,6 +62,7 @@ GRID: Final = 40
 _HALF: Final = Fraction(1, 2)
 
 Piece = tuple[ExpPoly, ExpPoly, ExpPoly]  # C + A·x + B/x, x = e^y
+End = Fraction | None  # a piece's end in y; None is infinite
 
 
 def _p(c: ExpPoly | Fraction | int = 0, a: ExpPoly | Fraction | int = 0,
@@ -142,6 +143,21 @@ def _pieces(lam: Fraction) -> list[tuple[Fraction | None, Fraction | None, Fract
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _terms(lam: Fraction) -> list[tuple[End, End, list[tuple[Piece, Piece]]]]:
+    """Per piece, the `(X, Y)` of the six candidate sums `X − α·Y` (step 1): `ℓ`, `m`, `ℓ + m`
+    in the order `(y, y+λ)` and `m`, `h`, `m + h` in the order `(y+λ, y)`."""
+    out = []
+    for lo, hi, mid in _pieces(lam):
+        w = _laws(lam, mid)
+        pairs = [(w["l0"], w["l1"]), (w["m0"], w["m1"]),
+                 (_lin((1, w["l0"]), (1, w["m0"])), _lin((1, w["l1"]), (1, w["m1"]))),
+                 (w["m1"], w["m0"]), (w["h1"], w["h0"]),
+                 (_lin((1, w["m1"]), (1, w["h1"])), _lin((1, w["m0"]), (1, w["h0"])))]
+        out.append((lo, hi, pairs))
+    return out
+
+
 @functools.lru_cache(maxsize=8192)
 def bt_envelope_upper(lam: Fraction, a: Fraction) -> Fraction:
     """`F(a) >= sup_{y ∈ ℝ} max(H_{e^a}(BT_y‖BT_{y+λ}), H_{e^a}(BT_{y+λ}‖BT_y))`, `0 <= a`,
@@ -150,14 +166,9 @@ def bt_envelope_upper(lam: Fraction, a: Fraction) -> Fraction:
         raise ParameterError("lam, a", (lam, a), "0 < lambda <= 1 and a >= 0")
     alpha = E(a)
     best = Fraction(0)
-    for lo, hi, mid in _pieces(lam):
-        w = _laws(lam, mid)
-        g_l = _lin((1, w["l0"]), (-alpha, w["l1"]))
-        g_m = _lin((1, w["m0"]), (-alpha, w["m1"]))
-        r_m = _lin((1, w["m1"]), (-alpha, w["m0"]))
-        r_h = _lin((1, w["h1"]), (-alpha, w["h0"]))
-        for piece in (g_l, g_m, _lin((1, g_l), (1, g_m)), r_m, r_h, _lin((1, r_m), (1, r_h))):
-            s = _sup_piece(piece, lo, hi)
+    for lo, hi, pairs in _terms(lam):
+        for x, y in pairs:
+            s = _sup_piece(_lin((1, x), (-alpha, y)), lo, hi)
             if s is not None and s > best:
                 best = s
     return best
