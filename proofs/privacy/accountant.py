@@ -219,13 +219,18 @@ class Accountant:
         return [top]
 
     def _envelope_epsilon(self, delta: Fraction, start: Fraction) -> list[Fraction]:
-        """Walk down from `start` on the grid `λ/40` while the envelope's bound stays `<= δ`."""
+        """Bisection on the grid `λ/40` below `start` for the least `ε` whose envelope bound is
+        certified `<= δ` (every returned `ε` is checked by the exact gate)."""
         step = self.lam / 40
-        best = None
-        eps = math.floor(start / step) * step
-        while eps >= 0 and certainly_le(self.envelope_delta_upper(eps), delta):
-            best, eps = eps, eps - step
-        return [] if best is None else [best]
+        hi = math.floor(start / step)
+        if not certainly_le(self.envelope_delta_upper(hi * step), delta):
+            return []
+        lo = -1  # invariant: hi fits, lo does not (or is below 0)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if certainly_le(self.envelope_delta_upper(mid * step),
+                                               delta) else (mid, hi)
+        return [hi * step]
 
     def describe(self) -> dict[str, object]:
         return {"accountant": self.name, "L": self.L, "lambda": str(self.lam),
