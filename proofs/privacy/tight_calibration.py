@@ -31,7 +31,7 @@ from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.accountant import _float_kov, accountant
 from betweencut.proofs.privacy.envelope import envelope_delta_upper
-from betweencut.proofs.registry import claim
+from betweencut.proofs.registry import claim, register_audit
 
 __all__ = ["CLAIM", "calibrate_tight", "check_tight_calibration", "tight_guard"]
 
@@ -175,3 +175,10 @@ def check_tight_calibration(cal: Calibration) -> Certificate:
     return Certificate(CLAIM, params, "exact", {
         "delta_upper": exact_str(bound), "delta": cal.delta, "E": cal.E.exact_str(),
         "E_paper": paper.E.exact_str()})
+
+
+@register_audit("calibration", "Tight calibration: certified delta and E below Theorem 5.5's")
+def audit_tight_calibration() -> list[Certificate]:
+    """The issue's headline point (h = 2^20 - 1, eps = 1, delta = 0.05) and a small tree."""
+    return [check_tight_calibration(calibrate_tight(h, 1, Fraction(1, 20)))
+            for h in (15, 2**20 - 1)]
