@@ -36,13 +36,13 @@ from betweencut.tree import kary_tree
 
 # (arity, height, tau, lambda, R): small R and lambda = 1 make delta large (power against
 # wrong accountants); lambda = 1/2 with R = 2 is the README's running case.
-ENUMERATED = [
+ENUMERATED = [  # one case per tree in the default run, the others with -m slow
     (2, 2, F(1), F(1), F(1)),
     (2, 3, F(1), F(1), F(1)),
-    (2, 3, F(1, 2), F(1), F(1)),
-    (2, 3, F(2), F(1, 2), F(2)),
+    pytest.param(2, 3, F(1, 2), F(1), F(1), marks=pytest.mark.slow),
+    pytest.param(2, 3, F(2), F(1, 2), F(2), marks=pytest.mark.slow),
     (3, 2, F(1), F(1), F(1)),
-    (3, 2, F(1), F(1, 2), F(3, 2)),
+    pytest.param(3, 2, F(1), F(1, 2), F(3, 2), marks=pytest.mark.slow),
 ]
 
 

@@ -176,7 +176,7 @@ class Accountant:
     # ε(δ) --------------------------------------------------------------------------------
     def epsilon_upper(self, delta: Fraction) -> Fraction:
         """A rational `ε` whose `delta_upper(ε) <= δ` is certified (an UPPER bound on the least
-        such `ε`). Raises `ParameterError` when no `ε` reaches `δ` (δ below the floor `Lδ0`
+        such `ε`). Raises `ParameterError` when no `ε` reaches `δ` (`δ` below the floor `Lδ0`
         of `paper` or `1 - (1-δ0)^L` of `kov`)."""
         delta = Fraction(delta)
         if not 0 < delta <= 1:
@@ -190,7 +190,7 @@ class Accountant:
             found += self._envelope_epsilon(delta, min(found, default=self.L * self.lam))
         if not found:
             raise ParameterError("delta", delta,
-                                 f"delta above the {self.name} accountant's floor at eps -> oo")
+                                 f"delta above the {self.name} accountant's bound as eps -> oo")
         return min(found)
 
     def _paper_epsilon(self, delta: Fraction) -> list[Fraction]:
