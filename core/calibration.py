@@ -60,6 +60,7 @@ class Calibration:
     w: Fraction
     R: LogReal
     E: LogReal
+    accountant: str = "paper"  # which accountant certifies (lam, R): "paper" = Theorem 5.5
 
     def params(self, tau: object) -> Params:
         """Public parameters of Alg. 3 at threshold `τ` with this calibration."""
@@ -75,6 +76,7 @@ class Calibration:
             "epsilon_exact": str(self.epsilon), "delta_exact": str(self.delta),
             "lambda_exact": str(self.lam), "w_exact": str(self.w),
             "R_exact": self.R.exact_str(), "E_exact": self.E.exact_str(),
+            "accountant": self.accountant,
         }
 
 

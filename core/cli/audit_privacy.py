@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from betweencut.calibration import calibrate
+from betweencut.cli._accountant import add_accountant_flag, calibrate_with
 from betweencut.cli._common import (
     EXIT_OK,
     EXIT_REFUTED,
@@ -49,6 +49,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--on", choices=PROJECTIONS, help="only the transcript or the Heavy set")
     p.add_argument("--exhaustive", type=positive_int("exhaustive", 0), metavar="N",
                    help="every database of size <= N and every added leaf")
+    add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(handler=run, group="privacy")
 
@@ -80,7 +81,7 @@ def _setup(args: argparse.Namespace) -> tuple[PublicTree, Params, dict[str, Any]
         return tree, Params.of(args.tau, args.lam, args.R), {}
     if args.epsilon is None or args.delta is None:
         raise UsageError("--epsilon and --delta go together")
-    cal = calibrate(args.height, args.epsilon, args.delta)
+    cal = calibrate_with(args.accountant, args.height, args.epsilon, args.delta)
     return tree, cal.params(args.tau), {"epsilon": cal.epsilon, "delta": cal.delta, "cal": cal}
 
 
@@ -97,15 +98,17 @@ def run(args: argparse.Namespace) -> int:
     if params.lam > 1:
         raise UsageError(f"lambda = {params.lam}: Theorem 5.4 needs 0 < lambda <= 1")
     on = [args.on] if args.on else list(PROJECTIONS)
+    points = _accountant_points(args.accountant, tree, params)
     if args.exhaustive is not None:
-        return _exhaustive(args, tree, params, on)
+        return _exhaustive(args, tree, params, on, points)
     if args.db is None or args.add is None:
         raise UsageError("give --db and --add (or --exhaustive N)")
     db = tuple(sorted(parse_leaf(x, tree) for x in args.db.split(",") if x.strip()))
     z = parse_leaf(args.add, tree)
     cache = betweencut_cache(tree, params)
-    report = pair_report(cache, tree, params, db, z)
+    report = pair_report(cache, tree, params, db, z, points)
     out: dict[str, Any] = {
+        "accountant": args.accountant,
         "tree": tree.description, "tau": str(params.tau), "lambda": str(params.lam),
         "R": params.R.exact_str(), "D": ["/".join(map(str, u)) for u in db],
         "z": "/".join(map(str, z)), "transcripts": cache.transcripts,
@@ -126,6 +129,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_pair(out, on)
     return EXIT_OK if holds else EXIT_REFUTED
+
+
+def _accountant_points(name: str, tree: PublicTree, params: Params) -> list[Any] | None:
+    """`(rλ, bound)` for `r = 1..L` under the tight accountant; None: Theorem 5.4 (paper)."""
+    if name == "paper":
+        return None
+    from betweencut.proofs.privacy.accountant import accountant
+
+    L = tree.height.bit_length()
+    acc = accountant(name, L=L, lam=params.lam, R=params.R)
+    return [(r * params.lam, acc.delta_upper(r * params.lam)) for r in range(1, L + 1)]
 
 
 def _promised(out: dict[str, Any], promised: dict[str, Any], cache: Any, db: tuple[Node, ...],
@@ -164,15 +178,17 @@ def _print_pair(out: dict[str, Any], on: list[str]) -> None:
                   f"<= {promised['bound']:.6g}: {verdict}")
 
 
-def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str]) -> int:
+def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str],
+                points: list[Any] | None) -> int:
     from betweencut.proofs.privacy.claims import exhaustive
 
     def bar(items: Any, total: int) -> Any:
         return progress(items, total, "pairs")
 
-    result = exhaustive(tree, params, args.exhaustive, on, bar)
-    out: dict[str, Any] = {"tree": tree.description, "size": args.exhaustive,
-                           "pairs": result["pairs"], "transcripts": result["transcripts"]}
+    result = exhaustive(tree, params, args.exhaustive, on, bar, points)
+    out: dict[str, Any] = {"accountant": args.accountant, "tree": tree.description,
+                           "size": args.exhaustive, "pairs": result["pairs"],
+                           "transcripts": result["transcripts"]}
     holds = True
     for name, verdict in result["verdicts"].items():
         entry: dict[str, Any] = {"holds": verdict.holds, "pairs": verdict.pairs}

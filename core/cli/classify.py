@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from betweencut.betweencut import DENSE_NODE_LIMIT, between_cut
-from betweencut.calibration import calibrate
+from betweencut.cli._accountant import add_accountant_flag, calibrate_with
 from betweencut.cli._common import UsageError, add_command, positive_int, rational
 from betweencut.datasets import UNICODE_HEIGHT, unicode_leaves, unicode_tree
 from betweencut.records import parse_records
@@ -40,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     tree.add_argument("--alphabet",
                       help="records are paths over this public comma-separated alphabet; "
                            "shorter records end in an end-of-record child")
+    add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--seed", type=int,
                    help="seed the sampler for a reproducible run (not for release: the default "
@@ -74,7 +75,7 @@ def _public_tree(args: argparse.Namespace) -> tuple[PublicTree, list[Node]]:
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     tree, leaves = _public_tree(args)
-    cal = calibrate(tree.height, args.epsilon, args.delta)
+    cal = calibrate_with(args.accountant, tree.height, args.epsilon, args.delta)
     params = cal.params(args.tau)
     test = ExactSampler(args.seed)
     if cal.E.compare(params.tau) <= 0:
@@ -101,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return 0
     print(f"tree: {tree.description}; records: {len(leaves)}; implementation: {implementation}")
-    print(f"calibration (Theorem 5.5): L = {cal.L}, r = {cal.r}, lambda = {cal.lam}, "
-          f"w = {cal.w}, R = {cal.R.exact_str()} ~ {cal.R.approx():.6g}")
+    print(f"calibration ({cal.accountant} accountant): L = {cal.L}, r = {cal.r}, "
+          f"lambda = {cal.lam}, w = {cal.w}, R = {cal.R.exact_str()} ~ {cal.R.approx():.6g}")
     print(f"margin E = {cal.E.exact_str()} ~ {cal.E.approx():.6g} (Theorem 5.6): every node with "
           f"count >= tau + E is Heavy, every node with count <= tau - E is Light")
     print(f"Heavy nodes ({len(names)}):")

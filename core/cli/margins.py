@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from betweencut.baselines.margins import ALL, BASELINES, MarginSetting, crossover, margin_row
+from betweencut.cli._accountant import add_accountant_flag, calibrate_with
 from betweencut.cli._common import UsageError, add_command, positive_int, rational
 
 LABELS = {
@@ -55,6 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="public bound M >= n in Ghazi et al.'s margin (default 100000)")
     p.add_argument("--max-log2-height", type=positive_int("max-log2-height"), default=1024,
                    help="crossover search over 1 <= h < 2^this (default 1024)")
+    add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="plot the margins against log2 h")
     p.set_defaults(handler=run)
@@ -64,13 +66,19 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     setting = MarginSetting.of(args.epsilon, args.delta, args.beta, args.arity, args.tau,
                                args.ghazi_m)
     rows = [margin_row(setting, h) for h in args.heights]
+    if args.accountant == "tight":  # E under the tight accountant (the crossovers stay Eq. 24's)
+        for row in rows:
+            tight = calibrate_with("tight", row["h"], setting.epsilon, setting.delta)
+            row["betweencut_tight"] = tight.E.approx()
+            row["betweencut_tight_exact"] = tight.E.exact_str()
     crossings = [crossover(setting, b, args.max_log2_height).as_json() for b in BASELINES]
     known = [c["height"] for c in crossings]
     overall = None if any(h is None for h in known) else max(known)
     return {
         "parameters": {"epsilon": str(setting.epsilon), "delta": str(setting.delta),
                        "beta": str(setting.beta), "arity": setting.arity,
-                       "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m)},
+                       "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m),
+                       "accountant": args.accountant},
         "rows": rows,
         "crossover": crossings,
         "crossover_all": overall,
@@ -94,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         cells = "".join(
             f"{'undefined':>14}" if r[name] is None else f"{r[name]:>14.6g}" for r in data["rows"])
         print(f"{LABELS[name]:<28}{cells}")
+    if args.accountant == "tight":
+        cells = "".join(f"{r['betweencut_tight']:>14.6g}" for r in data["rows"])
+        print(f"{'BetweenCut, tight accountant':<28}{cells}")
     for reading in ("L", "log2h"):
         cells = "".join(f"{r[f'eq25_{reading}_bounds_E']!s:>14}" for r in data["rows"])
         print(f"{'Eq. 25 X=' + reading + ' bounds E':<28}{cells}")

@@ -110,9 +110,12 @@ class PairReport:
 
 
 def pair_report(
-    cache: LawCache, tree: PublicTree, params: Params, db: Database, z: Node
+    cache: LawCache, tree: PublicTree, params: Params, db: Database, z: Node,
+    points: Sequence[ClaimPoint] | None = None,
 ) -> PairReport:
-    points = theorem_5_4_points(tree, params)
+    """Rows `r = 1..L` at `ε = rλ` against Theorem 5.4's bound, or against `points` (one
+    `(rλ, bound)` per `r`, e.g. an accountant's certified upper bounds)."""
+    points = theorem_5_4_points(tree, params) if points is None else points
     rows = {on: [check_point(cache, db, z, on, eps, bound) for eps, bound in points]
             for on in ("transcript", "heavy")}
     return PairReport(db, z, rows["transcript"], rows["heavy"])
@@ -219,8 +222,9 @@ def check_theorem_5_5_enumerated(
 def exhaustive(
     tree: PublicTree, params: Params, size: int, on: Sequence[str] = ("transcript", "heavy"),
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+    points: Sequence[ClaimPoint] | None = None,
 ) -> dict[str, Any]:
-    """Theorem 5.4 on every `(D, D + z)` with `|D| <= size` (every added leaf `z`).
+    """Theorem 5.4 (or the claim `points`) on every `(D, D + z)` with `|D| <= size`.
 
     Returns per projection the audit verdict (holds with the tightest pair, or a refutation),
     the number of pairs, of transcripts whose exact probability was computed (per database and
@@ -229,7 +233,7 @@ def exhaustive(
     leaves = list(tree.level(tree.height - 1))
     pairs = list(neighbouring_pairs(leaves, size))
     cache = betweencut_cache(tree, params)
-    points = theorem_5_4_points(tree, params)
+    points = theorem_5_4_points(tree, params) if points is None else points
     shown = progress(pairs, len(pairs)) if progress else pairs
     verdicts: dict[str, AuditVerdict] = {}
     for pair in shown:
