@@ -27,9 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+import numpy as np
+
 from betweencut.betweencut import BetweenCut, path_counts
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
+from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.privacy.aligned import (
     AlignedJoint,
     NotAligned,
@@ -39,12 +42,12 @@ from betweencut.proofs.privacy.aligned import (
     Weights,
 )
 from betweencut.proofs.privacy.audit import Database, LawCache, Mechanism, with_record
-from betweencut.proofs.privacy.enumerate import Enumeration
+from betweencut.proofs.privacy.enumerate import Bag, Enumeration, bags_value
 from betweencut.proofs.privacy.observed import observed_law_everywhere
 from betweencut.proofs.privacy.profiles import PairProfile
 from betweencut.tree import Node
 
-__all__ = ["SharedTreeCache", "covers", "guard_pattern"]
+__all__ = ["SharedTreeCache", "covers", "guard_pattern", "weights_total"]
 
 Pattern = tuple[Outcome | None, frozenset[tuple[Node, Outcome | None]]]
 
@@ -58,6 +61,17 @@ def guard_pattern(decide: Callable[[int], Outcome | None], db: Database) -> Patt
         (u, g) for u, c in path_counts(db).items() if (g := decide(c)) != zero
     )
     return zero, differing
+
+
+def weights_total(weights: Weights) -> ExpPoly:
+    """`Σ_i P_D(i)` over the answer sequences of an outcome tree weighed for one database,
+    exactly (impossible ones weigh 0): 1 whenever the tree can weigh the database."""
+    counts = np.bincount(weights.group, minlength=len(weights.bags)).tolist()
+    bags: dict[Bag, int] = {}
+    for bag, n in zip(weights.bags, counts, strict=True):
+        if bag is not None and n:
+            bags[bag] = bags.get(bag, 0) + n
+    return bags_value(bags)
 
 
 def covers(tree: Pattern, db: Pattern) -> bool:
@@ -182,6 +196,8 @@ class SharedTreeCache(LawCache):
                 found = Weights.of(table, path_counts(db), self.law_at)
             except NotAligned:
                 return None
+            if weights_total(found) != ExpPoly.const(1):  # the law promise, as enumerate's
+                return None
             self.weights[db, rep] = found
             self.transcripts += table.transcripts
         return table, found
@@ -196,9 +212,12 @@ class SharedTreeCache(LawCache):
             return super().enumeration(db)
         table, weights = weighed
         found = Enumeration()
-        found.leaves = [(out, weights.bags[k]) for (out, _), k in
-                        zip(table.base.leaves, weights.group.tolist(), strict=True)]
-        found.steps = table.base.steps
+        for (out, _), k, steps in zip(table.base.leaves, weights.group.tolist(),
+                                      table.base.steps, strict=True):
+            bag = weights.bags[k]
+            if bag is not None:  # an impossible answer sequence is not in the law at all
+                found.leaves.append((out, bag))
+                found.steps.append(steps)
         self.enumerations[db] = found
         return found
 
@@ -223,6 +242,7 @@ class SharedTreeCache(LawCache):
                 return super().make_joint(db, z, on)
             self._pair = ((db, z, rep), classes)
         classes = self._pair[1]
-        self.packer.admit({*mine[1].bags, *theirs[1].bags}, table.transcripts)
+        self.packer.admit({b for b in (*mine[1].bags, *theirs[1].bags) if b is not None},
+                          table.transcripts)
         return AlignedJoint(table, classes, (mine[1], theirs[1]), self.packer,
                             self.projections[on])
