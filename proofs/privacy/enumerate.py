@@ -48,7 +48,7 @@ Bag = tuple[int, ...]  # a multiset of interned factor ids, as a sorted tuple
 DEFAULT_LIMIT = 2_000_000  # answer sequences of one enumeration (the budget)
 DEFAULT_MAX_QUERIES = 10_000  # noisy tests on one answer sequence
 WARMUP = 256  # answer sequences enumerated before the cost is estimated
-PROBES = 16  # random root-to-leaf walks of the estimate
+PROBES = 64  # random root-to-leaf walks of the estimate
 QUIET_SECONDS = 2.0  # progress is shown only for enumerations longer than this
 ENCLOSURE_BITS = 64
 
@@ -338,11 +338,12 @@ class _Progress:
             except ImportError:
                 self.bar = None
         if self.bar is not None:
+            self.bar.total = max(self.bar.total, done)
             self.bar.update(done - self.bar.n)
         elif now - self.last >= 1.0:
             self.last = now
-            print(f"\r  {done} / ~{self.estimate} answer sequences, {now - self.started:.0f} s",
-                  end="", file=sys.stderr, flush=True)
+            print(f"\r  {done} / ~{max(self.estimate, done)} answer sequences, "
+                  f"{now - self.started:.0f} s", end="", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
