@@ -173,3 +173,19 @@ def test_user_mechanism_audit_still_works_through_the_checked_enumeration() -> N
     cache = LawCache(run)
     verdict = audit_mechanism(run, [((), (0,))], [(Fraction(1), Fraction(0))], cache=cache)
     assert verdict.holds
+
+
+def test_shared_tree_falls_back_when_a_weighed_total_is_not_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared path checks the law promise too: a weighed database whose packed total is
+    not exactly 1 is compared through direct enumeration instead (same delta)."""
+    from betweencut.proofs.privacy.aligned import AlignedJoint
+
+    tree, params = kary_tree(2, 3), Params.of(2, HALF, 2)
+    pair = (((0, 0),), (0, 1))
+    honest = betweencut_cache(tree, params).joint(*pair, "transcript")
+    assert isinstance(honest, AlignedJoint)
+    monkeypatch.setattr(Weights, "packed_total", lambda self, packer: 0)
+    broken = betweencut_cache(tree, params).joint(*pair, "transcript")
+    assert not isinstance(broken, AlignedJoint)
+    assert broken.hockey_stick(HALF).delta == honest.hockey_stick(HALF).delta

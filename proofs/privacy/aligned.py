@@ -139,6 +139,16 @@ class Weights:
     laws: dict[tuple[Callable[[object], Hashable], int], OutputLaw] = field(
         default_factory=dict)
     _packed: tuple[int, list[int]] = (-1, [])
+    _total: tuple[int, int] = (-1, 0)
+
+    def packed_total(self, packer: Packer) -> int:
+        """`Σ_i P_D(i)` over the answer sequences, packed (exactly 1 when the tree can weigh
+        the database: the caller compares it with the packed 1)."""
+        if self._total[0] != packer.version:
+            counts = np.bincount(self.group, minlength=len(self.bags)).tolist()
+            total = sum(n * v for n, v in zip(counts, self.packed(packer), strict=True) if n)
+            self._total = (packer.version, total)
+        return self._total[1]
 
     def packed(self, packer: Packer) -> list[int]:
         """The packed value of each bag (on the packer's current lattice)."""

@@ -196,8 +196,6 @@ class SharedTreeCache(LawCache):
                 found = Weights.of(table, path_counts(db), self.law_at)
             except NotAligned:
                 return None
-            if weights_total(found) != ExpPoly.const(1):  # the law promise, as enumerate's
-                return None
             self.weights[db, rep] = found
             self.transcripts += table.transcripts
         return table, found
@@ -218,6 +216,8 @@ class SharedTreeCache(LawCache):
             if bag is not None:  # an impossible answer sequence is not in the law at all
                 found.leaves.append((out, bag))
                 found.steps.append(steps)
+        if found.total() != ExpPoly.const(1):  # the law promise, as for a direct enumeration
+            return super().enumeration(db)
         self.enumerations[db] = found
         return found
 
@@ -244,5 +244,8 @@ class SharedTreeCache(LawCache):
         classes = self._pair[1]
         self.packer.admit({b for b in (*mine[1].bags, *theirs[1].bags) if b is not None},
                           table.transcripts)
+        one = self.packer.lattice.encode(ExpPoly.const(1))
+        if any(w.packed_total(self.packer) != one for w in (mine[1], theirs[1])):
+            return super().make_joint(db, z, on)  # the law promise (total exactly 1) fails
         return AlignedJoint(table, classes, (mine[1], theirs[1]), self.packer,
                             self.projections[on])
