@@ -35,7 +35,7 @@ from betweencut.baselines.lumberjack import lumberjack_calibrate
 from betweencut.calibration import calibrate, check_privacy_budget
 from betweencut.certified import bounds, certified_compare, midpoint, q
 from betweencut.errors import ParameterError
-from betweencut.exact import as_rational
+from betweencut.validate import MAX_ARITY, bounded_int, exact_value
 
 MarginFormula = Callable[[int], Callable[[], Any] | None]
 BASELINES = ("laplace", "gaussian", "ghazi", "lumberjack")
@@ -72,18 +72,17 @@ class MarginSetting:
     def of(epsilon: object, delta: object, beta: object = Fraction(1, 100), arity: object = 2,
            tau: object = 1000, ghazi_m: object = 100000) -> MarginSetting:
         eps, dlt = check_privacy_budget(epsilon, delta)
-        b = as_rational(beta, "beta")
+        b = exact_value(beta, "beta")
         if not 0 < b < Fraction(1, 2):
             raise ParameterError("beta", b, "0 < beta < 1/2 (failure probability, Table 1)")
-        if not isinstance(arity, int) or isinstance(arity, bool) or arity < 1:
-            raise ParameterError("arity", arity, "an integer k >= 1")
-        t = as_rational(tau, "tau")
+        k = bounded_int(arity, "arity", 1, MAX_ARITY)
+        t = exact_value(tau, "tau")
         if t <= 0:
             raise ParameterError("tau", t, "tau > 0 (Ghazi et al.'s margin divides by tau)")
-        m = as_rational(ghazi_m, "M")
+        m = exact_value(ghazi_m, "M")
         if m < 1:
             raise ParameterError("M", m, "M >= 1 (a public upper bound on n)")
-        return MarginSetting(eps, dlt, b, arity, t, m)
+        return MarginSetting(eps, dlt, b, k, t, m)
 
     # -- formulas: each returns a zero-argument interval builder, or None if undefined -------
     def betweencut(self, h: int) -> Callable[[], Any]:
