@@ -102,7 +102,8 @@ def between_cut(
     `NoisyTest` or None, and every record a leaf of the public tree (`RecordError` otherwise)."""
     check_tree(tree)
     if not isinstance(params, Params):
-        raise ParameterError("params", params, "a betweencut.params.Params (Params.of(tau, lam, R))")
+        raise ParameterError(
+            "params", params, "a betweencut.params.Params: Params.of(tau, lam, R)")
     check_test(test)
     size = tree.size(limit=DENSE_NODE_LIMIT)
     if size > DENSE_NODE_LIMIT:

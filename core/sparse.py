@@ -318,7 +318,8 @@ def sparse_between_cut(
     `NoisyTest` or None, and every record a leaf of the public tree (`RecordError` otherwise)."""
     check_tree(tree)
     if not isinstance(params, Params):
-        raise ParameterError("params", params, "a betweencut.params.Params (Params.of(tau, lam, R))")
+        raise ParameterError(
+            "params", params, "a betweencut.params.Params: Params.of(tau, lam, R)")
     check_test(test)
     encoding = Encoding.of(tree)
     leaves = check_leaves(tree, leaves)

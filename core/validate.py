@@ -45,27 +45,28 @@ def number_text(text: str, name: str) -> Fraction:
     if not isinstance(text, str):
         raise ParameterError(name, text, "a number written as text")
     if len(text) > MAX_NUMBER_TEXT:
-        raise ParameterError(name, text, f"a number written in at most {MAX_NUMBER_TEXT} characters")
+        raise ParameterError(
+            name, text, f"a number written in at most {MAX_NUMBER_TEXT} characters")
     found = _EXPONENT.search(text)
     if found is not None and abs(int(found.group(1))) > MAX_EXPONENT:
         raise ParameterError(
             name, text, f"a decimal exponent between -{MAX_EXPONENT} and {MAX_EXPONENT}"
         )
-    return exact_value(text, name)
+    return _bounded(as_rational(text, name), name)
 
 
 def exact_value(value: object, name: str) -> Fraction:
-    """`as_rational(value)` (floats refused, with how to pass an exact value), then a size
-    bound: numerator and denominator of at most `MAX_EXACT_BITS` bits each."""
-    if isinstance(value, str) and len(value) > MAX_NUMBER_TEXT:
+    """An exact parameter: an int, a Fraction or a string (`number_text`); floats are refused
+    with how to pass an exact value; numerator and denominator of at most `MAX_EXACT_BITS`
+    bits each."""
+    if isinstance(value, str):
         return number_text(value, name)
-    if isinstance(value, str) and _EXPONENT.search(value):
-        found = _EXPONENT.search(value)
-        if found is not None and abs(int(found.group(1))) > MAX_EXPONENT:
-            return number_text(value, name)
     if isinstance(value, float):
         raise ParameterError(name, value, f"an exact rational: {FLOAT_HINT}")
-    q = as_rational(value, name)
+    return _bounded(as_rational(value, name), name)
+
+
+def _bounded(q: Fraction, name: str) -> Fraction:
     if q.numerator.bit_length() > MAX_EXACT_BITS or q.denominator.bit_length() > MAX_EXACT_BITS:
         raise ParameterError(
             name, q, f"a rational whose numerator and denominator have at most {MAX_EXACT_BITS} "
