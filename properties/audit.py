@@ -14,25 +14,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from betweencut.betweencut import Run, between_cut
+from betweencut.betweencut import between_cut
 from betweencut.depo import depth_order
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import register_audit
-from betweencut.properties.check import ALL_CLAIMS, check_implementation
+from betweencut.properties.check import ALL_CLAIMS, ClassifyFn, check_implementation
 from betweencut.properties.predicates import DEPO
 from betweencut.properties.strategies import paper_cases
+from betweencut.properties.violation import RunRecord
 from betweencut.tree import Node, PublicTree
 
 AUDIT_EXAMPLES = 25
 GROUP = "structure"
 
 
-def check_structural_claim(claim: str, max_examples: int = AUDIT_EXAMPLES) -> Certificate:
+def check_structural_claim(
+    claim: str,
+    max_examples: int = AUDIT_EXAMPLES,
+    classify_fn: ClassifyFn = between_cut,
+) -> Certificate:
     """Claim: one structural claim of `ALL_CLAIMS` (e.g. Lemma B.1) on the package's Alg. 3.
 
-    Preconditions: `claim` in `ALL_CLAIMS`; `max_examples >= 1`.
+    Preconditions: `claim` in `ALL_CLAIMS`; `max_examples >= 1`; `classify_fn` has the shape
+    `check_implementation` takes (the default, and the audit's, is the package's `between_cut`;
+    a broken variant is passed only to show the check can fail).
     Checks: the claim's predicate on every run Hypothesis draws (derandomised, at most
     `max_examples` inputs and answer scripts), then on the paper's pinned cases.
     Returns: a `Certificate` (method `property`) whose scope says how many runs were checked.
@@ -40,10 +47,11 @@ def check_structural_claim(claim: str, max_examples: int = AUDIT_EXAMPLES) -> Ce
     """
     runs = 0
 
-    def counted(tree: PublicTree, leaves: Sequence[Node], params: Params, test: NoisyTest) -> Run:
+    def counted(tree: PublicTree, leaves: Sequence[Node], params: Params,
+                test: NoisyTest) -> RunRecord:
         nonlocal runs
         runs += 1
-        return between_cut(tree, leaves, params, test)
+        return classify_fn(tree, leaves, params, test)
 
     def counted_depo(height: int) -> list[int]:
         nonlocal runs
