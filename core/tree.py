@@ -113,6 +113,28 @@ class PublicTree:
             open_nodes, ended = open_nodes * k, (open_nodes if self.end_of_record else 0)
         return total
 
+    def is_leaf_path(self, node: Node) -> bool:
+        """True when `node` (a tuple of ints) is a leaf of this tree: every index within the
+        arity at its depth, and no children at the end. Closed form for uniform trees."""
+        if isinstance(self._child_names, _Uniform):
+            k = len(self._child_names.names)
+            if not node:
+                return self.height == 1
+            if min(node) < 0:
+                return False
+            if not self.end_of_record:
+                return len(node) == self.height - 1 and max(node) < k
+            # children: ⊣ (index 0, which ends the record) then the k symbols 1..k
+            if max(node) > k or 0 in node[:-1] or len(node) > self.height - 1:
+                return False
+            return node[-1] == 0 or len(node) == self.height - 1
+        here: Node = ()
+        for c in node:
+            if not 0 <= c < self.arity(here):
+                return False
+            here = (*here, c)
+        return self.arity(here) == 0
+
     def max_arity(self, d: int) -> int:
         """The largest arity at depth `d` (public: read off the tree, not the data)."""
         if d >= self.height - 1:

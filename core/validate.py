@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from typing import BinaryIO, Final
 
-from betweencut.errors import ParameterError, RecordError
+from betweencut.errors import ParameterError, RecordError, shown
 from betweencut.exact import as_rational
 from betweencut.tree import MAX_ARITY as MAX_ARITY
 from betweencut.tree import Node, PublicTree
@@ -109,13 +109,16 @@ def check_leaves(tree: PublicTree, leaves: Iterable[object], name: str = "leaves
         if type(leaf) is tuple and leaf in known:
             checked.append(leaf)
             continue
-        if not isinstance(leaf, tuple) or not all(
-            type(c) is int for c in leaf  # bool, float, str and numpy scalars are refused
-        ):
-            raise RecordError(number, f"record {leaf!r} is not a tuple of child indices (ints)")
+        if not isinstance(leaf, tuple) or (leaf and set(map(type, leaf)) != {int}):
+            # bool, float, str and numpy scalars are refused
+            raise RecordError(number, f"record {shown(leaf)} is not a tuple of child indices")
+        if tree.is_leaf_path(leaf):
+            known.add(leaf)
+            checked.append(leaf)
+            continue
         if len(leaf) > tree.height - 1:
             raise RecordError(
-                number, f"record {leaf!r} is deeper than the public height h = {tree.height} "
+                number, f"record {shown(leaf)} is deeper than the public height h = {tree.height} "
                 f"allows (at most {tree.height - 1} indices)",
             )
         node: Node = ()
@@ -123,17 +126,16 @@ def check_leaves(tree: PublicTree, leaves: Iterable[object], name: str = "leaves
             arity = tree.arity(node)
             if not 0 <= c < arity:
                 raise RecordError(
-                    number, f"record {leaf!r}: index {c} at depth {depth + 1} is not a child "
+                    number, f"record {shown(leaf)}: index {c} at depth {depth + 1} is not a child "
                     f"there (the public tree has {arity} children: 0..{arity - 1})",
                 )
             node = (*node, c)
         if tree.arity(node):
             raise RecordError(
-                number, f"record {leaf!r} ends at an internal node of the public tree "
+                number, f"record {shown(leaf)} ends at an internal node of the public tree "
                 "(a record is a leaf)",
             )
-        known.add(leaf)
-        checked.append(leaf)
+        raise RecordError(number, f"record {shown(leaf)} is not a leaf of the public tree")
     return checked
 
 

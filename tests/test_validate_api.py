@@ -154,3 +154,20 @@ def test_extreme_accepted_values_display_without_overflow() -> None:
     assert isinstance(cal["w"], str) and cal["w"].startswith("4")
     assert isinstance(cal["E"], str)
     assert math.isfinite(calibrate(15, 1, "0.05").as_json()["E"])
+
+
+def test_is_leaf_path_closed_form_agrees_with_the_tree_walk() -> None:
+    """The uniform trees' closed form for 'is this a leaf' equals the leaves enumerated from
+    the public tree, for every tuple of indices in a box around it (fast path vs slow)."""
+    import itertools
+
+    from betweencut.tree import all_leaves
+
+    for tree in (kary_tree(2, 4), kary_tree(3, 3), kary_tree(1, 3), kary_tree(2, 1),
+                 prefix_tree(["a", "b"], 4), prefix_tree(["a", "b", "c"], 3),
+                 prefix_tree(["a"], 1)):
+        leaves = set(all_leaves(tree))
+        k = max([tree.max_arity(d) for d in range(tree.height)] + [1])
+        for n in range(tree.height + 1):
+            for node in itertools.product(range(-1, k + 1), repeat=n):
+                assert tree.is_leaf_path(node) == (node in leaves), (tree.description, node)
