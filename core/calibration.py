@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.errors import ParameterError, public_height
+from betweencut.errors import ParameterError, public_height, shown
 from betweencut.exact import LogReal
 from betweencut.params import Params
 from betweencut.validate import exact_value
 
-MAX_CALIBRATION_HEIGHT = 1 << 4096
+MAX_CALIBRATION_HEIGHT = 1 << 4096  # the command line's bound: heights it reads and prints
 
 
 def path_query_bound(height: int) -> int:
@@ -90,7 +90,8 @@ class Calibration:
     def as_json(self) -> dict[str, Any]:
         """Numbers for reading (floats: display only), and exact forms as strings."""
         return {
-            "height": self.height, "epsilon": _number(self.epsilon), "delta": _number(self.delta),
+            "height": self.height if self.height <= MAX_CALIBRATION_HEIGHT else shown(self.height),
+            "epsilon": _number(self.epsilon), "delta": _number(self.delta),
             "L": self.L, "r0": self.r0, "r": self.r,
             "lambda": _number(self.lam), "w": _number(self.w),
             "R": _number(self.R), "E": _number(self.E),
@@ -103,9 +104,7 @@ class Calibration:
 def calibrate(height: object, epsilon: object, delta: object) -> Calibration:
     """Theorem 5.5, Eq. (23): `L`, `r0`, `r = min(L, r0)`, `λ = ε/r`, `w = r/ε`,
     `R = 1 + (r/ε)·ln(L/δ)`; and `E = w + R` (Theorem 5.6, Eq. (24))."""
-    height = public_height(height)
-    if height > MAX_CALIBRATION_HEIGHT:
-        raise ParameterError("height", height, "h <= 2^4096 (L = log2(h + 1) <= 4097)")
+    height = public_height(height)  # any size: only L = bit length of h enters (Eq. (14))
     eps, dlt = check_privacy_budget(epsilon, delta)
     big_l = path_query_bound(height)
     r0 = residual_calls(dlt)

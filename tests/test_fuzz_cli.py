@@ -211,6 +211,11 @@ NAMED = [  # the issue's measured crashes and hangs
     "audit privacy --arity 12 --height 3 --lam 0.5 --R 2 --tau 2 --db 0/0 --add 0/1",
     "margins --epsilon 1 --delta 0.05 --max-log2-height 1000000",
     "classify {b} --height 4 --tau 1 --epsilon 1 --delta 0.05",
+    # found after the fuzz run: extreme margins parameters (float overflow, a long scan)
+    "margins --epsilon 1 --delta 0.05 --max-log2-height 3 --tau 1e-400 --json",
+    "margins --epsilon 1 --delta 0.05 --max-log2-height 3 --ghazi-M 1e400",
+    "margins --epsilon 1e-1000 --delta 0.05 --max-log2-height 3",
+    "margins --epsilon 1 --delta 1e-1000 --max-log2-height 3",
 ]
 
 

@@ -68,7 +68,7 @@ def test_valid_records_still_run() -> None:
     lambda: GuardedBT.of(Fraction(1), Fraction(3), 1, 0),  # lam = 0
     lambda: Params.of(1, "1e-999999999", 2),
     lambda: calibrate(15, 1, "1e-10000"),
-    lambda: calibrate(2**5000, 1, "0.05"),
+    lambda: calibrate(0, 1, "0.05"),
 ])
 def test_api_misuse_raises_the_packages_errors(call: object) -> None:
     with pytest.raises(ParameterError) as info:
@@ -147,6 +147,13 @@ def test_text_lines_names_the_line_and_byte_offset() -> None:
     with pytest.raises(RecordError, match="line 1: line longer than"):
         list(text_lines(io.BytesIO(b"\0" * (MAX_LINE_BYTES + 10)), "f"))
     assert list(text_lines(io.BytesIO(b"a\nb"), "f")) == ["a\n", "b"]
+
+
+def test_calibrate_takes_any_height_and_displays_it() -> None:
+    """Only L = bit length of h enters (Eq. (14)); the margins' crossover search asks for
+    heights far beyond 2^4096, so the API has no height cap (the command line has one)."""
+    cal = calibrate(2**20000, 1, "0.05")
+    assert cal.L == 20001 and "digits" in str(cal.as_json()["height"])
 
 
 def test_extreme_accepted_values_display_without_overflow() -> None:

@@ -37,6 +37,7 @@ from betweencut.certified import bounds, certified_compare, midpoint, q
 from betweencut.errors import ParameterError
 from betweencut.validate import MAX_ARITY, bounded_int, exact_value
 
+MIN_DELTA = Fraction(1, 10**300)  # measured: 1e-300 about 10-35 s, 1e-1000 over 2 min
 MarginFormula = Callable[[int], Callable[[], Any] | None]
 BASELINES = ("laplace", "gaussian", "ghazi", "lumberjack")
 DETERMINISTIC = {"betweencut": True, "eq25_L": True, "eq25_log2h": True, "laplace": False,
@@ -72,6 +73,11 @@ class MarginSetting:
     def of(epsilon: object, delta: object, beta: object = Fraction(1, 100), arity: object = 2,
            tau: object = 1000, ghazi_m: object = 100000) -> MarginSetting:
         eps, dlt = check_privacy_budget(epsilon, delta)
+        if dlt < MIN_DELTA:
+            raise ParameterError(
+                "delta", dlt, "delta >= 1e-300 for the margins comparison",
+                "the Lumberjack-style crossover scans about 4.5*ln(1/delta) height blocks",
+            )
         b = exact_value(beta, "beta")
         if not 0 < b < Fraction(1, 2):
             raise ParameterError("beta", b, "0 < beta < 1/2 (failure probability, Table 1)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
 from betweencut.baselines.margins import ALL, BASELINES, MarginSetting, crossover, margin_row
@@ -98,12 +99,23 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _finite(x: Any) -> Any:
+    """JSON without Infinity: a margin beyond the float range is shown as the string "inf"."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    return x
+
+
 def run(args: argparse.Namespace) -> int:
     data = compute(args)
     if args.plot:
         plot(args, args.plot)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(_finite(data)))
         return 0
     par = data["parameters"]
     print(f"Additive margins, eps = {par['epsilon']}, delta = {par['delta']}, beta = "
