@@ -41,7 +41,7 @@ def test_structural_audit_check_rejects_a_broken_variant(claim: str, variant: ty
 
 def test_every_audit_row_is_a_registered_claim_and_every_claim_has_a_row() -> None:
     """The audit's rows are the registry's claims, so its count matches the README's table
-    (26 claims, listed there by their 35 checkers)."""
+    (one row per claim there may list several checkers)."""
     from betweencut.cli.audit import _cases
 
     cases = _cases()
@@ -51,7 +51,7 @@ def test_every_audit_row_is_a_registered_claim_and_every_claim_has_a_row() -> No
     assert registry_claim("Eq. (25), X = L") == "Eq. (25)"
     assert registry_claim("Theorem 5.4 (enumerated)") == "Theorem 5.4 (enumerated)"
     proof_groups = {c.group for c in audit_cases() if c.group != GROUP}
-    assert proof_groups == {"calibration", "laws", "privacy", "baselines"}
+    assert {"calibration", "laws", "privacy", "baselines"} <= proof_groups
 
 
 @pytest.mark.slow
