@@ -140,7 +140,7 @@ def as_hashable(x: object) -> Hashable:
             "output", type(x).__name__,
             "a hashable output (or a dataclass, mapping, list or set of hashable values)",
         ) from None
-    return x  # type: ignore[return-value]
+    return x
 
 
 def as_database(db: object, name: str = "db") -> Database:

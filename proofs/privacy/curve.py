@@ -114,7 +114,9 @@ class LogOf:
             return -1
         if b_hi < a_lo:
             return 1
-        return sign(self.x - other.x)
+        x, y = self.x, other.x  # x.num/x.den vs y.num/y.den: cross-multiply, signs of dens
+        cross = x.num * y.den - y.num * x.den
+        return sign(cross) * _den_sign(x) * _den_sign(y)
 
     def exp(self) -> ExpRational:
         return self.x
@@ -132,6 +134,13 @@ class LogOf:
         return self.exact_str()
 
     __repr__ = __str__
+
+
+def _den_sign(x: ExpRational) -> int:
+    rational = x.den.rational_value()
+    if rational is not None:
+        return 1 if rational > 0 else -1
+    return sign(x.den)
 
 
 ZERO = LogOf.rational(0)
@@ -280,7 +289,7 @@ def _split(lo: LogOf, hi: Point, f: Piece, g: Piece) -> list[tuple[LogOf, Point,
     da, db = f.a - g.a, f.b - g.b
     if db.is_zero():
         return [(lo, hi, sign(da) >= 0)]
-    ratio = ExpRational(da, ExpPoly.const(1)) / db
+    ratio = ExpRational(da, db)
     if sign(ratio) <= 0:  # f - g has the sign of -db on every ε
         return [(lo, hi, sign(db) < 0)]
     root = LogOf(ratio)
@@ -310,6 +319,10 @@ def exceeds(candidate: PrivacyCurve, baseline: PrivacyCurve) -> list[Interval]:
     return out
 
 
+def _by_beta(u: tuple[LogOf, ExpPoly, ExpPoly], v: tuple[LogOf, ExpPoly, ExpPoly]) -> int:
+    return u[0].compare(v[0])
+
+
 def direction_curve(atoms: Iterable[tuple[ExpPoly, ExpPoly]]) -> PrivacyCurve:
     """`δ_{P‖Q}(ε)` from the outputs' exact probabilities `(P(o), Q(o))` (grouped or not).
 
@@ -326,8 +339,8 @@ def direction_curve(atoms: Iterable[tuple[ExpPoly, ExpPoly]]) -> PrivacyCurve:
             continue
         if sign(p - q) <= 0:
             continue
-        finite.append((LogOf(ExpRational(p, ExpPoly.const(1)) / q), p, q))
-    finite.sort(key=functools.cmp_to_key(lambda u, v: u[0].compare(v[0])))
+        finite.append((LogOf(ExpRational(p, q)), p, q))
+    finite.sort(key=functools.cmp_to_key(_by_beta))
     groups: list[tuple[LogOf, ExpPoly, ExpPoly]] = []
     for beta, p, q in finite:
         if groups and groups[-1][0].compare(beta) == 0:
