@@ -235,7 +235,8 @@ class PrivacyCurve:
                 "eps_from": p.lo.display(), "eps_to": None if p.hi is None else p.hi.display(),
                 "eps_from_exact": p.lo.exact_str(),
                 "eps_to_exact": None if p.hi is None else p.hi.exact_str(),
-                "delta": f"{exact_str(p.a)} - exp(eps)*({exact_str(p.b)})",
+                "delta": exact_str(p.a) if p.b.is_zero() else
+                f"{exact_str(p.a)} - exp(eps)*({exact_str(p.b)})",
             })
         return rows
 
