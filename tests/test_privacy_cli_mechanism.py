@@ -51,7 +51,8 @@ def test_mechanism_contract_keys(user_module: str, capsys: pytest.CaptureFixture
             "--add", "0/1", *TREE, "--epsilon", "1", "--delta", "0", "--json"]
     assert main(argv) == 0
     out = _json(capsys)
-    assert {"holds", "epsilon_at_delta", "epsilon_at_delta_exact", "worst", "regressions"} <= set(out)
+    keys = {"holds", "epsilon_at_delta", "epsilon_at_delta_exact", "worst", "regressions"}
+    assert keys <= set(out)
     assert out["holds"] is True and out["regressions"] == []
     assert out["epsilon_at_delta_exact"] == "1" and out["epsilon_at_delta"] == 1.0
     assert out["kind"].startswith("function")
