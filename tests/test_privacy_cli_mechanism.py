@@ -181,3 +181,26 @@ def test_builtin_pair_mode_reports_epsilon_at_delta(capsys: pytest.CaptureFixtur
         assert isinstance(row["epsilon_at_delta_exact"], str)
     assert out["heavy"]["curve"][0]["eps_from_exact"] == "0"
     assert main(["audit", "privacy", *TREE, "--tau", "2", "--baseline", "m:f"]) == 2
+
+
+def test_readme_audit_commands_run_on_the_example(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every `betweencut audit privacy --mechanism` line of the README runs as documented from
+    `examples/`: the first two hold, the regression line exits 1 with regressions."""
+    import re
+    import shlex
+
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    lines = re.findall(r"^    (betweencut audit privacy --mechanism .*?)(?<!\\)$",
+                       readme.replace("\\\n        ", ""), flags=re.M)
+    assert len(lines) == 3
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.chdir(tmp_path)
+    statuses = []
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        statuses.append(main(argv))
+        capsys.readouterr()
+    assert statuses == [0, 0, 1]
+    assert (tmp_path / "curve.png").exists()
