@@ -204,3 +204,13 @@ def test_readme_audit_commands_run_on_the_example(
         capsys.readouterr()
     assert statuses == [0, 0, 1]
     assert (tmp_path / "curve.png").exists()
+
+
+def test_builtin_exhaustive_mode_reports_epsilon_at_delta(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["audit", "privacy", *TREE, "--lam", "1", "--R", "1", "--tau", "1",
+            "--exhaustive", "0", "--on", "heavy", "--json"]
+    assert main(argv) == 0
+    worst = _json(capsys)["heavy"]["worst_pair"]
+    assert isinstance(worst["epsilon_at_delta_exact"], str) and worst["epsilon_at_delta"] >= 0

@@ -248,6 +248,11 @@ def test_run_output_list_database_and_float_eps() -> None:
         audit_mechanism(mech.run, [((), (0, 0))], [(0.5, 0)])
     with pytest.raises(ValueError, match="delta"):
         audit_mechanism(mech.run, [((), (0, 0))], [(Fraction(1), 0.1)])
+    p, q = _laws(one_test, (), (0, 0))
+    with pytest.raises(ValueError, match="eps"):
+        Joint(p, q).profile(0.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="eps"):
+        curve_of_laws(p, q).at(0.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="claim_points"):
         audit_mechanism(mech.run, [((), (0, 0))], (Fraction(1), 0))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="node"):

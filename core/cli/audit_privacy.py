@@ -218,10 +218,13 @@ def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: 
                                        verdict.refutation.counterexample().items()}
         elif verdict.tightest is not None:
             lo, hi = verdict.tightest.tightness()
+            at = verdict.epsilon_at_delta()
             entry["worst_pair"] = {"D": [list(u) for u in verdict.tightest.db],
                                    "z": list(verdict.tightest.z),
                                    "eps": str(verdict.tightest.eps),
-                                   "tightness": [float(lo), float(hi)]}
+                                   "tightness": [float(lo), float(hi)],
+                                   "epsilon_at_delta": None if at is None else at.display(),
+                                   "epsilon_at_delta_exact": "inf" if at is None else str(at)}
         out[name] = entry
         holds = holds and verdict.holds
     out["holds"] = holds
@@ -236,7 +239,8 @@ def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: 
             if "worst_pair" in entry:
                 w = entry["worst_pair"]
                 print(f"    tightest: D = {w['D']}, z = {w['z']}, eps = {w['eps']}, "
-                      f"delta/bound in [{w['tightness'][0]:.4g}, {w['tightness'][1]:.4g}]")
+                      f"delta/bound in [{w['tightness'][0]:.4g}, {w['tightness'][1]:.4g}], "
+                      f"epsilon_at_delta(bound) = {w['epsilon_at_delta_exact']}")
             if "counterexample" in entry:
                 print(f"    {entry['counterexample']}")
     sys.stdout.flush()
