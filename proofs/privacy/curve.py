@@ -23,7 +23,8 @@ this is, the true `ε` at `δ = t` is at least this value: a certified lower bou
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
@@ -34,6 +35,7 @@ from mpmath.libmp import to_rational
 from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import iv_precision
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
+from betweencut.proofs.privacy.enumerate import Bag, bag_value, bags_value
 from betweencut.proofs.privacy.profiles import Law
 
 __all__ = [
@@ -324,23 +326,30 @@ def _by_beta(u: tuple[LogOf, ExpPoly, ExpPoly], v: tuple[LogOf, ExpPoly, ExpPoly
     return u[0].compare(v[0])
 
 
-def direction_curve(atoms: Iterable[tuple[ExpPoly, ExpPoly]]) -> PrivacyCurve:
+def direction_curve(
+    atoms: Iterable[tuple[ExpPoly, ExpPoly]] | Iterable[tuple[ExpPoly, ExpPoly, Ratio | None]],
+) -> PrivacyCurve:
     """`δ_{P‖Q}(ε)` from the outputs' exact probabilities `(P(o), Q(o))` (grouped or not).
 
+    Each atom may carry its ratio `P(o)/Q(o)` in a cheaper exact form (`(num, den)` with the
+    factors both share cancelled); it must equal `P(o)/Q(o)` (the callers build it so).
     Outputs with `P(o) <= Q(o)` never enter `S` for `ε >= 0`; those with `Q(o) = 0` are in `S`
     for every `ε`; the rest leave `S` at `β_o = ln(P(o)/Q(o)) > 0`, sorted exactly.
     """
     always = ExpPoly()
     finite: list[tuple[LogOf, ExpPoly, ExpPoly]] = []
-    for p, q in atoms:
+    for atom in atoms:
+        p, q = atom[0], atom[1]
+        hint = atom[2] if len(atom) > 2 else None  # type: ignore[misc]
         if p.is_zero():
             continue
         if q.is_zero():
             always = always + p
             continue
-        if sign(p - q) <= 0:
+        beta = LogOf(ExpRational(*hint) if hint is not None else ExpRational(p, q))
+        if beta.compare(ZERO) <= 0:
             continue
-        finite.append((LogOf(ExpRational(p, q)), p, q))
+        finite.append((beta, p, q))
     finite.sort(key=functools.cmp_to_key(_by_beta))
     groups: list[tuple[LogOf, ExpPoly, ExpPoly]] = []
     for beta, p, q in finite:
@@ -365,17 +374,49 @@ def direction_curve(atoms: Iterable[tuple[ExpPoly, ExpPoly]]) -> PrivacyCurve:
     return PrivacyCurve(tuple(pieces))
 
 
-def _atoms(p: Law, q: Law, outputs: Sequence[Hashable]) -> list[tuple[ExpPoly, ExpPoly]]:
-    grouped: dict[tuple[ExpPoly, ExpPoly], int] = {}
-    zero = ExpPoly()
-    for o in outputs:
-        key = (p.value(o) if o in p.bags else zero, q.value(o) if o in q.bags else zero)
-        grouped[key] = grouped.get(key, 0) + 1
-    return [(a * n, b * n) for (a, b), n in grouped.items()]
+Ratio = tuple[ExpPoly, ExpPoly]
+Atom = tuple[ExpPoly, ExpPoly, Union[Ratio, None]]  # noqa: UP007
+
+
+def _cancel(p: Bag, q: Bag) -> tuple[Bag, Bag]:
+    """Two answer-sequence bags without the factors they share (all factors are positive)."""
+    cp, cq = Counter(p), Counter(q)
+    common = cp & cq
+    return tuple(sorted((cp - common).elements())), tuple(sorted((cq - common).elements()))
+
+
+def _atoms(p: Law, q: Law) -> list[Atom]:
+    """The outputs grouped by their exact ratio where it is known without computing it: an
+    output given by one answer sequence under each law has the ratio of its two bags with the
+    shared factors cancelled (off the added record's path both databases answer alike, Eq. 4),
+    so outputs with equal cancelled bags have equal ratios; outputs possible under one law only
+    form one group per side; other outputs are grouped by their exact pair of values."""
+    grouped: dict[Hashable, tuple[Counter[Bag], Counter[Bag], Ratio | None]] = {}
+    for o in {**p.bags, **q.bags}:
+        bp = p.single(o) if o in p.bags else None
+        bq = q.single(o) if o in q.bags else None
+        key: Hashable
+        hint: Ratio | None = None
+        if o not in q.bags:
+            key = "P only"
+        elif o not in p.bags:
+            key = "Q only"
+        elif bp is not None and bq is not None:
+            rp, rq = _cancel(bp, bq)
+            key = ("bags", rp, rq)
+            hint = (bag_value(rp), bag_value(rq))
+        else:  # several answer sequences: group by the exact values themselves
+            key = ("values", p.value(o), q.value(o))
+        found = grouped.get(key)
+        if found is None:
+            found = grouped[key] = (Counter(), Counter(), hint)
+        found[0].update(p.bags.get(o, Counter()))
+        found[1].update(q.bags.get(o, Counter()))
+    return [(bags_value(pc), bags_value(qc), hint) for pc, qc, hint in grouped.values()]
 
 
 def curve_of_laws(p: Law, q: Law) -> PrivacyCurve:
     """The pair's curve `max(δ_{P‖Q}, δ_{Q‖P})` from two enumerated laws, exactly."""
-    outputs = list({**p.bags, **q.bags})
-    forward = _atoms(p, q, outputs)
-    return direction_curve(forward).maximum(direction_curve((b, a) for a, b in forward))
+    forward = _atoms(p, q)
+    backward: list[Atom] = [(b, a, None if r is None else (r[1], r[0])) for a, b, r in forward]
+    return direction_curve(forward).maximum(direction_curve(backward))
