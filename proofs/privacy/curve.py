@@ -340,7 +340,7 @@ def direction_curve(
     finite: list[tuple[LogOf, ExpPoly, ExpPoly]] = []
     for atom in atoms:
         p, q = atom[0], atom[1]
-        hint = atom[2] if len(atom) > 2 else None  # type: ignore[misc]
+        hint = atom[2] if len(atom) > 2 else None
         if p.is_zero():
             continue
         if q.is_zero():
