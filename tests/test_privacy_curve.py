@@ -263,3 +263,18 @@ def test_run_output_list_database_and_float_eps() -> None:
 
     with pytest.raises(ValueError, match="output = Opaque"):
         audit_mechanism(lambda db, t: Opaque(), [((), (0, 0))], [(Fraction(1), 0)])
+
+
+def test_claim_checkers_take_lists_and_refuse_other_shapes_at_the_call() -> None:
+    """`check_lemma_c_1` with list leaves works like tuples; a string leaf or an int database
+    is a `ParameterError` naming it, never a `TypeError` deep inside."""
+    from betweencut.proofs.privacy.claims import check_lemma_c_1
+
+    params = Params.of(2, Fraction(1, 2), 2)
+    listed = check_lemma_c_1(TREE, params, [[0, 0]], [0, 1])
+    tupled = check_lemma_c_1(TREE, params, [(0, 0)], (0, 1))
+    assert listed.quantities == tupled.quantities
+    with pytest.raises(ValueError, match="z = '0/1'"):
+        check_lemma_c_1(TREE, params, [], "0/1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="db = 5"):
+        check_lemma_c_1(TREE, params, 5, (0, 0))  # type: ignore[arg-type]
