@@ -190,10 +190,12 @@ def test_regression_doubled_lambda_is_caught_while_its_claim_holds() -> None:
 
 @pytest.mark.parametrize("variant", [LowerGuardUp, UpperGuardDown])
 def test_regression_guard_moved_by_one_is_caught(variant: type[BetweenCut]) -> None:
-    """A guard moved by one (either side) is a privacy regression on binary h = 3, |D| <= 1."""
-    pairs = list(neighbouring_pairs(list(TREE.level(2)), 3))
-    found = find_regressions(_mech(variant), _mech(), pairs, on="heavy",  # type: ignore[arg-type]
-                             projections=HEAVY, first_only=True)
+    """A guard moved by one (either side) is a privacy regression on binary h = 3, |D| <= 1
+    (`τ = 1, λ = 1, R = 1`: guards at counts -1 and 3, so the moved ones, 0 and 2, are met)."""
+    pairs = list(neighbouring_pairs(list(TREE.level(2)), 1))
+    params = Params.of(1, Fraction(1), 1)
+    found = find_regressions(_mech(variant, params), _mech(params=params), pairs,  # type: ignore[arg-type]
+                             on="heavy", projections=HEAVY, first_only=True)
     assert found, variant.__name__
 
 
@@ -278,3 +280,15 @@ def test_claim_checkers_take_lists_and_refuse_other_shapes_at_the_call() -> None
         check_lemma_c_1(TREE, params, [], "0/1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="db = 5"):
         check_lemma_c_1(TREE, params, 5, (0, 0))  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_regression_every_pair_up_to_two_records() -> None:
+    """Every pair |D| <= 2 on binary h = 3: BetweenCut against itself never regresses; doubled
+    λ regresses on some pair, and every reported range is witnessed exactly."""
+    pairs = list(neighbouring_pairs(list(TREE.level(2)), 2))
+    assert find_regressions(_mech(), _mech(), pairs, on="heavy",  # type: ignore[arg-type]
+                            projections=HEAVY) == []
+    doubled = find_regressions(_mech(params=Params.of(2, Fraction(1), 1)), _mech(),  # type: ignore[arg-type]
+                               pairs, on="heavy", projections=HEAVY)
+    assert doubled and all(sign(r.candidate_delta - r.baseline_delta) > 0 for r in doubled)
