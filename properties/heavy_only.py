@@ -27,6 +27,7 @@ from betweencut.errors import ParameterError
 from betweencut.marking import Assignment
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
+from betweencut.proofs.registry import claim
 from betweencut.properties.check import (
     PropertyResult,
     Report,
@@ -61,9 +62,13 @@ class HeavyOnly:
     labels: Mapping[Node, Outcome] = field(default_factory=dict)
 
 
+@claim("Lemma B.1")
 def check_ancestor_closed(tree: PublicTree, heavy: Iterable[Node]) -> None:
-    """The Heavy half of Lemma B.1: every Heavy node is a node of `tree` and its parent is
-    Heavy. Raises `PropertyViolation` with the shallowest offending node."""
+    """Claim: Lemma B.1 (its Heavy half), for a classifier that releases only a Heavy set.
+
+    Preconditions: `heavy` is what the classifier released on the public `tree`.
+    Checks: every Heavy node is a node of `tree` and its parent is Heavy (ancestor closure).
+    Returns: None. Raises: `PropertyViolation` with the shallowest offending node."""
     nodes = frozenset(heavy)
     for u in sorted(nodes, key=lambda v: (len(v), v)):
         if not _in_tree(tree, u):
@@ -129,17 +134,17 @@ def check_heavy_classifier(
     conf = _settings(max_examples, derandomize)
     used = choose_seed(seed, bool(conf.derandomize))
     results: list[PropertyResult] = []
-    for claim in chosen:
-        one = _one(heavy_fn, CHECKS[claim])
+    for name in chosen:
+        one = _one(heavy_fn, CHECKS[name])
 
         @_seeded(conf, used)
         @given(case=cases())
         def probe(case: Case) -> None:
             one(case)  # noqa: B023  (run before the loop moves on)
 
-        result = _probe(claim, _then_pinned(probe, one))
+        result = _probe(name, _then_pinned(probe, one))
         if not result.passed:
-            result = replace(result, replay=replay_line(heavy_fn, [claim], conf, used,
+            result = replace(result, replay=replay_line(heavy_fn, [name], conf, used,
                                                         "check_heavy_classifier"))
         results.append(result)
     return Report(tuple(results))

@@ -142,7 +142,7 @@ def test_heavy_only_checks_pass_alg_3_and_catch_any_classifier_that_breaks_them(
     assert "replay: check_heavy_classifier(rootless" in cut.summary()
 
 
-def test_heavy_only_ancestor_closure_rejects_foreign_nodes() -> None:
+def test_lemma_b_1_heavy_only_ancestor_closure_rejects_foreign_nodes() -> None:
     tree = kary_tree(2, 3)
     check_ancestor_closed(tree, [(), (1,), (1, 0)])
     with pytest.raises(PropertyViolation, match="not a node of the tree"):
