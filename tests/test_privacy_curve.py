@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from betweencut.betweencut import BetweenCut, Run
 from betweencut.guarded_bt import BT, GuardedBT
@@ -292,3 +294,76 @@ def test_regression_every_pair_up_to_two_records() -> None:
     doubled = find_regressions(_mech(params=Params.of(2, Fraction(1), 1)), _mech(),  # type: ignore[arg-type]
                                pairs, on="heavy", projections=HEAVY)
     assert doubled and all(sign(r.candidate_delta - r.baseline_delta) > 0 for r in doubled)
+
+
+@st.composite
+def small_mechanisms(draw: st.DrawFn) -> tuple[object, int]:
+    """A mechanism of up to three BT calls whose thresholds, rates and projection are drawn:
+    `(run, projection id)`; the count asked is `|D|` shifted per call."""
+    calls = draw(st.lists(st.tuples(
+        st.integers(-1, 1), st.fractions(-2, 2, max_denominator=2),
+        st.fractions(0, 2, max_denominator=2), st.sampled_from([Fraction(1, 2), Fraction(1)]),
+    ), min_size=1, max_size=3))
+    project = draw(st.integers(0, 2))
+
+    def run(db: Db, test: NoisyTest) -> object:
+        answers = []
+        for shift, a, width, lam in calls:
+            c = Fraction(len(db) + shift)
+            answers.append(test(BTQuery(c, a, a + width, lam)))
+        if project == 0:
+            return tuple(answers)
+        if project == 1:
+            return sum(s is Outcome.H for s in answers)
+        return answers[-1]
+
+    return run, project
+
+
+@settings(max_examples=12, deadline=None)
+@given(mech=small_mechanisms(), eps=st.fractions(0, 3, max_denominator=4),
+       target=st.fractions(0, Fraction(1, 2), max_denominator=8))
+def test_curve_equals_direct_enumeration_on_random_mechanisms(
+    mech: tuple[object, int], eps: Fraction, target: Fraction
+) -> None:
+    """Principle 8: on random small mechanisms the curve, evaluated exactly, equals the direct
+    hockey stick at a random rational ε, and `epsilon_at_delta` is where it crosses `target`."""
+    run, _ = mech
+    p, q = _laws(run, ((0, 0),), (0, 1))
+    curve = curve_of_laws(p, q)
+    assert sign(curve.at(eps) - Joint(p, q).profile(eps).delta) == 0
+    at = curve.epsilon_at_delta(target)
+    if at is None:
+        assert sign(curve.at(Fraction(64)) - target) > 0
+    elif at.compare(LogOf.rational(0)) > 0:
+        assert sign(curve.at(at) - target) == 0
+        inside = rational_inside(LogOf.rational(0), at)
+        assert sign(curve.at(inside) - target) > 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(cand=small_mechanisms(), base=small_mechanisms(),
+       eps=st.fractions(0, 3, max_denominator=4))
+def test_regressions_cover_every_eps_where_the_candidate_leaks_more(
+    cand: tuple[object, int], base: tuple[object, int], eps: Fraction
+) -> None:
+    """Completeness against direct enumeration: wherever the direct hockey sticks say the
+    candidate's δ exceeds the baseline's, a reported range contains that ε (and each reported
+    range was witnessed exactly inside `find_regressions`)."""
+    pair = [(((0, 0),), (0, 1))]
+    if cand[1] != base[1]:  # compare like with like: the same output projection
+        return
+    found = find_regressions(cand[0], base[0], pair)  # type: ignore[arg-type]
+    laws_c, laws_b = _laws(cand[0], ((0, 0),), (0, 1)), _laws(base[0], ((0, 0),), (0, 1))
+    d_c = Joint(*laws_c).profile(eps).delta
+    d_b = Joint(*laws_b).profile(eps).delta
+    point = LogOf.rational(eps)
+    leaks = sign(d_c - d_b) > 0
+    if eps == 0:  # the ranges are open; one starting at 0 covers ε = 0 when it leaks there
+        assert not leaks or any(r.eps_from.compare(point) == 0 for r in found)
+        return
+    covered = any(
+        r.eps_from.compare(point) < 0 and (r.eps_to is None or point.compare(r.eps_to) < 0)
+        for r in found
+    )
+    assert covered == leaks
