@@ -214,3 +214,16 @@ def test_builtin_exhaustive_mode_reports_epsilon_at_delta(
     assert main(argv) == 0
     worst = _json(capsys)["heavy"]["worst_pair"]
     assert isinstance(worst["epsilon_at_delta_exact"], str) and worst["epsilon_at_delta"] >= 0
+
+
+def test_mechanism_builder_whole_run_as_output(
+    user_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A builder's `run` returns a `Run` (a dataclass holding a dict): `--on output` audits it
+    whole (made hashable field by field), no `TypeError`."""
+    argv = ["audit", "privacy", "--mechanism", "my_mechanism:TopDown", *TREE, "--tau", "2",
+            "--lam", "1/2", "--R", "1", "--db", "0/0", "--add", "0/0", "--epsilon", "1",
+            "--delta", "1/10", "--json"]
+    assert main(argv) == 0
+    out = _json(capsys)
+    assert out["on"] == "output" and out["holds"] is True and out["transcripts"] > 0

@@ -92,7 +92,8 @@ class LawCache:
         key = (db, on)
         found = self.grouped.get(key)
         if found is None:
-            found = Law(self.enumeration(db).grouped(self.projections[on]))
+            project = self.projections[on]
+            found = Law(self.enumeration(db).grouped(lambda o: as_hashable(project(o))))
             self.grouped[key] = found
         return found
 
@@ -124,6 +125,12 @@ def as_hashable(x: object) -> Hashable:
     """An output as a dictionary key: itself when hashable; a `Run` or other dataclass as the
     tuple of its fields, a mapping as its sorted items, a list as a tuple, a set as a frozenset
     (recursively). Anything else gets a `ParameterError` naming its type."""
+    try:
+        hash(x)
+    except TypeError:
+        pass
+    else:
+        return x
     if isinstance(x, list | tuple):
         return tuple(as_hashable(v) for v in x)
     if isinstance(x, set | frozenset):
@@ -133,14 +140,10 @@ def as_hashable(x: object) -> Hashable:
                                         key=repr)))
     if is_dataclass(x) and not isinstance(x, type):
         return (type(x).__name__, *(as_hashable(getattr(x, f.name)) for f in fields(x)))
-    try:
-        hash(x)
-    except TypeError:
-        raise ParameterError(
-            "output", type(x).__name__,
-            "a hashable output (or a dataclass, mapping, list or set of hashable values)",
-        ) from None
-    return x
+    raise ParameterError(
+        "output", type(x).__name__,
+        "a hashable output (or a dataclass, mapping, list or set of hashable values)",
+    )
 
 
 def as_database(db: object, name: str = "db") -> Database:
