@@ -367,3 +367,13 @@ def test_regressions_cover_every_eps_where_the_candidate_leaks_more(
         for r in found
     )
     assert covered == leaks
+
+
+def test_unhashable_outputs_stay_distinct_when_made_hashable() -> None:
+    """A list and a tuple with the same items are different outputs (merging them could hide
+    privacy loss); equal unhashable outputs map to one key."""
+    from betweencut.proofs.privacy.audit import as_hashable
+
+    assert as_hashable([1, 2]) != as_hashable((1, 2)) != as_hashable((1, [2]))
+    assert as_hashable({"a": [1], "b": {2}}) == as_hashable({"b": {2}, "a": [1]})
+    assert as_hashable((0, 1)) == (0, 1)  # hashable outputs are kept as they are

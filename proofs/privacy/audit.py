@@ -121,10 +121,20 @@ def _identity(x: object) -> Hashable:
     return as_hashable(x)
 
 
+@dataclass(frozen=True)
+class Converted:
+    """An unhashable output made hashable, tagged with its type so that it never equals a
+    different output (merging two outputs would hide privacy loss)."""
+
+    kind: str
+    value: Hashable
+
+
 def as_hashable(x: object) -> Hashable:
-    """An output as a dictionary key: itself when hashable; a `Run` or other dataclass as the
-    tuple of its fields, a mapping as its sorted items, a list as a tuple, a set as a frozenset
-    (recursively). Anything else gets a `ParameterError` naming its type."""
+    """An output as a dictionary key: itself when hashable; otherwise (recursively) a `Run` or
+    other dataclass by its fields, a mapping by its items, a list, tuple or set by its elements,
+    each wrapped in `Converted` with its type name, so distinct outputs stay distinct.
+    Anything else gets a `ParameterError` naming its type."""
     try:
         hash(x)
     except TypeError:
@@ -132,14 +142,15 @@ def as_hashable(x: object) -> Hashable:
     else:
         return x
     if isinstance(x, list | tuple):
-        return tuple(as_hashable(v) for v in x)
+        return Converted(type(x).__name__, tuple(as_hashable(v) for v in x))
     if isinstance(x, set | frozenset):
-        return frozenset(as_hashable(v) for v in x)
+        return Converted(type(x).__name__, frozenset(as_hashable(v) for v in x))
     if isinstance(x, Mapping):
-        return ("mapping", tuple(sorted(((as_hashable(k), as_hashable(v)) for k, v in x.items()),
-                                        key=repr)))
+        items = frozenset((as_hashable(k), as_hashable(v)) for k, v in x.items())
+        return Converted(type(x).__name__, items)
     if is_dataclass(x) and not isinstance(x, type):
-        return (type(x).__name__, *(as_hashable(getattr(x, f.name)) for f in fields(x)))
+        values = tuple((f.name, as_hashable(getattr(x, f.name))) for f in fields(x))
+        return Converted(type(x).__qualname__, values)
     raise ParameterError(
         "output", type(x).__name__,
         "a hashable output (or a dataclass, mapping, list or set of hashable values)",
