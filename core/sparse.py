@@ -263,8 +263,28 @@ def sparse_between_cut_codes(
         )
     if keys.size == 0:
         return SparseRun((), encoding, () if record else None, 0, 0)
+    return run_levels(build_levels(keys, encoding, height), encoding, height, params, test,
+                      record=record)
+
+
+def run_levels(
+    levels: list[Level],
+    encoding: Encoding,
+    height: int,
+    params: Params,
+    test: NoisyTest | None = None,
+    *,
+    record: bool = False,
+) -> SparseRun:
+    """Alg. 3's traversal and Alg. 6's marking over stored levels (the one copy of the loop).
+
+    `levels[d]` holds the stored nodes of depth `d` (sorted codes, exact counts, child ranges
+    into `levels[d + 1]`), a prefix-closed set; every node not stored must be one that GuardedBT
+    labels `L` without noise (its count is at most `floor(a - R)`) and whose descendants are
+    likewise, so omitting it changes no label of a stored node (Appendix D; the engines use a
+    larger cut, see `betweencut.engines.common`).
+    """
     noisy = test if test is not None else ExactSampler()
-    levels = build_levels(keys, encoding, height)
     query = GuardedBT.of(params.a, params.b, params.R, params.lam)
     transcript: list[Step] = []
     calls = 0

@@ -144,6 +144,14 @@ class PublicTree:
         return max((self.arity(u) for u in self.level(d)), default=0)
 
     @property
+    def uniform_child_names(self) -> tuple[str, ...] | None:
+        """The names every inner node gives its children (after `⊣` where records may end
+        early), when one public rule names them at every depth; None otherwise."""
+        if isinstance(self._child_names, _Uniform):
+            return self._child_names.names
+        return None
+
+    @property
     def leaves_at_full_depth(self) -> bool:
         """True when every leaf is known, without a traversal, to sit at depth `h - 1` (the
         complete trees of `kary_tree`); False when leaves may be shallower (irregular trees,

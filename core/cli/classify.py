@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 
-from betweencut.classifier import classify, plan
+from betweencut.calibration import Calibration
+from betweencut.classifier import Classification, Diagnostics, classify, plan
 from betweencut.cli._accountant import add_accountant_flag, calibrate_with
 from betweencut.cli._common import StatusLine, UsageError, add_command, positive_int, rational
 from betweencut.cli.release import TERMS, print_diagnostics, print_release
 from betweencut.datasets import UNICODE_HEIGHT, unicode_leaves, unicode_tree
+from betweencut.engines.common import Source
+from betweencut.engines.memory import read_leaves
+from betweencut.engines.select import choose_engine, classify_source
 from betweencut.records import parse_records
+from betweencut.sampler import ExactSampler
 from betweencut.tree import MAX_ARITY, Node, PublicTree, kary_tree, prefix_tree
 from betweencut.validate import MAX_NUMBER_TEXT, MAX_RUN_HEIGHT, text_lines
 
@@ -40,6 +47,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     tree.add_argument("--alphabet",
                       help="records are paths over this public comma-separated alphabet; "
                            "shorter records end in an end-of-record child")
+    p.add_argument("--engine", choices=["memory", "duckdb", "spark"],
+                   help="who counts: memory (Python; default for text), duckdb (default for CSV "
+                        "and Parquet, out of core; betweencut[duckdb]) or spark "
+                        "(betweencut[spark]); duckdb and spark need tau >= E")
+    p.add_argument("--column",
+                   help="the record column of a CSV or Parquet INPUT (a path a/b/c or leaf "
+                        "indices 0/1/1; an integer column: leaf numbers of a k-ary tree)")
+    p.add_argument("--skip-null", action="store_true",
+                   help="skip null records (counted under --diagnostics) instead of refusing them")
+    p.add_argument("--spark-master", metavar="URL",
+                   help="with --engine spark: the cluster's master URL (default local[*])")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--diagnostics", action="store_true",
@@ -82,19 +100,60 @@ def _leaves(args: argparse.Namespace, tree: PublicTree) -> list[Node]:
         return unicode_leaves(tree)
     if args.input == "-":
         return parse_records(text_lines(sys.stdin.buffer, "stdin"), tree)
+    source = _source(args)
+    if source is not None and (source.format != "text" or len(source.files) > 1):
+        leaves, diagnostics = read_leaves(source, tree)  # CSV, or a directory or glob of text
+        if args.diagnostics and diagnostics["null_records_skipped"]:
+            print(f"null records skipped: {diagnostics['null_records_skipped']}", file=sys.stderr)
+        return leaves
     with open(args.input, "rb") as handle:
         return parse_records(text_lines(handle, args.input), tree)
+
+
+def _source(args: argparse.Namespace) -> Source | None:
+    """The input files (issue 14), checked before any record is read; None for stdin or the
+    embedded dataset."""
+    if args.input in (None, "-"):
+        if args.column is not None or args.engine not in (None, "memory"):
+            raise UsageError("--column and --engine duckdb|spark go with a CSV or Parquet INPUT")
+        return None
+    return Source.of(args.input, args.column, skip_null=args.skip_null)
+
+
+def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Calibration
+                ) -> Classification:
+    """A counting engine's run: the engine counts, the exact stage labels the candidates."""
+    start = time.perf_counter()
+    source = _source(args)
+    if source is None:  # pragma: no cover - choose_engine refuses it
+        raise UsageError("--engine duckdb|spark needs a CSV or Parquet INPUT")
+    params = cal.params(args.tau)
+    test = ExactSampler(args.seed)
+    result = classify_source(engine, source, tree, params, test,
+                             spark_master=args.spark_master)
+    if args.diagnostics:
+        print(f"engine diagnostics: {json.dumps(result.diagnostics)}", file=sys.stderr)
+    diagnostics = Diagnostics(int(str(result.diagnostics["records"])), test.draws,
+                              time.perf_counter() - start)
+    return Classification(tree, result.heavy, cal, params,
+                          f"{engine} counts, sparse (Appendix D) on the candidates",
+                          test.seeded, diagnostics, cal.accountant)
 
 
 def run(args: argparse.Namespace) -> int:
     tree = _public_tree(args)
     plan(tree, args.tau, args.epsilon, args.delta)  # every public check before reading records
     cal = calibrate_with(args.accountant, tree.height, args.epsilon, args.delta)
+    engine = choose_engine(args.engine, _source(args), args.spark_master)
     status = StatusLine("classify", force=args.progress)
-    status("reading the records")
-    leaves = _leaves(args, tree)
-    result = classify(tree, leaves, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
-                      seed=args.seed, progress=status, calibration=cal)
+    if engine != "memory":
+        status(f"counting with {engine}")
+        result = _engine_run(args, engine, tree, cal)
+    else:
+        status("reading the records")
+        leaves = _leaves(args, tree)
+        result = classify(tree, leaves, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
+                          seed=args.seed, progress=status, calibration=cal)
     print_release(result, args.json, sys.stdout)
     if args.diagnostics:
         sys.stdout.flush()

@@ -1,0 +1,172 @@
+"""Counting engines (issue 14): DuckDB on Parquet against DuckDB's own floor; Spark beside it.
+
+Data: N records in one Parquet file under /tmp (made by DuckDB itself, never in the repo), a
+BIGINT column `leaf` of leaf numbers of the complete binary tree of height 32 (31 binary
+digits): 60% uniform, 40% from 64 hot leaves with Zipf-like weights, so deep nodes get Heavy.
+
+Floor: DuckDB's fastest query computing the same prefix counts (every depth's nodes with count
+> floor(a - R)), without validation, diagnostics or the exact stage: the fastest, in the same
+run, of the two-scan split plan the engine uses, the one-scan per-depth chain and (`--sets`)
+GROUPING SETS over the leaf counts.
+Engine: `betweencut.engines.duckdb.classify` end to end (schema check, validating scan, exact
+stage with the exact sampler). Each measurement runs in its own process; peak RSS is that whole
+process's (`ru_maxrss`). Goals: engine/floor <= 1.5, peak RSS < 4 GiB at 10^8 records.
+
+Run: python bench/engines.py --records 100000000 --no-chain [--spark 10000000] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+HEIGHT = 32
+DATA = "/tmp/betweencut_bench"
+
+
+def make_data(n: int) -> str:
+    import duckdb
+
+    os.makedirs(DATA, exist_ok=True)
+    path = f"{DATA}/leaves_{n}.parquet"
+    if os.path.exists(path):
+        return path
+    con = duckdb.connect()
+    leaves = 1 << (HEIGHT - 1)
+    con.execute(f"""
+        COPY (
+            SELECT CASE WHEN (hash(i) % 1000) < 600 THEN (hash(i * 31 + 7) % {leaves})::BIGINT
+                        ELSE (hash(least(63, floor(1.0 / pow(((hash(i * 17 + 3) % 1000000) + 1)
+                                                   / 1000000.0, 2)) - 1)::BIGINT * 7919 + 17)
+                              % {leaves})::BIGINT END AS leaf
+            FROM range({n}) t(i)
+        ) TO '{path}.part' (FORMAT parquet, ROW_GROUP_SIZE 1000000)
+    """)
+    os.rename(f"{path}.part", path)
+    return path
+
+
+def params(tau: str) -> object:
+    from betweencut.calibration import calibrate
+
+    return calibrate(HEIGHT, Fraction(1), Fraction(1, 20)).params(Fraction(tau))
+
+
+def child(args: argparse.Namespace) -> None:
+    """One measurement in this process: prints JSON with seconds and peak RSS."""
+    from betweencut.engines import duckdb as duck
+    from betweencut.engines.common import Source, TreeCodec, candidate_cut
+    from betweencut.sampler import ExactSampler
+    from betweencut.tree import kary_tree
+
+    p = params(args.tau)
+    codec = TreeCodec.of(kary_tree(2, HEIGHT))
+    source = Source.of(args.path, "leaf")
+    out: dict[str, object] = {"what": args.child}
+    start = time.perf_counter()
+    if args.child == "engine":
+        result = duck.classify(source, codec, p, ExactSampler(args.seed),  # type: ignore[arg-type]
+                               threads=args.threads or None, memory_limit=args.memory_limit)
+        out["heavy"] = len(result.heavy)
+        out["heavy_set"] = sorted(map(list, result.heavy))
+        out["diagnostics"] = result.diagnostics
+    elif args.child == "spark":
+        from betweencut.engines import spark as sp
+
+        session = sp.session(f"local[{args.threads or '*'}]")
+        start = time.perf_counter()
+        result = sp.classify(source, codec, p, ExactSampler(args.seed))  # type: ignore[arg-type]
+        out["heavy"] = len(result.heavy)
+        out["heavy_set"] = sorted(map(list, result.heavy))
+        out["diagnostics"] = result.diagnostics
+        session.stop()
+    else:
+        cut = candidate_cut(p)  # type: ignore[arg-type]
+        con = duck.connect(args.threads or None, args.memory_limit)
+        reader = f"read_parquet('{args.path}')"
+        if args.child in ("floor_chain", "floor_split"):
+            query = duck.prefix_sql(codec, "leaf", "leaf", reader, cut, diagnostics=False,
+                                    plan=args.child.removeprefix("floor_"))
+        else:  # GROUPING SETS over the leaf counts
+            sets = ", ".join(f"(d{d})" for d in range(HEIGHT))
+            cols = ", ".join(f"code >> {HEIGHT - 1 - d} AS d{d}" for d in range(HEIGHT))
+            query = (f"SELECT count(*) FROM (SELECT sum(c) AS s FROM (SELECT {cols}, c FROM "
+                     f"(SELECT leaf AS code, count(*) AS c FROM {reader} GROUP BY 1)) "
+                     f"GROUP BY GROUPING SETS ({sets}) HAVING sum(c) > {cut})")
+        out["rows"] = len(con.execute(query).fetchall())
+    out["seconds"] = time.perf_counter() - start
+    out["peak_rss_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(json.dumps(out))
+
+
+def measure(what: str, path: str, args: argparse.Namespace) -> dict[str, object]:
+    command = [sys.executable, __file__, "--child", what, "--path", path, "--tau", args.tau,
+               "--seed", str(args.seed), "--memory-limit", args.memory_limit]
+    if args.threads:
+        command += ["--threads", str(args.threads)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=10**7)
+    parser.add_argument("--spark", type=int, default=0, help="also run Spark on this many records")
+    parser.add_argument("--tau", default="2000")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--memory-limit", default="3GB")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--sets", action="store_true", help="also try GROUPING SETS as a floor")
+    parser.add_argument("--no-chain", action="store_true",
+                        help="skip the one-scan chain floor (minutes at 10^8 records)")
+    parser.add_argument("--child")
+    parser.add_argument("--path")
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    for n in sorted({args.records, *([args.spark] if args.spark else [])}):
+        start = time.perf_counter()
+        path = make_data(n)
+        print(f"data: {n} records, {os.path.getsize(path) / 2**20:.0f} MiB Parquet "
+              f"({time.perf_counter() - start:.1f} s to make or find)", flush=True)
+        runs: dict[str, list[dict[str, object]]] = {}
+        floors = ["floor_split"] + ([] if args.no_chain else ["floor_chain"]) \
+            + (["floor_sets"] if args.sets else [])
+        whats = [*floors, "engine"] if n == args.records else ["engine"]
+        if n == args.spark:
+            whats.append("spark")
+        for _ in range(args.repeats):
+            for what in whats:
+                runs.setdefault(what, []).append(measure(what, path, args))
+                r = runs[what][-1]
+                print(f"  {what}: {r['seconds']:.2f} s, peak RSS {r['peak_rss_gib']:.2f} GiB"
+                      + (f", {r['diagnostics']}" if "diagnostics" in r else ""), flush=True)
+
+        def best(what: str, runs: dict[str, list[dict[str, object]]] = runs) -> float:
+            return min(float(str(r["seconds"])) for r in runs[what])
+
+        if "floor_split" in runs:
+            floor = min(best(f) for f in floors)
+            rss = max(float(str(r["peak_rss_gib"])) for r in runs["engine"])
+            print(f"n = {n}: engine {best('engine'):.2f} s / floor {floor:.2f} s = "
+                  f"{best('engine') / floor:.2f}x (goal <= 1.5x); engine peak RSS {rss:.2f} GiB "
+                  f"(goal < 4 GiB)")
+        if "spark" in runs:
+            same = runs["spark"][0]["heavy_set"] == runs["engine"][0]["heavy_set"]
+            print(f"n = {n}: Spark local {best('spark'):.2f} s beside DuckDB "
+                  f"{best('engine'):.2f} s ({best('spark') / best('engine'):.1f}x); "
+                  f"same Heavy set under seed "
+                  f"{args.seed}: {same}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,326 @@
+"""What every counting engine shares: the input, the public tree's codes, the cut, the exact stage.
+
+An engine (`memory`, `duckdb`, `spark`) reads the private records and computes the prefix
+counts of the public tree; it returns only the *candidates*, the nodes whose count exceeds the
+cut `floor(a - R)`. The exact stage here builds the sparse levels of those candidates and runs
+the one traversal of Appendix D (`betweencut.sparse.run_levels`) on them, with the exact sampler.
+
+Why the candidates suffice (Alg. 3, Appendix D, GuardedBT's guard, Alg. 1 l. 1-2). Let
+`cut = floor(a - R)` (an integer, certified by `LogReal.floor`) and `C = {u : c_u > cut}`.
+
+1. For an integer count, `c <= a - R` iff `c <= cut`, so GuardedBT answers `L` on every node
+   outside `C` without asking the noisy test (no draw).
+2. Counts never grow downwards (`c_child <= c_parent`), so `C` is closed under taking parents
+   and its complement is closed under taking children: a non-candidate has only
+   non-candidate descendants.
+3. A node becomes Heavy only by a query answering `H` (then MarkUp from it) or `B` (then
+   MarkUp from its parent), both of which need a noisy draw or the upper guard
+   (`c >= ceil(b + R) > cut`), or by MarkUp from a Heavy descendant. By induction from the
+   leaves up, no non-candidate is ever Heavy; every MarkUp starts in `C` and stays in `C`.
+4. A query on a non-candidate answers `L`; its MarkDown labels only that node's subtree, all
+   non-candidates (2). MarkDown from a candidate stops at nodes already Light, and below a
+   Light non-candidate there are only non-candidates, so it labels the same candidates
+   whether or not the non-candidates are stored.
+5. So the candidates are visited in the same (DepO, then public) order, ask the same noisy
+   queries with the same arguments in the same order, and receive the same labels; under a
+   shared `NoisyTest` the Heavy set is the same, and every non-candidate is Light with
+   probability 1. With `tau >= E` we have `cut = floor(tau - E) >= 0`, so `C` is a subset
+   of `V+ = {u : c_u >= 1}` and this is the sparse run of Appendix D restricted further.
+
+Size of the candidate set: the counts of one depth add up to at most `n` and each candidate
+has count at least `cut + 1`, so a depth holds at most `n / (cut + 1)` candidates and the whole
+set at most `n * h / (cut + 1) <= n * (h + 1) / (floor(a - R) + 1)` nodes. The exact stage
+holds them all (MarkUp and MarkDown walk every depth), about 40 bytes each. When that is too
+large (`max_candidates`), raise the public threshold `tau` (the cut grows with it) or state a
+smaller public tree; both are public choices and leak nothing.
+
+Rows: a record is named by its file and its row, counted from 1 (Parquet rows in file order;
+CSV data rows after the header); in a text file by its line.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import import_module
+from types import ModuleType
+
+import numpy as np
+import numpy.typing as npt
+
+from betweencut.errors import BetweenCutError, ParameterError, RecordError
+from betweencut.guarded_bt import GuardedBT
+from betweencut.noisy_test import NoisyTest
+from betweencut.params import Params
+from betweencut.records import parse_records
+from betweencut.sparse import Encoding, Level, SparseRun, run_levels
+from betweencut.tree import END_OF_RECORD, Node, PublicTree
+
+IntArray = npt.NDArray[np.int64]
+ENGINES = ("memory", "duckdb", "spark")
+FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".txt": "text"}
+DEFAULT_MAX_CANDIDATES = 50_000_000
+# Python's str.strip() strips exactly these (str.isspace); the engines' SQL trims the same set.
+WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+
+
+class EngineError(BetweenCutError):
+    """An engine broke its contract (candidates not closed under taking parents)."""
+
+
+class SourceRecordError(RecordError):
+    """A record of an input file does not fit the public tree: names the file and the row."""
+
+    def __init__(self, file: str, row: int, message: str, unit: str = "row") -> None:
+        self.file = file
+        self.row = row
+        self.line = row
+        ValueError.__init__(self, f"{file}, {unit} {row}: {message}")
+
+
+def require(module: str, extra: str, engine: str) -> ModuleType:
+    """Import an optional engine's library, or say which extra installs it."""
+    try:
+        return import_module(module)
+    except ImportError:
+        raise ParameterError(
+            "engine", engine, f"an installed engine: pip install 'betweencut[{extra}]'",
+            f"the {module} package is missing",
+        ) from None
+
+
+# -- the input -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Source:
+    """The private input: files of one format, the record column, and what to do with nulls."""
+
+    files: tuple[str, ...]
+    format: str
+    column: str | None = None
+    skip_null: bool = False
+
+    @staticmethod
+    def of(path: str, column: str | None = None, *, skip_null: bool = False) -> Source:
+        """`path` is a file, a directory (its files with a known extension) or a glob."""
+        if not isinstance(path, str) or not path:
+            raise ParameterError("INPUT", path, "a file, a directory or a glob")
+        if os.path.isdir(path):
+            files = sorted(
+                os.path.join(path, f) for f in os.listdir(path)
+                if os.path.splitext(f)[1].lower() in FORMATS
+                and os.path.isfile(os.path.join(path, f))
+            )
+        elif os.path.exists(path):
+            files = [path]
+        elif glob.has_magic(path):
+            files = sorted(f for f in glob.glob(path) if os.path.isfile(f))
+        else:
+            raise ParameterError("INPUT", path, "an existing file, directory or glob",
+                                 "no such file")
+        if not files:
+            raise ParameterError("INPUT", path, "a file, directory or glob that names files "
+                                 "ending in .parquet, .pq, .csv or .txt")
+        kinds = {FORMATS.get(os.path.splitext(f)[1].lower(), "text") for f in files}
+        if len(kinds) > 1:
+            raise ParameterError("INPUT", path, "files of one format",
+                                 f"found {', '.join(sorted(kinds))}")
+        kind = kinds.pop()
+        if kind == "text" and column is not None:
+            raise ParameterError("column", column, "no --column for a text file (one record "
+                                 "a line)")
+        return Source(tuple(os.path.abspath(f) for f in files), kind, column, skip_null)
+
+
+def csv_rows(source: Source) -> Iterator[tuple[str, int, str | None]]:
+    """(file, row, value) of the record column of CSV files, rows from 1 after the header; an
+    empty field is a null record (as DuckDB and Spark read it)."""
+    for path in source.files:
+        with open(path, encoding="utf-8", newline="") as handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            if header is None:
+                raise ParameterError("INPUT", path, "a CSV file with a header row")
+            index = column_index(header, source.column, path)
+            for row, fields in enumerate(reader, start=1):
+                if index >= len(fields):
+                    raise SourceRecordError(path, row, f"the row has no field {source.column!r}")
+                value = fields[index]
+                yield path, row, (value if value != "" else None)
+
+
+def column_index(header: Sequence[str], column: str | None, path: str) -> int:
+    """Where the record column is: `--column`, or the only column."""
+    if column is None:
+        if len(header) == 1:
+            return 0
+        raise ParameterError("column", None, f"one of the columns of {path}: "
+                             + ", ".join(header[:20]), "--column names the record column")
+    if column not in header:
+        raise ParameterError("column", column, f"one of the columns of {path}: "
+                             + ", ".join(header[:20]))
+    return list(header).index(column)
+
+
+def null_record(file: str, row: int) -> SourceRecordError:
+    return SourceRecordError(file, row, "null record (give --skip-null to skip null records; "
+                             "they are then counted under --diagnostics)")
+
+
+# -- the public tree's codes ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TreeCodec:
+    """The public tree as the engines see it: one radix at every depth (a uniform tree), the
+    child names in public order (`⊣` first where records may end early), and the sparse
+    implementation's `Encoding`, whose leaf codes the engines compute."""
+
+    tree: PublicTree
+    encoding: Encoding
+    names: tuple[str, ...]  # public child names, without ⊣
+    first_digit: int  # digit of names[0]: child index (1 after ⊣) + the encoding's shift
+
+    @staticmethod
+    def of(tree: PublicTree) -> TreeCodec:
+        names = tree.uniform_child_names
+        if names is None:
+            raise ParameterError("tree", tree.description, "a complete k-ary tree or a prefix "
+                                 "tree over an alphabet (one child rule at every depth)")
+        encoding = Encoding.of(tree)
+        return TreeCodec(tree, encoding, names, int(tree.end_of_record) + encoding.shift)
+
+    @property
+    def height(self) -> int:
+        return self.tree.height
+
+    @property
+    def radix(self) -> int:
+        return self.encoding.radix[0] if self.encoding.radix else 1
+
+    @property
+    def leaves(self) -> int:
+        """The number of leaf codes of a complete tree (integer records are `0..leaves-1`)."""
+        return int(self.radix ** (self.height - 1))
+
+    def leaf_of_number(self, value: int, file: str, row: int) -> Node:
+        """The leaf whose index in public order is `value` (complete k-ary trees only)."""
+        if self.tree.end_of_record:
+            raise ParameterError("column", "an integer column", "string records for a prefix "
+                                 "tree (integers name leaves of a complete k-ary tree)")
+        if not 0 <= value < self.leaves:
+            raise SourceRecordError(file, row, f"leaf number {value} is not in 0..{self.leaves - 1}"
+                                    f" (the leaves of the {self.tree.description})")
+        digits = []
+        for _ in range(self.height - 1):
+            value, digit = divmod(value, self.radix)
+            digits.append(digit)
+        return tuple(reversed(digits))
+
+
+def explain(tree: PublicTree, file: str, row: int, value: str | None, skip_null: bool) -> None:
+    """Raise the error of a record an engine refused, in the words of the text reader."""
+    if value is None:
+        if skip_null:
+            return
+        raise null_record(file, row)
+    try:
+        parse_records([value], tree)
+    except RecordError as exc:
+        raise SourceRecordError(file, row, str(exc).removeprefix("line 1: ")) from None
+    if END_OF_RECORD in value:
+        raise SourceRecordError(file, row, f"record {value!r} writes {END_OF_RECORD} out: leave "
+                                "it off (a shorter record ends in it)")
+
+
+# -- the cut and the exact stage ------------------------------------------------------------------
+
+def candidate_cut(params: Params) -> int:
+    """`floor(a - R)`: nodes with a count at most this are guarded `L` (Alg. 1, l. 1-2).
+
+    Requires `tau >= E` (then the cut is at least 0, and the engines' candidates are a subset
+    of the sparse implementation's stored nodes, Prop. D.1)."""
+    margin = params.margin
+    if margin.compare(params.tau) > 0:
+        raise ParameterError(
+            "tau", params.tau, f"tau >= E = {margin.exact_str()} ~ {margin.approx():.4g} for "
+            "the counting engines", "below E only the dense Alg. 3 applies, in memory: "
+            "--engine memory with a text or CSV input",
+        )
+    return GuardedBT.of(params.a, params.b, params.R, params.lam).lower_cut
+
+
+@dataclass
+class Candidates:
+    """The engine's answer: per depth, sorted prefix codes (of `Encoding`) and exact counts of
+    the nodes with a count above the cut; a prefix-closed set."""
+
+    ids: list[IntArray] = field(default_factory=list)
+    counts: list[IntArray] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return sum(a.size for a in self.ids)
+
+    @staticmethod
+    def from_rows(height: int, depth: IntArray, code: IntArray, count: IntArray) -> Candidates:
+        """Group rows (depth, code, count) by depth; each depth's codes sorted ascending."""
+        out = Candidates()
+        for d in range(height):
+            mask = depth == d
+            ids = np.asarray(code[mask], dtype=np.int64)
+            order = np.argsort(ids, kind="stable")
+            out.ids.append(ids[order])
+            out.counts.append(np.asarray(count[mask], dtype=np.int64)[order])
+        return out
+
+
+def levels_of(cands: Candidates, encoding: Encoding) -> list[Level]:
+    """The sparse levels of the candidates: child ranges found by each child's parent code."""
+    levels: list[Level] = []
+    for ids, counts in zip(cands.ids, cands.counts, strict=True):
+        if ids.size == 0:
+            break
+        levels.append(Level(ids, counts, label=np.zeros(ids.size, np.int8)))
+    for d in range(len(levels) - 1):
+        parents = levels[d + 1].ids // encoding.radix[d]
+        starts = np.searchsorted(parents, levels[d].ids, side="left")
+        levels[d].child_start = np.append(starts, parents.size).astype(np.int64)
+        if not np.isin(parents, levels[d].ids).all():
+            raise EngineError(f"the engine's candidates at depth {d + 1} have parents that are "
+                              "not candidates (counts must not grow downwards)")
+    if levels:
+        levels[-1].child_start = np.zeros(levels[-1].ids.size + 1, np.int64)
+    return levels
+
+
+def classify_candidates(
+    cands: Candidates,
+    codec: TreeCodec,
+    params: Params,
+    test: NoisyTest | None = None,
+    *,
+    record: bool = False,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+) -> SparseRun:
+    """The exact stage: Appendix D's traversal over the candidates (see the module docstring)."""
+    candidate_cut(params)
+    if cands.size > max_candidates:
+        raise ParameterError(
+            "max_candidates", max_candidates, f"at least the {cands.size} candidates",
+            "raise --tau (fewer nodes exceed floor(a - R)) or state a smaller public tree",
+        )
+    levels = levels_of(cands, codec.encoding)
+    if not levels:
+        return SparseRun((), codec.encoding, () if record else None, 0, 0)
+    return run_levels(levels, codec.encoding, codec.height, params, test, record=record)
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """The Heavy set, and diagnostics (record counts, timings) that are never released."""
+
+    heavy: frozenset[Node]
+    diagnostics: dict[str, object]

@@ -1,0 +1,265 @@
+"""The DuckDB engine (`betweencut[duckdb]`): prefix counts of CSV or Parquet files, out of core.
+
+One query reads the record column twice (`prefix_sql`): each record becomes its leaf code of
+the sparse implementation's `Encoding` (`betweencut.sparse`), a malformed record NULL and a null
+record -1; the prefixes at a shallow depth are grouped and rolled up to the root, then only the
+records under a candidate there are grouped by leaf and rolled up. Only the candidates
+(count > floor(a - R), see `betweencut.engines.common`) leave DuckDB, in DepO order, with the
+numbers of malformed and null records. A malformed record is then found again (file and row)
+and explained by the text reader's parser (`betweencut.records.parse_records`): the SQL only
+encodes, and accepts exactly the records the parser accepts (`⊣` written out is refused by
+name), which `tests/test_engines.py` checks.
+
+Text components: the record is trimmed of Python's whitespace, then of `/`, split at `/`, and
+each component trimmed and looked up among the public child names (`⊣` excluded). Integer
+columns (Parquet) name leaves of a complete k-ary tree by their index in public order.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from betweencut.depo import depth_order
+from betweencut.engines.common import (
+    WHITESPACE,
+    Candidates,
+    EngineResult,
+    Source,
+    SourceRecordError,
+    TreeCodec,
+    candidate_cut,
+    classify_candidates,
+    csv_rows,
+    explain,
+    null_record,
+    require,
+)
+from betweencut.errors import ParameterError
+from betweencut.noisy_test import NoisyTest
+from betweencut.params import Params
+
+INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
+                 "UINTEGER", "UBIGINT", "HUGEINT"}
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def reader_sql(source: Source, *, locate: bool = False) -> str:
+    """The table function reading `source` (files as the `$files` parameter)."""
+    if source.format == "parquet":
+        extra = ", filename = true, file_row_number = true" if locate else ""
+        return f"read_parquet($files{extra})"
+    if source.format == "csv":
+        extra = ", filename = true" if locate else ""
+        return ("read_csv($files, header = true, all_varchar = true, delim = ',', quote = '\"', "
+                f"escape = '\"'{extra})")
+    raise ParameterError("engine", "duckdb", "CSV or Parquet input (text files: --engine memory)")
+
+
+def columns_sql(kind: str, column: str) -> str:
+    """The select list that names the record `rec` and, for text records, its components `p`."""
+    rec = quote(column)
+    if kind == "integer":
+        return f"{rec} AS rec"
+    return f"{rec} AS rec, string_split(trim(trim({rec}, $ws), '/'), '/') AS p"
+
+
+def code_sql(codec: TreeCodec, kind: str, *, validate: bool = True) -> str:
+    """The SQL expression of a record's leaf code over `columns_sql`; NULL if the record is
+    malformed, -1 if it is null. `validate=False` gives the bare encoding of well-formed
+    records (the benchmark's floor)."""
+    h, r = codec.height, codec.radix
+    if kind == "integer":
+        if not validate:
+            return "rec::BIGINT"
+        return f"CASE WHEN rec IS NULL THEN -1 WHEN rec >= 0 AND rec < {codec.leaves} " \
+               "THEN rec::BIGINT END"
+    digit = f"list_position($names, trim(x, $ws)) + {codec.first_digit - 1}"
+    reduce = (f"list_reduce(list_transform(p, lambda x: {digit}), "
+              f"lambda acc, x: acc * {r} + x, 0::BIGINT)")
+    if codec.tree.end_of_record:  # shorter records end in ⊣ (digit 1), then "ended" digits 0
+        powers = "[" + ", ".join(str(r ** i) for i in range(h)) + "]::BIGINT[]"
+        body = (f"CASE WHEN len(p) = {h - 1} THEN {reduce} WHEN len(p) < {h - 1} THEN "
+                f"({reduce} * {r} + 1) * ({powers})[{h - 1} - len(p)] END")
+    else:
+        body = f"CASE WHEN len(p) = {h - 1} THEN {reduce} END"
+    if not validate:
+        return body
+    return f"CASE WHEN rec IS NULL THEN -1 ELSE {body} END"
+
+
+SPLIT_GROUPS = 1 << 16
+
+
+def split_depth(codec: TreeCodec, groups: int | None = None) -> int:
+    """The depth `D` of the first pass: the deepest with at most `groups` possible nodes
+    (default `SPLIT_GROUPS`), and at least 1."""
+    groups = SPLIT_GROUPS if groups is None else groups
+    depth, size = 0, 1
+    while depth < codec.height - 1 and size * codec.radix <= groups:
+        depth, size = depth + 1, size * codec.radix
+    return max(depth, 1)
+
+
+def prefix_sql(codec: TreeCodec, code_expr: str, columns: str, reader: str, cut: int, *,
+               diagnostics: bool = True, plan: str = "split") -> str:
+    """Candidates (rank, depth, code, count) with count > cut, in DepO order then code order;
+    with `diagnostics`, rows of depth -1 (malformed), -2 (null), -3 (valid records) first.
+
+    `plan = "chain"`: group the leaves, then each depth from the one below (one scan).
+    `plan = "split"` (two scans, small groupings): group every record's prefix at a depth `D`
+    with few possible nodes (`split_depth`) and roll up to the root; then group, by leaf, only
+    the records under a depth-`D` candidate and roll up to depth `D + 1`. Exact for every
+    candidate: a candidate below `D` has count > cut, so its depth-`D` ancestor does too and
+    all its records are in the second scan.
+    """
+    h, r = codec.height, codec.radix
+    split = split_depth(codec)
+    if plan == "chain" or split >= h - 1:
+        split = h - 1
+    top = h - 1 - split  # prefix at depth `split` = code // r^top
+
+    def up(name: str) -> str:
+        return f"{name} >> {r.bit_length() - 1}" if r & (r - 1) == 0 else f"{name} // {r}"
+
+    ctes = [f"src AS NOT MATERIALIZED (SELECT {code_expr} AS code FROM "
+            f"(SELECT {columns} FROM {reader}))",
+            "grouped AS (SELECT CASE WHEN code IS NULL THEN -2 WHEN code < 0 THEN -1 ELSE "
+            f"code // {r ** top} END AS code, count(*) AS c FROM src GROUP BY 1)",
+            f"l{split} AS (SELECT code, c FROM grouped WHERE code >= 0)"]
+    for d in range(split - 1, -1, -1):
+        ctes.append(f"l{d} AS (SELECT {up('code')} AS code, sum(c)::BIGINT AS c FROM l{d + 1} "
+                    "GROUP BY 1)")
+    if split < h - 1:
+        ctes += [f"sel AS (SELECT code FROM l{split} WHERE c > {cut})",
+                 f"l{h - 1} AS (SELECT code, count(*) AS c FROM src WHERE code >= 0 AND "
+                 f"code // {r ** top} IN (SELECT code FROM sel) GROUP BY code)"]
+        for d in range(h - 2, split, -1):
+            ctes.append(f"l{d} AS (SELECT {up('code')} AS code, sum(c)::BIGINT AS c FROM "
+                        f"l{d + 1} GROUP BY 1)")
+    rank = {d: i for i, d in enumerate(depth_order(h))}
+    selects = []
+    if diagnostics:
+        selects += [
+            "SELECT -1 AS rank, -1 AS depth, 0::BIGINT AS code, "
+            "coalesce(sum(c) FILTER (WHERE code = -2), 0)::BIGINT AS c FROM grouped",
+            "SELECT -1, -2, 0, coalesce(sum(c) FILTER (WHERE code = -1), 0)::BIGINT FROM grouped",
+            "SELECT -1, -3, 0, coalesce(sum(c) FILTER (WHERE code >= 0), 0)::BIGINT FROM grouped",
+        ]
+    for d in range(h):
+        ended = f" AND code % {r} != 0" if codec.tree.end_of_record and d > 0 else ""
+        selects.append(f"SELECT {rank[d]}, {d}, code, c FROM l{d} WHERE c > {cut}{ended}")
+    return ("WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL ".join(selects)
+            + "\nORDER BY 1, 3")
+
+
+def connect(threads: int | None = None, memory_limit: str | None = None) -> Any:
+    """An in-memory DuckDB connection; `memory_limit` (e.g. "3GB") makes large groupings spill
+    to DuckDB's temporary directory instead of growing past it."""
+    duckdb = require("duckdb", "duckdb", "duckdb")
+    con = duckdb.connect()
+    if threads is not None:
+        con.execute(f"SET threads = {int(threads)}")
+    if memory_limit is not None:
+        con.execute("SET memory_limit = $limit", {"limit": memory_limit})
+    return con
+
+
+def column_kind(con: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
+    """The record column (named, or the only one) and its kind, `string` or `integer`; read
+    from the files' schema (public metadata), before any record is read."""
+    described = con.execute(f"DESCRIBE SELECT * FROM {reader_sql(source)}",
+                            {"files": list(source.files)}).fetchall()
+    names = [row[0] for row in described]
+    column = source.column
+    if column is None:
+        if len(names) != 1:
+            raise ParameterError("column", None, "one of the columns: " + ", ".join(names[:20]),
+                                 "--column names the record column")
+        column = names[0]
+    if column not in names:
+        raise ParameterError("column", column, "one of the columns: " + ", ".join(names[:20]))
+    kind = str(described[names.index(column)][1]).upper()
+    if kind == "VARCHAR":
+        return column, "string"
+    if kind in INTEGER_TYPES:
+        if codec.tree.end_of_record:
+            raise ParameterError("column", column, "a string column for a prefix tree",
+                                 f"it holds {kind}")
+        return column, "integer"
+    raise ParameterError("column", column, "a VARCHAR column (paths) or an integer column "
+                         "(leaf numbers)", f"it holds {kind}")
+
+
+def classify(
+    source: Source,
+    codec: TreeCodec,
+    params: Params,
+    test: NoisyTest | None = None,
+    *,
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    max_candidates: int | None = None,
+) -> EngineResult:
+    """The Heavy set of `source` on the public tree of `codec`: DuckDB counts, the exact stage
+    labels (`betweencut.engines.common.classify_candidates`). Requires `tau >= E`."""
+    start = time.perf_counter()
+    cut = candidate_cut(params)
+    con = connect(threads, memory_limit)
+    column, kind = column_kind(con, source, codec)
+    query = prefix_sql(codec, code_sql(codec, kind), columns_sql(kind, column),
+                       reader_sql(source), cut)
+    bind: dict[str, object] = {"files": list(source.files)}
+    if kind == "string":
+        bind |= {"names": list(codec.names), "ws": WHITESPACE}
+    data = con.execute(query, bind).fetchnumpy()
+    depth = np.asarray(data["depth"], dtype=np.int64)
+    code = np.asarray(data["code"], dtype=np.int64)
+    count = np.asarray(data["c"], dtype=np.int64)
+    stats = {int(d): int(c) for d, c in zip(depth[:3], count[:3], strict=True)}
+    counted = time.perf_counter()
+    if stats[-1] or (stats[-2] and not source.skip_null):
+        _raise_first_bad(con, source, codec, kind, column, bind)
+    cands = Candidates.from_rows(codec.height, depth[3:], code[3:], count[3:])
+    kwargs = {} if max_candidates is None else {"max_candidates": max_candidates}
+    run = classify_candidates(cands, codec, params, test, **kwargs)  # type: ignore[arg-type]
+    done = time.perf_counter()
+    return EngineResult(run.heavy, {
+        "engine": "duckdb", "records": stats[-3], "null_records_skipped": stats[-2],
+        "candidates": cands.size, "noisy_draws": run.noisy_calls,
+        "seconds_counting": round(counted - start, 4),
+        "seconds_exact_stage": round(done - counted, 4),
+    })
+
+
+def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, column: str,
+                     bind: dict[str, object]) -> None:
+    """Find the first malformed (or null) record in file order and raise its error."""
+    expr = code_sql(codec, kind)
+    bad = f"({expr}) IS NULL" + ("" if source.skip_null else f" OR ({expr}) = -1")
+    if source.format == "parquet":
+        row = con.execute(
+            f"SELECT filename, file_row_number, rec FROM (SELECT filename, file_row_number, "
+            f"{columns_sql(kind, column)} FROM {reader_sql(source, locate=True)}) "
+            f"WHERE {bad} ORDER BY list_position($files, filename), file_row_number LIMIT 1",
+            bind,
+        ).fetchone()
+        if row is not None:
+            file, number, value = str(row[0]), int(row[1]) + 1, row[2]
+            if value is None:
+                raise null_record(file, number)
+            if kind == "integer":
+                codec.leaf_of_number(int(value), file, number)
+            explain(codec.tree, file, number, str(value), source.skip_null)
+            raise SourceRecordError(file, number, f"record {value!r} was refused by the engine")
+    else:  # CSV: the rows are found again by Python's csv reader, in file order
+        for file, number, value in csv_rows(Source(source.files, "csv", column,
+                                                   source.skip_null)):
+            explain(codec.tree, file, number, value, source.skip_null)
+    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
+                            "reader accepts")

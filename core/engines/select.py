@@ -1,0 +1,50 @@
+"""Which engine reads an input, and one entry point that runs the counting engines."""
+
+from __future__ import annotations
+
+from betweencut.engines.common import ENGINES, EngineResult, Source, TreeCodec
+from betweencut.errors import ParameterError
+from betweencut.noisy_test import NoisyTest
+from betweencut.params import Params
+from betweencut.tree import PublicTree
+
+
+def choose_engine(engine: str | None, source: Source | None,
+                  spark_master: str | None = None) -> str:
+    """`engine` if it can read `source`, else the default: memory for text (and the embedded
+    dataset or stdin, `source` None), duckdb for CSV and Parquet. Checked before any record is
+    read."""
+    if engine is not None and engine not in ENGINES:
+        raise ParameterError("engine", engine, ", ".join(ENGINES))
+    kind = "text" if source is None else source.format
+    chosen = engine or ("memory" if kind == "text" else "duckdb")
+    if chosen == "memory" and kind == "parquet":
+        raise ParameterError("engine", chosen, "duckdb or spark for Parquet input")
+    if chosen != "memory" and kind == "text":
+        raise ParameterError("engine", chosen, "memory for text input (one record a line); "
+                             "duckdb and spark read CSV or Parquet files")
+    if spark_master is not None and chosen != "spark":
+        raise ParameterError("spark-master", spark_master, "only with --engine spark")
+    return chosen
+
+
+def classify_source(
+    engine: str,
+    source: Source,
+    tree: PublicTree,
+    params: Params,
+    test: NoisyTest | None = None,
+    *,
+    spark_master: str | None = None,
+) -> EngineResult:
+    """The Heavy set of `source` through a counting engine (`duckdb` or `spark`)."""
+    codec = TreeCodec.of(tree)
+    if engine == "duckdb":
+        from betweencut.engines import duckdb
+
+        return duckdb.classify(source, codec, params, test)
+    if engine == "spark":
+        from betweencut.engines import spark
+
+        return spark.classify(source, codec, params, test, master=spark_master)
+    raise ParameterError("engine", engine, "duckdb or spark (memory reads with read_leaves)")
