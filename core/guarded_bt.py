@@ -48,6 +48,12 @@ class GuardedBT(BT):
     def of(a: Fraction, b: Fraction, R: LogReal, lam: Fraction) -> GuardedBT:
         return GuardedBT(a, b, lam, R, (a - R).floor(), (R + b).ceil())
 
+    def query(self, count: int, node: object = None) -> BTQuery:
+        """The noisy test of a count in the band, with the band (public) for the sampler's
+        padding (`betweencut.padded_sampler`)."""
+        return BTQuery(Fraction(count), self.a, self.b, self.lam, node,
+                       (self.lower_cut, self.upper_cut))
+
     def guard(self, count: int) -> Outcome | None:
         if count <= self.lower_cut:  # Alg. 1, l. 1
             return Outcome.L
