@@ -32,7 +32,7 @@ HOW_TO_PASS_EXACTLY: Final = (
 def _index(value: object) -> int | None:
     """`operator.index(value)` as a Python int, or None if `value` has no exact integer index."""
     try:
-        out = operator.index(value)  # type: ignore[call-overload]
+        out = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         return None
     return int(out)  # an int subclass (e.g. bool-like) becomes a plain int
