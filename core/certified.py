@@ -14,10 +14,9 @@ from fractions import Fraction
 from typing import Any
 
 from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.errors import Undecided
-from betweencut.exact import iv_precision
+from betweencut.exact import iv_endpoints, iv_precision
 
 Formula = Callable[[], Any]  # evaluated inside `precision(...)`
 DEFAULT_MAX_PREC = 1 << 12
@@ -35,9 +34,7 @@ def q(x: Fraction | int) -> Any:
 def bounds(f: Formula, prec: int = 80) -> tuple[Fraction, Fraction]:
     """Certified rational bounds `lo <= f <= hi`."""
     with precision(prec):
-        v = f()
-        lo, hi = v._mpi_
-    return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
+        return iv_endpoints(f())
 
 
 def midpoint(f: Formula, prec: int = 80) -> float:

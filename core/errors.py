@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from betweencut.interop import exact_integer
+
 
 class BetweenCutError(Exception):
     """Base class: every error betweencut raises on purpose derives from it."""
@@ -82,6 +84,7 @@ class Undecided(BetweenCutError, ArithmeticError):
 
 def public_height(height: object) -> int:
     """The public tree height `h`: an integer >= 1, stated by the user, never read off data."""
-    if not isinstance(height, int) or isinstance(height, bool) or height < 1:
+    h = exact_integer(height)  # numpy and gmpy2 integers too, as a Python int
+    if h is None or h < 1:
         raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
-    return height
+    return h

@@ -16,12 +16,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from mpmath import iv
 from mpmath.libmp import to_rational
 
 from betweencut.errors import ParameterError, Undecided
+from betweencut.interop import HOW_TO_PASS_EXACTLY, exact_rational, is_inexact
 
 MAX_PRECISION_BITS: Final = 1 << 14
 _IV_LOCK = threading.RLock()
@@ -44,22 +45,15 @@ def iv_precision(prec: int) -> Iterator[None]:
 
 
 def as_rational(value: object, name: str) -> Fraction:
-    """Read `value` as an exact rational: an int, a Fraction, or a string such as `"0.1"`.
+    """Read `value` as an exact rational `Fraction` (with Python `int` parts).
 
-    Floats are refused: `0.1` as a float is not 1/10, and a DP parameter must mean what the user
-    wrote. Strings are parsed exactly (`"0.1"` is 1/10, `"1/3"` is 1/3, `"1e-3"` is 1/1000).
+    Accepted: an int, a Fraction, a string such as `"0.1"`, `"1/3"` or `"1e-3"` (parsed exactly:
+    `"0.1"` is 1/10), and every exact integer or rational of another library (numpy integers,
+    gmpy2 `mpz`/`mpq`, python-flint `fmpz`/`fmpq`, sympy `Integer`/`Rational`, finite
+    `Decimal`; see `betweencut.interop`), converted here so that no foreign number type travels
+    further. Floats of any library are refused: `0.1` as a float is not 1/10, and a DP parameter
+    must mean what the user wrote.
     """
-    if isinstance(value, bool):
-        raise ParameterError(name, value, "a rational number (an int, a Fraction or a string)")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        raise ParameterError(
-            name, value, "an exact rational: pass a Fraction or a string such as '0.1'",
-            "a float is not read, it would change the value silently",
-        )
     if isinstance(value, str):
         try:
             return Fraction(value.strip())
@@ -67,7 +61,34 @@ def as_rational(value: object, name: str) -> Fraction:
             raise ParameterError(
                 name, repr(value), "a number written as 0.1, 1/10 or 1e-1"
             ) from None
-    raise ParameterError(name, repr(value), "a rational number (an int, a Fraction or a string)")
+    if is_inexact(value):
+        raise ParameterError(
+            name, value, HOW_TO_PASS_EXACTLY,
+            f"a {type(value).__name__} is not read, it would change the value silently",
+        )
+    exact = exact_rational(value)
+    if exact is None:
+        raise ParameterError(name, repr(value), "a rational number (an int, a Fraction, a string "
+                             "or an exact integer/rational of numpy, gmpy2, python-flint or sympy)")
+    return exact
+
+
+def mpf_fraction(raw: Any) -> Fraction:
+    """The exact value of one mpmath number (an `mpf`, or its raw `_mpf_` tuple) as a
+    `Fraction` with Python `int` parts.
+
+    The one place where mpmath endpoints become rationals: under mpmath's gmpy backend
+    `to_rational` hands back gmpy2 `mpz`, which must not leak into `Fraction` arithmetic.
+    """
+    p, q = to_rational(getattr(raw, "_mpf_", raw))
+    return Fraction(int(p), int(q))
+
+
+def iv_endpoints(value: Any) -> tuple[Fraction, Fraction]:
+    """The exact rational end points `(lo, hi)` of an mpmath interval `iv.mpf`: the one place
+    where a certified interval becomes two rationals (through `mpf_fraction`)."""
+    lo_raw, hi_raw = value._mpi_
+    return mpf_fraction(lo_raw), mpf_fraction(hi_raw)
 
 
 def certified_sign(
@@ -99,8 +120,7 @@ def interval_bounds(
         value = iv.mpf(const.numerator) / const.denominator + (
             iv.mpf(coeff.numerator) / coeff.denominator
         ) * iv.log(iv.mpf(arg.numerator) / arg.denominator)
-        lo_raw, hi_raw = value._mpi_
-    return Fraction(*to_rational(lo_raw)), Fraction(*to_rational(hi_raw))
+    return iv_endpoints(value)
 
 
 @dataclass(frozen=True, slots=True)

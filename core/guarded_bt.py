@@ -60,6 +60,12 @@ class GuardedBT(BT):
             raise ParameterError("R", big_r, "R >= 0 (the guard width)")
         return GuardedBT(a_q, b_q, lam_q, big_r, (a_q - big_r).floor(), (big_r + b_q).ceil())
 
+    def query(self, count: int, node: object = None) -> BTQuery:
+        """The noisy test of a count in the band, with the band (public) for the sampler's
+        padding (`betweencut.padded_sampler`)."""
+        return BTQuery(Fraction(count), self.a, self.b, self.lam, node,
+                       (self.lower_cut, self.upper_cut))
+
     def guard(self, count: int) -> Outcome | None:
         if count <= self.lower_cut:  # Alg. 1, l. 1
             return Outcome.L

@@ -18,7 +18,7 @@ mechanism decides them itself, so they cost no branching when enumerated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from typing import Protocol
@@ -42,7 +42,10 @@ class BTQuery:
     """One call of BT(c; a, b, λ) (Alg. 4). `lam` is the rate: the noise is `Lap(1/lam)`.
 
     `a == b` is allowed and gives a two-outcome test (`B` then has probability 0), as PrivTree's
-    split test is. `node` is public context (which node asked), unused by the law.
+    split test is. `node` is public context (which node asked), unused by the law. `band`, if
+    given, is the public noisy band `(lower, upper)` of the asking GuardedBT (the integer counts
+    `lower < c < upper` that reach a noisy test): the release sampler then pads its work to a
+    bound that depends on it, not on the count. It is not part of the query's identity.
     """
 
     count: Fraction
@@ -50,6 +53,7 @@ class BTQuery:
     b: Fraction
     lam: Fraction
     node: object = None
+    band: tuple[int, int] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.a > self.b:

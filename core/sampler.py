@@ -11,7 +11,12 @@ drawn as in Canonne, Kamath and Steinke (NeurIPS 2020, Alg. 1): for `x <= 1`, co
 successes of Bernoulli(x/k), k = 1, 2, ...; the run length is even with probability exp(-x).
 Every Bernoulli(n/d) is one uniform integer below `d` (rejection sampling on random bits),
 compared with `n`. The cut points are computed as integer numerators over one common
-denominator (`x = num/den`), reduced before drawing.
+denominator (`x = num/den`), reduced before drawing (primitives in `betweencut.bernoulli`).
+
+That draw reads more bits the farther the count is from a threshold, so it is used only for a
+query that states no public band, or with `padded=False`. A GuardedBT query states its band,
+and the release draw is then `betweencut.padded_sampler`'s: same law, and the same work for
+every count in the band.
 
 Randomness comes from the operating system's CSPRNG (`os.urandom`, read in blocks of
 `OS_BLOCK_BYTES`) unless the caller passes `seed`, which selects Python's seeded generator for
@@ -20,18 +25,18 @@ reproducible runs only.
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import secrets
-from collections.abc import Callable
 from fractions import Fraction
 
+from betweencut.bernoulli import Bits, _bernoulli_exp
+from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.padded_sampler import Padding, padded_bt_outcome
 
 _L, _B, _H = Outcome.L, Outcome.B, Outcome.H
 OS_BLOCK_BYTES = 256
-Bits = Callable[[int], int]  # getrandbits: k -> a uniform integer in [0, 2^k)
 
 
 class OSRandomBits:
@@ -55,40 +60,6 @@ class OSRandomBits:
         self.pool >>= k
         self.available -= k
         return value
-
-
-def _below(n: int, bits: Bits) -> int:
-    """A uniform integer in `[0, n)`, `n >= 1`, by rejection from `n.bit_length()` random bits."""
-    k = n.bit_length()
-    r = bits(k)
-    while r >= n:
-        r = bits(k)
-    return r
-
-
-def _bernoulli_exp_at_most_one(num: int, den: int, bits: Bits) -> bool:
-    """Bernoulli(exp(-num/den)) for 0 <= num <= den (CKS 2020, Alg. 1)."""
-    k = 1
-    while _below(den * k, bits) < num:
-        k += 1
-    return k % 2 == 1
-
-
-def _bernoulli_exp(num: int, den: int, bits: Bits) -> bool:
-    """Bernoulli(exp(-num/den)) for integers `num >= 0`, `den >= 1`: exp(-1) per whole unit.
-
-    The fraction is reduced first, so a seeded generator draws exactly the same random numbers
-    as for the `Fraction` `num/den` (seeded runs stay reproducible across versions).
-    """
-    g = math.gcd(num, den)
-    if g > 1:
-        num //= g
-        den //= g
-    while num > den:
-        if not _bernoulli_exp_at_most_one(1, 1, bits):
-            return False
-        num -= den
-    return _bernoulli_exp_at_most_one(num, den, bits)
 
 
 def bernoulli_exp(x: Fraction, rng: random.Random) -> bool:
@@ -129,16 +100,35 @@ def bt_outcome(query: BTQuery, rng: random.Random) -> Outcome:
 
 
 class ExactSampler:
-    """The release `NoisyTest`: exact BT draws from the OS CSPRNG, or from `seed` if given."""
+    """The release `NoisyTest`: exact BT draws from the OS CSPRNG, or from `seed` if given.
 
-    def __init__(self, seed: int | None = None) -> None:
+    A query that states its public noisy band (every GuardedBT query does) is drawn padded
+    (`betweencut.padded_sampler`): the same work and random bits for every count in the band,
+    given the same random stream. A query without a band (a plain BT, the baselines' tests) has
+    no public bound to pad to and is drawn by `_bt_outcome`, whose work grows with `λ·|a - c|`.
+    `padded=False` draws every query that way: a documented opt-out, NOT the release default,
+    kept for speed measurements against the padded draw (`bench/sampler_padding.py`) and to
+    replay seeded runs made before padding; its timing and bit count depend on the count.
+    """
+
+    def __init__(self, seed: int | None = None, *, padded: bool = True) -> None:
+        if not isinstance(padded, bool):
+            raise ParameterError("padded", padded, "True (release default) or False")
         self.seeded = seed is not None
+        self.padded = padded
         self.rng: random.Random = (
             random.Random(seed) if seed is not None else secrets.SystemRandom()
         )
         self.bits: Bits = self.rng.getrandbits if seed is not None else OSRandomBits()
         self.draws = 0
+        self._plan: Padding | None = None  # the last query's plan (one GuardedBT per run)
+        self._plan_of: tuple[Fraction, Fraction, Fraction, tuple[int, int]] | None = None
 
     def __call__(self, query: BTQuery) -> Outcome:
         self.draws += 1
-        return _bt_outcome(query, self.bits)
+        if query.band is None or not self.padded:
+            return _bt_outcome(query, self.bits)
+        key = (query.a, query.b, query.lam, query.band)
+        if self._plan is None or key != self._plan_of:
+            self._plan, self._plan_of = Padding.of(*key), key
+        return padded_bt_outcome(query, self._plan, self.bits)

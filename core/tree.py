@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from betweencut.errors import ParameterError, RecordError, public_height
+from betweencut.interop import exact_integer
 
 Node = tuple[int, ...]
 END_OF_RECORD = "⊣"
@@ -210,8 +211,10 @@ class _Uniform:
 
 def kary_tree(arity: int, height: int) -> PublicTree:
     """The complete `k`-ary tree of height `h`; children are named `0..k-1`."""
-    if not isinstance(arity, int) or isinstance(arity, bool) or not 1 <= arity <= MAX_ARITY:
+    k = exact_integer(arity)  # numpy and gmpy2 integers too, as a Python int
+    if k is None or not 1 <= k <= MAX_ARITY:
         raise ParameterError("arity", arity, f"an integer 1 <= k <= {MAX_ARITY}")
+    arity = k
     names = tuple(str(i) for i in range(arity))
     return PublicTree(height, _Uniform(names), description=f"complete {arity}-ary tree, h={height}")
 

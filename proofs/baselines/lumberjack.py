@@ -18,11 +18,11 @@ from fractions import Fraction
 from typing import Any
 
 from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.baselines.lumberjack import LumberjackCalibration, lumberjack_calibrate
 from betweencut.certified import precision, q
 from betweencut.errors import Undecided
+from betweencut.exact import iv_endpoints
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import claim, register_audit
 
@@ -32,7 +32,7 @@ CLAIM = "Lumberjack-style calibration"
 def _erf_iv(x: Any) -> Any:
     """A certified enclosure of `erf(x)` for an interval `x` (current iv precision)."""
     x_max = max(abs(x.a), abs(x.b))
-    n_min = math.ceil(_bounds(iv.mpf(x_max) ** 2)[1]) + 2  # terms decrease from n > x^2 on
+    n_min = math.ceil(iv_endpoints(iv.mpf(x_max) ** 2)[1]) + 2  # terms decrease from n > x^2 on
     total = iv.mpf(0)
     term = x  # x^(2n+1)/n!
     n = 0
@@ -55,11 +55,6 @@ def ncdf_iv(z: Any) -> Any:
     return (1 + _erf_iv(z / iv.sqrt(2))) / 2
 
 
-def _bounds(value: Any) -> tuple[Fraction, Fraction]:
-    lo, hi = value._mpi_
-    return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
-
-
 def gaussian_profile(cal: LumberjackCalibration, prec: int) -> tuple[Fraction, Fraction]:
     """Certified bounds of `δ_G(ε)` for `μ = sqrt(L)/σ` at `ε = cal.epsilon`."""
     with precision(prec):
@@ -67,7 +62,7 @@ def gaussian_profile(cal: LumberjackCalibration, prec: int) -> tuple[Fraction, F
         mu = iv.sqrt(cal.L) / sigma
         eps = q(cal.epsilon)
         value = ncdf_iv(-eps / mu + mu / 2) - iv.exp(eps) * ncdf_iv(-eps / mu - mu / 2)
-        return _bounds(value)
+        return iv_endpoints(value)
 
 
 @claim(CLAIM, "Eq. (28)", "Eq. (14)")

@@ -24,10 +24,9 @@ from fractions import Fraction
 from typing import Final, Union
 
 from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.errors import Undecided
-from betweencut.exact import LogReal, certified_sign, iv_precision
+from betweencut.exact import LogReal, certified_sign, iv_endpoints, iv_precision
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
@@ -67,8 +66,7 @@ def _exp_fixed(num: int, den: int, bits: int) -> tuple[int, int]:
     x = Fraction(num, den)
     work = bits + 32 + (math.ceil(x * 2) if x > 0 else 0)  # relative precision for e^x·2^bits
     with iv_precision(work):
-        lo_raw, hi_raw = iv.exp(iv.mpf(num) / den)._mpi_
-    lo, hi = Fraction(*to_rational(lo_raw)), Fraction(*to_rational(hi_raw))
+        lo, hi = iv_endpoints(iv.exp(iv.mpf(num) / den))
     return math.floor(lo * (1 << bits)), math.ceil(hi * (1 << bits))
 
 
@@ -347,9 +345,8 @@ def sign(x: object) -> int:
         return (x > 0) - (x < 0)
     if isinstance(x, ExpPoly | ExpRational | LogReal):
         return x.sign()
-    raw = getattr(x, "_mpi_", None)
-    if raw is not None:
-        lo, hi = Fraction(*to_rational(raw[0])), Fraction(*to_rational(raw[1]))
+    if getattr(x, "_mpi_", None) is not None:
+        lo, hi = iv_endpoints(x)
         if lo > 0:
             return 1
         if hi < 0:

@@ -18,10 +18,9 @@ from fractions import Fraction
 from typing import Any, Final, Union
 
 from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import LogReal, iv_precision
+from betweencut.exact import LogReal, iv_endpoints, iv_precision
 from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import sign
@@ -133,8 +132,7 @@ def interval_theorem_5_4_bound(L: int, lam: Real, R: Real, r: int, prec: int = D
 
 def bounds(x: Interval) -> tuple[Fraction, Fraction]:
     """The exact rational end points of an interval."""
-    lo, hi = x._mpi_
-    return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
+    return iv_endpoints(x)
 
 
 def contains(x: Interval, value: Fraction | int) -> bool:

@@ -16,15 +16,28 @@ from typing import Any
 
 import sympy as sp
 from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.certified import precision
 from betweencut.errors import Undecided
+from betweencut.exact import iv_endpoints
+
+
+def sympy_fraction(expr: Any) -> Fraction:
+    """A sympy rational number (`Integer` or `Rational`) as a `Fraction` with Python `int` parts.
+
+    The one place where sympy numbers become rationals: under sympy's gmpy ground types its
+    numbers may carry gmpy2 integers, which must not leak into `Fraction` arithmetic. Raises
+    `TypeError` for anything that is not an exact sympy rational (a `Float` included).
+    """
+    if not getattr(expr, "is_Rational", False):
+        raise TypeError(f"not an exact sympy rational: {expr!r}")
+    return Fraction(int(expr.p), int(expr.q))
 
 
 def _iv(expr: Any) -> Any:
-    if expr.is_Integer or expr.is_Rational:
-        return iv.mpf(int(expr.p)) / int(expr.q)
+    if expr.is_Rational:
+        x = sympy_fraction(expr)
+        return iv.mpf(x.numerator) / x.denominator
     if expr.is_Add:
         out = iv.mpf(0)
         for a in expr.args:
@@ -54,9 +67,7 @@ def _iv(expr: Any) -> Any:
 def enclose(expr: Any, prec: int = 96) -> tuple[Fraction, Fraction]:
     """Certified rational bounds of a closed sympy expression."""
     with precision(prec):
-        value = _iv(sp.sympify(expr))
-        lo, hi = value._mpi_
-    return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
+        return iv_endpoints(_iv(sp.sympify(expr)))
 
 
 def certified_sign(expr: Any, max_prec: int = 1 << 12) -> int:

@@ -30,10 +30,9 @@ from fractions import Fraction
 from typing import Union
 
 from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_precision
+from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.enumerate import Bag, bag_value, bags_value
 from betweencut.proofs.privacy.profiles import Law
@@ -101,9 +100,9 @@ class LogOf:
                 if bits > MAX_BITS:
                     raise
         with iv_precision(prec + 8):
-            a = iv.log(iv.mpf(lo.numerator) / lo.denominator)._mpi_[0]
-            b = iv.log(iv.mpf(hi.numerator) / hi.denominator)._mpi_[1]
-        out = Fraction(*to_rational(a)), Fraction(*to_rational(b))
+            a = iv_endpoints(iv.log(iv.mpf(lo.numerator) / lo.denominator))[0]
+            b = iv_endpoints(iv.log(iv.mpf(hi.numerator) / hi.denominator))[1]
+        out = a, b
         if prec == ENCLOSURE_BITS:
             self._enc = out
         return out

@@ -99,6 +99,8 @@ def as_exact(answer: ExactAnswer) -> ExpRational:
 def _sympy_exppoly(expr: object, shown: object) -> ExpPoly:
     import sympy
 
+    from betweencut.proofs.exact.symbolic import sympy_fraction
+
     out = ExpPoly()
     expanded = sympy.powsimp(sympy.expand(expr), combine="exp")
     for term in sympy.Add.make_args(expanded):
@@ -108,12 +110,14 @@ def _sympy_exppoly(expr: object, shown: object) -> ExpPoly:
         exponent = _exp_argument(rest)
         if exponent is None:
             raise WrongAnswer(f"{shown!r}: the term {rest} is not exp(rational)")
-        out = out + ExpPoly.exp(exponent, Fraction(int(coeff.p), int(coeff.q)))
+        out = out + ExpPoly.exp(exponent, sympy_fraction(coeff))
     return out
 
 
 def _exp_argument(rest: object) -> Fraction | None:
     import sympy
+
+    from betweencut.proofs.exact.symbolic import sympy_fraction
 
     if rest == 1:
         return Fraction(0)
@@ -123,7 +127,7 @@ def _exp_argument(rest: object) -> Fraction | None:
     if isinstance(rest, sympy.exp):
         exponent, base = rest.args[0], sympy.E
     if base == sympy.E and exponent.is_Rational:
-        return Fraction(int(exponent.p), int(exponent.q))
+        return sympy_fraction(exponent)
     return None
 
 
