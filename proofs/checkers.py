@@ -6,4 +6,4 @@ Each module of `betweencut.proofs` that registers checkers adds one import line 
 from betweencut.proofs import calibration  # noqa: F401
 from betweencut.proofs.baselines import appendix_e, lumberjack, privtree  # noqa: F401
 from betweencut.proofs.laws import audit  # noqa: F401
-from betweencut.proofs.privacy import claims  # noqa: F401
+from betweencut.proofs.privacy import claims, depth_audit  # noqa: F401
