@@ -27,7 +27,6 @@ Two evaluations, one set of decisions:
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -35,6 +34,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
+import numpy as np
+import numpy.typing as npt
 from mpmath import iv
 from mpmath.libmp import to_rational
 
@@ -123,7 +124,9 @@ class PathJoint(Joint):
     """
 
     def __init__(self, signatures: Counter[Signature],
-                 laws: list[tuple[SegmentLaw, SegmentLaw]], lam: Fraction) -> None:
+                 laws: list[tuple[SegmentLaw, SegmentLaw]], lam: Fraction,
+                 key: tuple[int, tuple[int, ...], tuple[tuple[Outcome, ...], ...]]) -> None:
+        self.signatures_key = key
         self.p = self.q = Law({})
         self.examples = {}
         self.multi = []
@@ -142,6 +145,10 @@ class PathJoint(Joint):
                     pairs[key] += n
             self._pairs = pairs
         return self._pairs
+
+    def table(self) -> tuple[list[Signature], list[int], npt.NDArray[np.float64]]:
+        """The signatures, their multiplicities and the signature matrix (one row each)."""
+        return _table(self.signatures_key)
 
     def bag(self, sig: Signature, side: int) -> Bag | None:
         """The factor bag of `sig` under `D` (`side = 0`) or `D + z` (1); None if impossible."""
@@ -184,8 +191,17 @@ def depth_pair(mechanism: BetweenCut, profile: PathProfile) -> PathJoint:
         return tuple(s for s in OUTCOMES if s in laws[k][0] or s in laws[k][1])
 
     supports = tuple(support(k) for k in range(profile.segments))
-    signatures = _signatures(profile.height, tuple(d for d, _ in profile.steps), supports)
-    return PathJoint(signatures, laws, query.lam)
+    key = (profile.height, tuple(d for d, _ in profile.steps), supports)
+    return PathJoint(_signatures(*key), laws, query.lam, key)
+
+
+@lru_cache(maxsize=64)
+def _table(key: tuple[int, tuple[int, ...], tuple[tuple[Outcome, ...], ...]]) -> tuple[
+        list[Signature], list[int], npt.NDArray[np.float64]]:
+    signatures = _signatures(*key)
+    sigs = list(signatures)
+    matrix = np.array(sigs, dtype=np.float64).reshape(len(sigs), 3 * len(key[1]))
+    return sigs, [signatures[s] for s in sigs], matrix
 
 
 @lru_cache(maxsize=64)
@@ -259,68 +275,66 @@ def _factor_tables(fid: int) -> tuple[tuple[float, float], Dyadic]:
     return ln, _dyadic(lo, hi)
 
 
+GAMMA_SLACK = 4  # float dot products of length W err by at most W·u·Σ|a_i·b_i| (u = 2^-53)
+
+
 class _Side:
     """Per segment and outcome, under one database: impossible, probability 1, or a factor
-    with its log box and its powers as dyadic intervals (computed on demand)."""
+    with its log box and its powers as dyadic intervals; vectors over the signature columns."""
 
     def __init__(self, laws: list[SegmentLaw], top: int) -> None:
-        self.fid: list[int | None] = []
-        self.zero: list[bool] = []
-        self.ln: list[tuple[float, float]] = []
+        width = 3 * len(laws)
+        self.zero = np.zeros(width, dtype=bool)
+        self.ln_lo = np.zeros(width)
+        self.ln_hi = np.zeros(width)
         self.powers: list[list[Dyadic]] = []
-        for law in laws:
+        self.values: dict[Signature, tuple[int, int]] = {}
+        for k, law in enumerate(laws):
             for s in OUTCOMES:
+                i = 3 * k + OUTCOME_INDEX[s]
                 fid = law.get(s)
-                self.zero.append(s not in law)
-                self.fid.append(fid)
-                if fid is None:
-                    self.ln.append((0.0, 0.0))
-                    self.powers.append([_ONE] * (top + 1))
-                else:
-                    ln, base = _factor_tables(fid)
-                    self.ln.append(ln)
-                    table = [_ONE]
-                    for _ in range(top):
-                        table.append(_mul(table[-1], base))
-                    self.powers.append(table)
+                self.zero[i] = s not in law
+                table = [_ONE] * (top + 1)
+                if fid is not None:
+                    (self.ln_lo[i], self.ln_hi[i]), base = _factor_tables(fid)
+                    for n in range(1, top + 1):
+                        table[n] = _mul(table[n - 1], base)
+                self.powers.append(table)
 
-    def possible(self, sig: Signature) -> bool:
-        return not any(n and z for n, z in zip(sig, self.zero, strict=True))
+    def boxes(self, matrix: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.bool_],
+                                                                npt.NDArray[np.float64],
+                                                                npt.NDArray[np.float64]]:
+        """Per signature row: possible here?, and certified bounds of `ln P(sig)`.
 
-    def log_box(self, sig: Signature) -> tuple[float, float]:
-        lo = hi = 0.0
-        for n, (a, b) in zip(sig, self.ln, strict=True):
-            if n:
-                lo, hi = _down(lo + _down(n * a)), _up(hi + _up(n * b))
-        return lo, hi
+        The dot products are widened by `GAMMA_SLACK·W·2^-53·Σ|n·ln|` (the textbook bound for
+        any summation order, doubled) and one ulp outward."""
+        possible = ~(matrix[:, self.zero] > 0).any(axis=1)
+        width = matrix.shape[1]
+        absmax = np.maximum(np.abs(self.ln_lo), np.abs(self.ln_hi))
+        err = (GAMMA_SLACK * (width + 2) * 2.0**-53) * (matrix @ absmax) + 2.0**-1000
+        lo = np.nextafter(matrix @ self.ln_lo - err, -np.inf)
+        hi = np.nextafter(matrix @ self.ln_hi + err, np.inf)
+        return possible, lo, hi
 
     def value(self, sig: Signature) -> tuple[int, int]:
-        out = _ONE
-        for n, table in zip(sig, self.powers, strict=True):
-            if n:
-                out = _mul(out, table[n])
-        return _absolute(out)
+        found = self.values.get(sig)
+        if found is None:
+            out = _ONE
+            for n, table in zip(sig, self.powers, strict=True):
+                if n:
+                    out = _mul(out, table[n])
+            found = self.values[sig] = _absolute(out)
+        return found
 
 
 class _Steps:
-    """Certified float boxes of `rλ`, `r = 0..top + 1`, for bisection (float comparisons are
-    exact, so `hi[r] < d` proves `rλ < d` and `lo[r] > d` proves `rλ > d`)."""
+    """Certified float boxes of `rλ`, `r = 0..top + 1` (float comparisons are exact, so
+    `hi[r] < d` proves `rλ < d` and `lo[r] > d` proves `rλ > d`)."""
 
     def __init__(self, lam: Fraction, top: int) -> None:
         self.lam, self.top = lam, top
-        self.lo = [_down(float(r * lam)) for r in range(top + 2)]
-        self.hi = [_up(float(r * lam)) for r in range(top + 2)]
-
-    def threshold(self, d_lo: float, d_hi: float, exceeds: Callable[[Fraction], bool]) -> int:
-        """The largest `r` in `0..top` with `ln P - ln Q > rλ` (monotone in `r`), given a
-        certified box `[d_lo, d_hi]` of `ln P - ln Q`; `exceeds(eps)` decides inside it."""
-        sure = max(0, bisect.bisect_left(self.hi, d_lo) - 1)  # hi[r] < d_lo for r <= sure
-        sure = min(sure, self.top)
-        never = bisect.bisect_right(self.lo, d_hi)  # lo[r] > d_hi for r >= never
-        r = sure
-        while r + 1 <= self.top and r + 1 < never and exceeds((r + 1) * self.lam):
-            r += 1
-        return r
+        self.lo = np.array([_down(float(r * lam)) for r in range(top + 2)])
+        self.hi = np.array([_up(float(r * lam)) for r in range(top + 2)])
 
 
 @dataclass
@@ -334,38 +348,45 @@ class _Direction:
     violating: list[tuple[int, Signature, int]]  # (threshold t, signature, multiplicity)
 
 
-def _direction(pair: PathJoint, forward: bool, top: int, sides: tuple[_Side, _Side],
-               logs: tuple[dict[Signature, tuple[float, float]], ...]) -> _Direction:
+Boxes = tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]
+
+
+def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
+               boxes: tuple[Boxes, Boxes]) -> _Direction:
+    """For each signature the largest `r` with `P > e^{rλ}·Q` (monotone in `r`): certified
+    log boxes settle every `r` outside the box, `bag_exceeds` (exact) the ones inside."""
     x_side, y_side = sides if forward else sides[::-1]
+    (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = boxes if forward else boxes[::-1]
     x_ix, y_ix = (0, 1) if forward else (1, 0)
-    x_logs, y_logs = logs if forward else logs[::-1]
-    steps = _Steps(pair.lam, top)
-    by_r: dict[int, list[tuple[Signature, int]]] = {}
-    violating = []
-    for sig, n in pair.signatures.items():
-        if not x_side.possible(sig):
-            continue
-        if not y_side.possible(sig):
-            t = top
-        else:
-            p_lo, p_hi = x_logs[sig]
-            q_lo, q_hi = y_logs[sig]
-
-            def exceeds(eps: Fraction, sig: Signature = sig) -> bool:
-                x, y = pair.bag(sig, x_ix), pair.bag(sig, y_ix)
-                return x is not None and y is not None and bag_exceeds(x, y, eps)
-
-            t = steps.threshold(_down(p_lo - q_hi), _up(p_hi - q_lo), exceeds)
-        if t:
-            by_r.setdefault(t, []).append((sig, n))
-            violating.append((t, sig, n))
+    top = steps.top
+    sigs, mults = pair.table()[:2]
+    d_lo = np.nextafter(x_lo - y_hi, -np.inf)
+    d_hi = np.nextafter(x_hi - y_lo, np.inf)
+    sure = np.clip(np.searchsorted(steps.hi, d_lo, side="left") - 1, 0, top)
+    never = np.searchsorted(steps.lo, d_hi, side="right")
+    t = np.where(y_ok, sure, top)
+    t = np.where(x_ok, t, 0)
+    for g in np.flatnonzero(x_ok & y_ok & (sure + 1 < never) & (sure < top)).tolist():
+        sig = sigs[g]
+        x, y = pair.bag(sig, x_ix), pair.bag(sig, y_ix)
+        r = int(sure[g])
+        stop = min(int(never[g]), top + 1)
+        while r + 1 < stop and x is not None and y is not None and bag_exceeds(
+                x, y, (r + 1) * pair.lam):
+            r += 1
+        t[g] = r
+    by_r: dict[int, list[int]] = {}
+    for g in np.flatnonzero(t > 0).tolist():
+        by_r.setdefault(int(t[g]), []).append(g)
     a_lo = a_hi = b_lo = b_hi = 0
-    out = _Direction(forward, [(0, 0)] * (top + 1), [(0, 0)] * (top + 1), violating)
+    out = _Direction(forward, [(0, 0)] * (top + 1), [(0, 0)] * (top + 1), [])
     for r in range(top, 0, -1):
-        for sig, n in by_r.get(r, ()):
+        for g in by_r.get(r, ()):
+            sig, n = sigs[g], mults[g]
+            out.violating.append((r, sig, n))
             lo, hi = x_side.value(sig)
             a_lo, a_hi = a_lo + n * lo, a_hi + n * hi
-            if y_side.possible(sig):
+            if y_ok[g]:
                 lo, hi = y_side.value(sig)
                 b_lo, b_hi = b_lo + n * lo, b_hi + n * hi
         out.a[r], out.b[r] = (a_lo, a_hi), (b_lo, b_hi)
@@ -449,11 +470,14 @@ def profile_rows(
     Returns: one `DepthRow` per bound. `exact=True` computes every exact value now.
     """
     top = len(bounds)
-    sides = (_Side([law[0] for law in pair.laws], top), _Side([law[1] for law in pair.laws], top))
-    logs = tuple({sig: side.log_box(sig) for sig in pair.signatures if side.possible(sig)}
-                 for side in sides)
-    fwd = _direction(pair, True, top, sides, logs)
-    bwd = _direction(pair, False, top, sides, logs)
+    matrix = pair.table()[2]
+    most = max(top, int(matrix.max(initial=0)))  # the largest power any signature needs
+    sides = (_Side([law[0] for law in pair.laws], most),
+             _Side([law[1] for law in pair.laws], most))
+    boxes = (sides[0].boxes(matrix), sides[1].boxes(matrix))
+    steps = _Steps(pair.lam, top)
+    fwd = _direction(pair, True, steps, sides, boxes)
+    bwd = _direction(pair, False, steps, sides, boxes)
     unit = Fraction(1, 1 << SCALE)
     rows = []
     for claimed in bounds:
