@@ -56,7 +56,7 @@ from betweencut.proofs.privacy.depth_paths import (
 from betweencut.proofs.privacy.enumerate import (
     Bag,
     bag_enclosure,
-    bags_value,
+    factor_value,
     make_bag,
     query_factor_ids,
     round_out,
@@ -393,19 +393,87 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
     return out
 
 
-def _exact_direction(pair: PathJoint, d: _Direction, r: int) -> ExpPoly:
-    """The exact `Σ (P - e^{rλ}Q)` over the signatures `d` found violating at `r`."""
+class _ExactSide:
+    """Exact sums of signature probabilities under one database, in integers.
+
+    Every factor value is `Σ c·e^{x}` with rational `c`, `x` (an `ExpPoly`); with `N` the common
+    denominator of the exponents and `D` that of the coefficients, `F = Σ C_j·e^{j/N} / D`
+    with integers `C_j`, and `F^n` is an integer table divided by `D^n`. A signature's
+    probability is the product of its columns' powers; sums are kept at the common
+    denominator `D^most`, so the whole accumulation is integer convolution and addition.
+    """
+
+    def __init__(self, laws: list[SegmentLaw], most: int) -> None:
+        self.most = most
+        values: list[ExpPoly | None] = []
+        for law in laws:
+            for s in OUTCOMES:
+                fid = law.get(s)
+                values.append(None if fid is None else factor_value(fid))
+        present = [v for v in values if v is not None]
+        self.N = math.lcm(1, *(x.denominator for v in present for x in v.terms))
+        self.D = math.lcm(1, *(c.denominator for v in present for c in v.terms.values()))
+        self.base = [None if v is None else {
+            x.numerator * (self.N // x.denominator): c.numerator * (self.D // c.denominator)
+            for x, c in v.terms.items()} for v in values]
+        self.powers: list[list[dict[int, int]]] = [[{0: 1}] for _ in values]
+
+    def power(self, col: int, n: int) -> dict[int, int]:
+        table = self.powers[col]
+        base = self.base[col]
+        while len(table) <= n:
+            if base is None:  # probability 1: a guard's answer
+                table.append({0: 1})
+            else:
+                table.append(_convolve(table[-1], base))
+        return table[n]
+
+    def add(self, acc: dict[int, int], sig: Signature, mult: int) -> None:
+        """`acc += mult·P(sig)` at the common denominator `D^most`."""
+        term: dict[int, int] = {0: mult}
+        weight = 0
+        for col, n in enumerate(sig):
+            if n:
+                term = _convolve(term, self.power(col, n))
+                if self.base[col] is not None:
+                    weight += n
+        scale = self.D ** (self.most - weight)
+        for e, c in term.items():
+            acc[e] = acc.get(e, 0) + c * scale
+
+    def value(self, acc: dict[int, int]) -> ExpPoly:
+        den = self.D**self.most
+        return ExpPoly({Fraction(e, self.N): Fraction(c, den) for e, c in acc.items() if c})
+
+
+def _convolve(x: dict[int, int], y: dict[int, int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for e, c in x.items():
+        for f, d in y.items():
+            out[e + f] = out.get(e + f, 0) + c * d
+    return out
+
+
+def _exact_values(pair: PathJoint, d: _Direction, top: int) -> list[ExpPoly]:
+    """The exact `Σ (P - e^{rλ}Q)` over the signatures `d` found violating at `r`, every `r`
+    (one pass, violating sets grow as `r` falls)."""
     x_ix, y_ix = (0, 1) if d.forward else (1, 0)
-    in_p: Counter[Bag] = Counter()
-    in_q: Counter[Bag] = Counter()
-    for t, sig, n in d.violating:
-        if t >= r:
-            x, y = pair.bag(sig, x_ix), pair.bag(sig, y_ix)
-            if x is not None:
-                in_p[x] += n
-            if y is not None:
-                in_q[y] += n
-    return bags_value(in_p) - bags_value(in_q) * ExpPoly.exp(r * pair.lam)
+    most = max([top, *(sum(sig) for _, sig, _ in d.violating)])
+    x_side = _ExactSide([law[x_ix] for law in pair.laws], most)
+    y_side = _ExactSide([law[y_ix] for law in pair.laws], most)
+    in_p: dict[int, int] = {}
+    in_q: dict[int, int] = {}
+    out = [ExpPoly()] * (top + 1)
+    i = 0
+    for r in range(top, 0, -1):
+        while i < len(d.violating) and d.violating[i][0] >= r:
+            _, sig, n = d.violating[i]
+            x_side.add(in_p, sig, n)
+            if pair.bag(sig, y_ix) is not None:
+                y_side.add(in_q, sig, n)
+            i += 1
+        out[r] = x_side.value(in_p) - y_side.value(in_q) * ExpPoly.exp(r * pair.lam)
+    return out
 
 
 @lru_cache(maxsize=1024)
@@ -479,6 +547,7 @@ def profile_rows(
     fwd = _direction(pair, True, steps, sides, boxes)
     bwd = _direction(pair, False, steps, sides, boxes)
     unit = Fraction(1, 1 << SCALE)
+    exact_values: list[list[ExpPoly]] = []
     rows = []
     for claimed in bounds:
         r = claimed.r
@@ -491,7 +560,9 @@ def profile_rows(
                           max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
 
         def value(r: int = r) -> ExpPoly:
-            f, b = _exact_direction(pair, fwd, r), _exact_direction(pair, bwd, r)
+            if not exact_values:
+                exact_values.extend([_exact_values(pair, fwd, top), _exact_values(pair, bwd, top)])
+            f, b = exact_values[0][r], exact_values[1][r]
             return f if sign(f - b) >= 0 else b
 
         lo, hi = max(boxes[0][0], boxes[1][0]), max(boxes[0][1], boxes[1][1])

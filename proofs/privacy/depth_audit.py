@@ -147,18 +147,25 @@ def check_theorem_5_4_at_depth(
     worst = audit.worst
     if worst is not None and not worst.holds:
         raise ClaimRefuted("Theorem 5.4", "delta(r*lambda) exceeds the bound at depth",
-                           {**info, **_row_facts(worst)})
-    quantities = _row_facts(worst) if worst is not None else {}
+                           {**info, **_row_facts(worst, exact=True)})
+    quantities = _row_facts(worst, exact=False) if worst is not None else {}
     return Certificate("Theorem 5.4", info, "enumerated", quantities,
                        scope=f"single-leaf pairs at h = {h}, every answer sequence by grouping")
 
 
-def _row_facts(row: DepthRow) -> dict[str, object]:
+def _row_facts(row: DepthRow, exact: bool) -> dict[str, object]:
+    """The compared numbers: the certified enclosure of `δ` that decided the row (and the exact
+    `δ` and excess of a refuted row) and the exact bound."""
     lo, hi = row.tightness()
-    return {"count": row.profile.counts[-1], "profile": row.profile.describe(), "r": row.r,
-            "eps": row.eps, "delta": exact_str(row.delta_exact()),
-            "bound": exact_str(row.bound.exact), "direction": row.direction,  # type: ignore[arg-type]
-            "tightness": [str(lo), str(hi)]}
+    facts: dict[str, object] = {
+        "count": row.profile.counts[-1], "profile": row.profile.describe(), "r": row.r,
+        "eps": row.eps, "delta_in": [str(row.delta_lo), str(row.delta_hi)],
+        "bound": exact_str(row.bound.exact), "direction": row.direction,  # type: ignore[arg-type]
+        "tightness": [str(lo), str(hi)]}
+    if exact:
+        facts["delta"] = exact_str(row.delta_exact())
+        facts["excess"] = exact_str(row.delta_exact() - row.bound.exact)  # type: ignore[operator]
+    return facts
 
 
 def gallery_at_depth(
