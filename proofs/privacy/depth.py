@@ -135,8 +135,8 @@ class PathJoint(Joint):
         self.lam = lam
         self._pairs: Pairs | None = None
 
-    @property  # type: ignore[override]
-    def pairs(self) -> Pairs:
+    @property
+    def pairs(self) -> Pairs:  # type: ignore[override]
         if self._pairs is None:
             pairs: Pairs = Counter()
             for sig, n in self.signatures.items():
@@ -308,7 +308,7 @@ class _Side:
 
         The dot products are widened by `GAMMA_SLACK·W·2^-53·Σ|n·ln|` (the textbook bound for
         any summation order, doubled) and one ulp outward."""
-        possible = ~(matrix[:, self.zero] > 0).any(axis=1)
+        possible: npt.NDArray[np.bool_] = np.asarray(~(matrix[:, self.zero] > 0).any(axis=1))
         width = matrix.shape[1]
         absmax = np.maximum(np.abs(self.ln_lo), np.abs(self.ln_hi))
         err = (GAMMA_SLACK * (width + 2) * 2.0**-53) * (matrix @ absmax) + 2.0**-1000
@@ -553,11 +553,11 @@ def profile_rows(
         r = claimed.r
         eps = r * pair.lam
         x_lo, x_hi = _exp_box(eps)
-        boxes = []
+        encl: list[tuple[Fraction, Fraction]] = []
         for d in (fwd, bwd):
             (a_lo, a_hi), (b_lo, b_hi) = d.a[r], d.b[r]
-            boxes.append((max(Fraction(0), (a_lo - x_hi * b_hi) * unit),
-                          max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
+            encl.append((max(Fraction(0), (a_lo - x_hi * b_hi) * unit),
+                         max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
 
         def value(r: int = r) -> ExpPoly:
             if not exact_values:
@@ -565,8 +565,8 @@ def profile_rows(
             f, b = exact_values[0][r], exact_values[1][r]
             return f if sign(f - b) >= 0 else b
 
-        lo, hi = max(boxes[0][0], boxes[1][0]), max(boxes[0][1], boxes[1][1])
-        direction = "D||D+z" if sum(boxes[0]) >= sum(boxes[1]) else "D+z||D"  # display only
+        lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
+        direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
         row = DepthRow(profile, r, eps, lo, hi, claimed, True, direction, value)
         if hi <= claimed.lo:
             row.holds = True
