@@ -67,7 +67,8 @@ def main() -> None:
     base_s, base_sequences = baseline(args.baseline_height, params)
     per_sequence = base_s / base_sequences
     print(f"baseline: full enumeration, chain h0 = {args.baseline_height}, one pair: "
-          f"{base_sequences} answer sequences in {base_s:.2f} s CPU ({per_sequence * 1e6:.0f} us each)")
+          f"{base_sequences} answer sequences in {base_s:.2f} s CPU "
+          f"({per_sequence * 1e6:.0f} us each)")
 
     wall, cpu = time.perf_counter(), time.process_time()
     mechanism = BetweenCut(kary_tree(2, h), params)

@@ -228,7 +228,7 @@ def test_depth_refuses_variants_overriding_modelled_seams(name: str) -> None:
     params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
     for variant in (gallery.PRIVACY_BREAKING[name].variant,
                     gallery.STRUCTURAL_ONLY["B does not cut"][0]):
-        with pytest.raises(ParameterError, match="keeps Alg. 3"):
+        with pytest.raises(ParameterError, match=r"keeps Alg\. 3"):
             depth_pair(variant(kary_tree(2, 15), params), PathProfile.single_leaf(15, 3))
 
     class OwnRun(BetweenCut):
