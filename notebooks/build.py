@@ -1,10 +1,18 @@
-"""Writes the teaching notebooks (without outputs) from the cell texts below.
+"""Writes both editions of the teaching notebooks (without outputs) from the cell texts below.
 
-Run `python notebooks/build.py` after editing a cell here; the notebooks are stored without
-outputs and executed in CI (`python -m pytest --nbmake notebooks/`). They define no logic of
-their own: every helper they call lives in `betweencut.properties.teaching` (`basics`, `privacy`,
-`margins`) and every exercise
-checker in `betweencut.properties.teaching.exercises`.
+Run `python notebooks/build.py` after editing a cell here. Each exercise is written once, with
+its reference answer, and comes out in two editions:
+
+* the instructor edition, `notebooks/*.ipynb`: each exercise cell holds the reference solution
+  and its explanation; CI executes it (`python -m pytest --nbmake notebooks/`);
+* the student edition, `notebooks/student/*.ipynb`: the same notebooks with every answer left
+  as `...`; the checker call stays in place, and run on `...` it raises `WrongAnswer` saying
+  that the answer is missing and what kind of value it expects
+  (`tests/test_notebook_editions.py` executes the student edition and checks that message).
+
+The notebooks define no logic of their own: every helper they call lives in
+`betweencut.properties.teaching` (`basics`, `privacy`, `margins`) and every exercise checker in
+`betweencut.properties.teaching.exercises`.
 """
 
 from __future__ import annotations
@@ -16,7 +24,9 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
-Cell = tuple[str, str]
+EDITIONS = {"instructor": HERE, "student": HERE / "student"}
+Exercise = tuple[int, str, list[tuple[str, str]], str]
+Cell = tuple[str, "str | Exercise"]
 
 
 def md(text: str) -> Cell:
@@ -27,13 +37,35 @@ def code(text: str) -> Cell:
     return ("code", text.strip("\n"))
 
 
-def write(name: str, cells: list[Cell]) -> Path:
+def exercise(number: int, why: str, answers: list[tuple[str, str]], checks: str) -> Cell:
+    """One exercise cell: `answers` are (variable, reference answer) pairs, `checks` the checker
+    calls that read those variables; `why` explains the reference answer."""
+    return ("exercise", (number, why.strip("\n"), answers, checks.strip("\n")))
+
+
+def render(kind: str, cell: str | Exercise, edition: str) -> str:
+    if isinstance(cell, str):
+        return cell
+    number, why, answers, checks = cell
+    if edition == "student":
+        head = [f"# Exercise {number}: replace each ... with your answer, then run the cell."]
+        lines = [f"{name} = ..." for name, _ in answers]
+    else:
+        head = [f"# Reference solution {number}: " + why.replace("\n", "\n# ")]
+        lines = [f"{name} = {value}" for name, value in answers]
+    return "\n".join([*head, *lines, checks])
+
+
+def write(name: str, cells: list[Cell], edition: str) -> Path:
     nb = new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    nb.cells = [new_markdown_cell(t) if kind == "md" else new_code_cell(t) for kind, t in cells]
-    path = HERE / name
+    nb.cells = [new_markdown_cell(c) if kind == "md" else new_code_cell(render(kind, c, edition))
+                for kind, c in cells]
+    folder = EDITIONS[edition]
+    folder.mkdir(exist_ok=True)
+    path = folder / name
     nbformat.validate(nb)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
     return path
@@ -50,11 +82,16 @@ NOTEBOOKS["1_guarded_bt.ipynb"] = [
 * the output law of BT(c; a, b, λ) (Alg. 4) and GuardedBT(c; a, b, R, λ) (Alg. 1) as the count `c`
   moves across the thresholds `a`, `b` and the guards `a − R`, `b + R`: exact values (sums of
   rational multiples of `e^x`) beside a plot;
-* the q-target decomposition of Lemma 5.2 (BT) and Lemma 5.3 (GuardedBT): for neighbouring counts
-  `c` and `c + 1`, `P_b = (1 − κ)·(p·C + (1 − p)·N_b) + κ·F_b` (Def. 5.1), with the common part
-  `p·C`, the residual parts `N_b`, the B mass and the λ-indistinguishability `N_0 ≈_λ N_1`;
-* why `N_b(B) ≥ q_λ = (1 − e^{−2})/(1 + e^λ)` (Eq. (16), (99)) is the number the privacy proof
-  charges against.
+* the q-target decomposition of Lemma 5.2 (BT) and Lemma 5.3 (GuardedBT): the laws `P_0` at
+  count `c` and `P_1` at `c + 1` are written as one mixture (the paper's Def. 5.1),
+  `P_b = (1 − κ)·(p·C + (1 − p)·N_b) + κ·F_b`: with probability `κ` (a small slack) the answer
+  comes from some law `F_b` we do not control; otherwise, with weight `p`, from a **common** law
+  `C` that is the same for both counts (so it reveals nothing), and with weight `1 − p` from a
+  **residual** law `N_b` whose two versions differ by at most a factor `e^λ` on every outcome
+  (`N_0 ≈_λ N_1`, "λ-indistinguishable");
+* why every residual puts probability at least `q_λ = (1 − e^{−2})/(1 + e^λ)` on the answer `B`
+  (the paper's Eq. (16) defines `q_λ`; Eq. (99) shows the bound): the privacy proof charges its
+  budget against these `B` answers.
 
 All numbers come from `betweencut.proofs` (exact arithmetic, `ExpPoly` / `ExpRational`); the
 decimals printed are *certified*: every digit shown is guaranteed by an interval enclosure, and
@@ -75,7 +112,8 @@ from betweencut.properties.teaching import basics, exercises
     md("""
 ## The setting
 
-`τ = 4`, `λ = 1/2`: the thresholds of Eq. (13) are `a = τ − 1/λ = 2` and `b = τ + 1/λ = 6`.
+`τ = 4`, `λ = 1/2`: the thresholds sit one noise scale `w = 1/λ` either side of `τ` (the paper's
+Eq. (13)): `a = τ − 1/λ = 2` and `b = τ + 1/λ = 6`.
 The guard width is `R = 2`, so GuardedBT answers `L` without noise when `c ≤ a − R = 0` and `H` when
 `c ≥ b + R = 8`. The noise is `Z ~ Lap(1/λ)`, and for the noisy branch
 `P(L) = P(c + Z < a)`, `P(H) = P(c + Z > b)`, `P(B) = 1 − P(L) − P(H)`.
@@ -118,22 +156,32 @@ plt.show()
     md("""
 ## The q-target decomposition (Lemmas 5.2 and 5.3)
 
-For neighbouring databases a node's count changes by at most one (Eq. (4)), so the proof looks at
-the laws `P_0` at `c` and `P_1` at `c + 1`. Lemma 5.2 writes both as a mixture with a **common
-part** `p·C` (the same in both, so it reveals nothing), and **residual parts** `(1 − p)·N_b` that
-are λ-indistinguishable: `N_0(y) ≤ e^λ·N_1(y)` and back, for every outcome `y`. The witnesses are
-Eq. (75)-(81): `α_L = (ξℓ_1 − ℓ_0)/(ξ − 1)`, `α_H = (ξu_0 − u_1)/(ξ − 1)`, `p = α_L + α_H`.
-Moreover each residual puts mass at least `q_λ` on `B` (Eq. (93), (95), (98), (99)): a `B`
-answer is a *target hit*, after which BetweenCut stops asking on that path (Lemma 4.3), and
-this is what makes the total privacy loss along a path small (Lemma 4.1, Theorem 5.4).
+Adding one record to a database changes the count of every node on that record's root-to-leaf
+path by exactly one, and no other count (the paper's Eq. (4)), so the proof looks at the laws
+`P_0` at `c` and `P_1` at `c + 1`. Lemma 5.2 writes both as a mixture with a **common part**
+`p·C` (the same in both, so it reveals nothing), and **residual parts** `(1 − p)·N_b` that are
+λ-indistinguishable: `N_0(y) ≤ e^λ·N_1(y)` and back, for every outcome `y`.
 
-Lemma 5.3 extends it to GuardedBT: when one count is guarded and its neighbour is not, the pair is
-written with `p = 1`, `C` = the guarded answer, and a slack `κ = ½·e^{−λd} ≤ δ0 = ½·e^{−λ(R−1)}`
-(Eq. (105)) that goes into the `δ` of the privacy guarantee.
+The witnesses (the paper's Eq. (75)-(81)) are explicit. Write `ξ = e^λ` and `ℓ_b, m_b, u_b` for
+the probabilities of `L`, `B`, `H` at count `c_b`. The common part takes from each side as much
+of the extreme outcomes as both laws can share after a factor `ξ`:
+`α_L = (ξℓ_1 − ℓ_0)/(ξ − 1)` of `L` and `α_H = (ξu_0 − u_1)/(ξ − 1)` of `H`, so `p = α_L + α_H`
+and `C = (α_L/p, 0, α_H/p)`; the residual `N_b` is what is left of `P_b`, rescaled by `1 − p`.
+What the checker then verifies, exactly: the mixture gives back `P_b` (Eq. (86)); the residuals'
+`L` and `H` probabilities differ by exactly the factor `ξ` (Eq. (87)), hence `N_0 ≈_λ N_1`; and
+each residual puts mass at least `q_λ` on `B` (Eq. (93), (95), (98), (99)). A `B` answer is a
+*target hit*, after which BetweenCut stops asking on that path (Lemma 4.3); that is what keeps
+the total privacy loss along a path small (Lemma 4.1, Theorem 5.4).
+
+Lemma 5.3 extends it to GuardedBT: when one count is guarded (answered without noise) and its
+neighbour is not, the pair is written with `p = 1`, `C` = the guarded answer, and the slack `κ`
+is the probability that the noisy neighbour answers anything else: `κ = ½·e^{−λd}`, where `d` is
+how far the noisy count lies inside the guard, at most `δ0 = ½·e^{−λ(R−1)}` (the paper's
+Eq. (105)). That slack is where the `δ` of the privacy guarantee comes from.
 
 `basics.decomposition_rows` builds the witness of `betweencut.proofs.laws.targets.lemma_5_3_witness`
 for each pair and has it checked exactly by `check_lemma_5_3` (which raises if anything fails:
-mixture identity Eq. (86), `N_0 ≈_λ N_1`, `N_b(B) ≥ q_λ`, `κ ≤ δ0`).
+the mixture identity, `N_0 ≈_λ N_1`, `N_b(B) ≥ q_λ`, `κ ≤ δ0`).
 """),
     code("""
 model = exact_model(tau, lam, R)
@@ -141,9 +189,10 @@ pairs = basics.decomposition_rows(model, range(0, 9))
 print(basics.format_decomposition(pairs, lam))
 """),
     md("""
-Lemma 5.2 on its own (plain BT, no guards, `κ = 0`): `sweep_lemma_5_2` builds the witnesses of
-Eq. (75)-(81) for every pair `(c, c)` and `(c, c + 1)` of counts around the thresholds and checks
-each exactly with `check_lemma_5_2` (including Eq. (87) and `γ/(1 + ξ) = q_λ`, Eq. (99)).
+Lemma 5.2 on its own (plain BT, no guards, `κ = 0`): `sweep_lemma_5_2` builds the witnesses
+above for every pair `(c, c)` and `(c, c + 1)` of counts around the thresholds and checks each
+exactly with `check_lemma_5_2`, including that the `B` mass bound `γ/(1 + ξ)` of the proof, with
+`γ = 1 − e^{−λ(b − a)}`, equals `q_λ` when `b − a = 2/λ` (Eq. (99)).
 """),
     code("""
 certificates = sweep_lemma_5_2(exact_model(tau, lam))
@@ -179,18 +228,21 @@ or as `ExpPoly` values; floats are refused.
    `exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, answer)`.
 3. Write `q_λ` for `λ = 1/4` exactly. Check with `exercises.check_q_lambda(Fraction(1, 4), answer)`.
 """),
-    code("""
-# Reference solution 1: c = tau, so P(L) = P(Z < -2) = exp(-1)/2 and P(H) = exp(-1)/2.
-print(exercises.check_law_value(guarded, 4, Outcome.B, "1 - exp(-1)"))
-"""),
-    code("""
-# Reference solution 2: the guard answers L iff c <= a - R = 1.
-print(exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, 1))
-"""),
-    code("""
-# Reference solution 3: Eq. (16) with b - a = 2/lambda.
-print(exercises.check_q_lambda(Fraction(1, 4), "(1 - exp(-2)) / (1 + exp(1/4))"))
-"""),
+    exercise(1, """
+c = tau, so P(L) = P(Z < -2) = exp(-1)/2 and P(H) = exp(-1)/2.""", [
+        ('answer', '"1 - exp(-1)"'),
+    ], """
+print(exercises.check_law_value(guarded, 4, Outcome.B, answer))"""),
+    exercise(2, """
+the guard answers L iff c <= a - R = 1.""", [
+        ('answer', '1'),
+    ], """
+print(exercises.check_guard_cut(GuardedBT.of(a, b, LogReal.of(1), lam), Outcome.L, answer))"""),
+    exercise(3, """
+Eq. (16) with b - a = 2/lambda.""", [
+        ('answer', '"(1 - exp(-2)) / (1 + exp(1/4))"'),
+    ], """
+print(exercises.check_q_lambda(Fraction(1, 4), answer))"""),
 ]
 
 NOTEBOOKS["2_betweencut_step_by_step.ipynb"] = [
@@ -345,20 +397,23 @@ reference solutions, which CI runs through the same checkers.
    4th picture, which nodes get a label because of it? Give them as node tuples and check with
    `exercises.check_step_writes(tree, params, leaves, run, 5, answer)`.
 """),
-    code("""
-# Reference solution 1: m = 0 + 7 // 2 = 3, then DepO(4, 6) = [5, 6, 4],
-# then DepO(0, 2) = [1, 2, 0].
-print(exercises.check_depo(0, 6, [3, 5, 6, 4, 1, 2, 0]))
-"""),
-    code("""
-# Reference solution 2: L = ceil(log2(16)) = 4.
-print(exercises.check_path_query_bound(15, 4))
-"""),
-    code("""
-# Reference solution 3: B -> MarkUp(parent) labels 000 Heavy and stops at 00 (already Heavy);
-# MarkDown(0000) labels the leaf 0000 Light.
-print(exercises.check_step_writes(tree, params, leaves, run, 5, [(0, 0, 0), (0, 0, 0, 0)]))
-"""),
+    exercise(1, """
+m = 0 + 7 // 2 = 3, then DepO(4, 6) = [5, 6, 4],
+then DepO(0, 2) = [1, 2, 0].""", [
+        ('answer', '[3, 5, 6, 4, 1, 2, 0]'),
+    ], """
+print(exercises.check_depo(0, 6, answer))"""),
+    exercise(2, """
+L = ceil(log2(16)) = 4.""", [
+        ('answer', '4'),
+    ], """
+print(exercises.check_path_query_bound(15, answer))"""),
+    exercise(3, """
+B -> MarkUp(parent) labels 000 Heavy and stops at 00 (already Heavy);
+MarkDown(0000) labels the leaf 0000 Light.""", [
+        ('answer', '[(0, 0, 0), (0, 0, 0, 0)]'),
+    ], """
+print(exercises.check_step_writes(tree, params, leaves, run, 5, answer))"""),
 ]
 
 NOTEBOOKS["3_privacy_exactly.ipynb"] = [
@@ -469,18 +524,21 @@ for name, value in counterexample.items():
    with `exercises.check_pure_multiple(tree, params, D, z, answer, StructuralMutantTopDown)`.
    (Compare with BetweenCut, where it is at most `L`.)
 """),
-    code("""
-# Reference solution 1: (L/2)*exp(-lambda*(R-1)) with L = 2 and no (1 - q)^r term at r = L.
-print(exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, "exp(-5)"))
-"""),
-    code("""
-# Reference solution 2: read off certificate.quantities["delta(1)"].
-print(exercises.check_profile_value(tree, params, D, z, Fraction(1), "(1 - exp(-1))/4"))
-"""),
-    code("""
-# Reference solution 3: the three levels are all queried on the path to 00.
-print(exercises.check_pure_multiple(tree, params, D, z, 3, StructuralMutantTopDown))
-"""),
+    exercise(1, """
+(L/2)*exp(-lambda*(R-1)) with L = 2 and no (1 - q)^r term at r = L.""", [
+        ('answer', '"exp(-5)"'),
+    ], """
+print(exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, answer))"""),
+    exercise(2, """
+read off certificate.quantities["delta(1)"].""", [
+        ('answer', '"(1 - exp(-1))/4"'),
+    ], """
+print(exercises.check_profile_value(tree, params, D, z, Fraction(1), answer))"""),
+    exercise(3, """
+the three levels are all queried on the path to 00.""", [
+        ('answer', 'StructuralMutantTopDown'),
+    ], """
+print(exercises.check_pure_multiple(tree, params, D, z, 3, answer))"""),
 ]
 
 NOTEBOOKS["4_error_against_height.ipynb"] = [
@@ -491,9 +549,12 @@ NOTEBOOKS["4_error_against_height.ipynb"] = [
 
 * the additive margin `E` of each heavy-node method as the tree height `h` grows, as computed by
   the `betweencut margins` command's module (`betweencut.baselines.margins`): BetweenCut's
-  `E = 1 + (r/ε)·(1 + ln(L/δ))` (Theorem 5.6, Eq. (24)) and its relaxation Eq. (25), the full-tree
-  Laplace and Gaussian baselines (Eq. (27), (30)), Ghazi et al. (Eq. (10)) and a Lumberjack-style
-  baseline;
+  `E = 1 + (r/ε)·(1 + ln(L/δ))` (Theorem 5.6, Eq. (24)) and the simpler upper bound the paper
+  quotes, `1 + (5·ln(2/δ)/ε)·(1 + ln(X/δ))` (Eq. (25), whose `X` is `L` or `log2 h` depending on
+  how the extracted formula is read: both are drawn); the full-tree baselines that add Laplace or
+  Gaussian noise to every node's count (margins Eq. (27), (30): the noise scale grows with `h`
+  because one record touches `h` counts), Ghazi et al.'s probabilistic margin (Eq. (10), which
+  needs a public bound `M` on the number of records) and a Lumberjack-style baseline;
 * which margins hold on *every* run and which only except with probability `β`;
 * the crossover heights: from which `h` BetweenCut's margin is the smallest (certified
   comparisons, interval arithmetic);
@@ -515,7 +576,9 @@ from betweencut.properties.teaching import exercises, margins
 (the command's defaults). BetweenCut's margin depends on `h` only through `L = ⌈log2(h + 1)⌉`,
 doubly logarithmically; the full-tree margins grow polynomially: Laplace like `h²` (`h/ε` times
 `ln N ≈ h·ln 2`), Gaussian like `h` (`σ ~ sqrt(h)` times `sqrt(ln N)`). The left plot shows
-everything on a log scale; the right one zooms on the deterministic margins.
+every method on a log scale for trees up to `h = 2^24` (the full-tree margins and Ghazi et al.'s
+leave the frame within a few doublings of `h`); the right one shows the deterministic margins
+up to `h = 2^256`, where BetweenCut's finally drops below the Lumberjack-style one.
 """),
     code("""
 setting = MarginSetting.of("1/2", "1/20")
@@ -526,8 +589,9 @@ print(margins.format_crossovers(crossings))
 """),
     code("""
 fig, axes = plt.subplots(1, 2, figsize=(14, 5))
-margins.plot_margins(axes[0], rows, crossings)
-axes[0].set_title("every method (log scale)")
+margins.plot_margins(axes[0], rows, crossings, max_log2_h=24,
+                      frame=["betweencut", "eq25_L", "eq25_log2h", "lumberjack"])
+axes[0].set_title("every method, h up to 2^24 (log scale)")
 margins.plot_margins(axes[1], rows, crossings,
                       names=["betweencut", "eq25_L", "eq25_log2h", "lumberjack"], log=False)
 axes[1].set_title("deterministic margins")
@@ -568,18 +632,21 @@ print(margins.format_measured(measured))
    have deterministic margins? Check a set of names with
    `exercises.check_deterministic_margins(answer)`.
 """),
-    code("""
-# Reference solution 1: L = ceil(log2 16) = 4; r0 = ceil(ln 40 / ln(5/4)) = 17; r = 4.
-print(exercises.check_calibrated_r(15, 1, "1/20", 4))
-"""),
-    code("""
-# Reference solution 2: L = 10 for 512 <= h <= 1023.
-print(exercises.check_margin_block_end(1000, 1023))
-"""),
-    code("""
-# Reference solution 3: the full-tree baselines and Ghazi et al. fail with probability beta.
-print(exercises.check_deterministic_margins({"betweencut", "eq25_L", "eq25_log2h", "lumberjack"}))
-"""),
+    exercise(1, """
+L = ceil(log2 16) = 4; r0 = ceil(ln 40 / ln(5/4)) = 17; r = 4.""", [
+        ('answer', '4'),
+    ], """
+print(exercises.check_calibrated_r(15, 1, "1/20", answer))"""),
+    exercise(2, """
+L = 10 for 512 <= h <= 1023.""", [
+        ('answer', '1023'),
+    ], """
+print(exercises.check_margin_block_end(1000, answer))"""),
+    exercise(3, """
+the full-tree baselines and Ghazi et al. fail with probability beta.""", [
+        ('answer', '{"betweencut", "eq25_L", "eq25_log2h", "lumberjack"}'),
+    ], """
+print(exercises.check_deterministic_margins(answer))"""),
 ]
 
 NOTEBOOKS["5_privtree.ipynb"] = [
@@ -675,20 +742,24 @@ for name in ("claim", "epsilon", "D", "D'", "output"):
    ties) at the integer midpoint. Which child box holds the point `(200, 17)`? Give it as
    `((x0, x1), (y0, y1))` and check with `exercises.check_first_split(mech, (200, 17), answer)`.
 """),
-    code("""
-# Reference solution 1: (2*2 - 1) / ((2 - 1) * 1/2) = 6.
-print(exercises.check_privtree_scale(Fraction(1, 2), 6))
-"""),
-    code("""
-# Reference solution 2: max(10 - 3 * delta_PT, 0 - delta_PT): delta_PT is about 2.08, so the
-# first is 10 - 3 * delta_PT; at depth 6, 10 - 6 * delta_PT < -delta_PT and the clamp holds.
-print(exercises.check_privtree_score(mech, 10, 3, 10 - 3 * mech.depth_penalty))
-print(exercises.check_privtree_score(mech, 10, 6, -mech.depth_penalty))
-"""),
-    code("""
-# Reference solution 3: both sides are 256 wide, so the first axis is halved at 128.
-print(exercises.check_first_split(mech, (200, 17), ((128, 256), (0, 256))))
-"""),
+    exercise(1, """
+(2*2 - 1) / ((2 - 1) * 1/2) = 6.""", [
+        ('answer', '6'),
+    ], """
+print(exercises.check_privtree_scale(Fraction(1, 2), answer))"""),
+    exercise(2, """
+max(10 - 3 * delta_PT, 0 - delta_PT): delta_PT is about 2.08, so the
+first is 10 - 3 * delta_PT; at depth 6, 10 - 6 * delta_PT < -delta_PT and the clamp holds.""", [
+        ('answer_1', '10 - 3 * mech.depth_penalty'),
+        ('answer_2', '-mech.depth_penalty'),
+    ], """
+print(exercises.check_privtree_score(mech, 10, 3, answer_1))
+print(exercises.check_privtree_score(mech, 10, 6, answer_2))"""),
+    exercise(3, """
+both sides are 256 wide, so the first axis is halved at 128.""", [
+        ('answer', '((128, 256), (0, 256))'),
+    ], """
+print(exercises.check_first_split(mech, (200, 17), answer))"""),
 ]
 
 # NOTEBOOK CELLS
@@ -697,4 +768,5 @@ if __name__ == "__main__":
     wanted = set(sys.argv[1:])
     for name, cells in NOTEBOOKS.items():
         if not wanted or name in wanted:
-            print(write(name, cells))
+            for edition in EDITIONS:
+                print(write(name, cells, edition))

@@ -337,13 +337,42 @@ def draw_tree(
                     color="white" if u in labels else "black", zorder=3)
         if u in queried:
             step, outcome = queried[u]
-            ax.text(x + 0.12, y + 0.22, f"{step + 1}:{outcome.value}", fontsize=7, zorder=4)
+            # A leaf's `step:answer` goes under it, one field a line, so neighbouring leaves'
+            # labels never run together; an inner node's goes above right, on a white box so
+            # no edge (thick path included) hides it.
+            if tree.arity(u) == 0:
+                ax.text(x, y - 0.3, f"{step + 1}\n{outcome.value}", ha="center", va="top",
+                        fontsize=6.5, linespacing=0.9, zorder=5)
+            else:
+                ax.text(x + 0.14, y + 0.2, f"{step + 1}:{outcome.value}", fontsize=7, zorder=5,
+                        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
+                              "alpha": 0.85})
             if outcome is Outcome.B:
-                ax.scatter([x], [y + 0.33], marker="*", s=120, color=COLOURS[Outcome.B],
-                           zorder=4)
+                ax.scatter([x - 0.3], [y + 0.28], marker="*", s=110, color=COLOURS[Outcome.B],
+                           edgecolors="black", linewidths=0.4, zorder=6)
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
-    ax.set_ylim(-tree.height + 0.5, 0.7)
+    ax.set_ylim(-tree.height + 0.2, 0.7)
+
+
+def legend_handles() -> list[Any]:
+    """The colour key of `draw_tree`: fill = label, ring = queried, star = a `B` answer."""
+    from matplotlib.lines import Line2D
+
+    def dot(colour: str, ring: str, width: float, text: str) -> Any:
+        return Line2D([], [], marker="o", ls="", markersize=11, markerfacecolor=colour,
+                      markeredgecolor=ring, markeredgewidth=width, label=text)
+
+    return [
+        dot(COLOURS[Outcome.H], "#bbbbbb", 0.5, "Heavy (H)"),
+        dot(COLOURS[Outcome.L], "#bbbbbb", 0.5, "Light (L)"),
+        dot(COLOURS[None], "#bbbbbb", 0.5, "not labelled yet"),
+        dot("white", "black", 1.5, "queried: step, answer beside it"),
+        dot("white", "black", 3.0, "the query of this panel"),
+        Line2D([], [], marker="*", ls="", markersize=12, markerfacecolor=COLOURS[Outcome.B],
+               markeredgecolor="black", markeredgewidth=0.4, label="answer B"),
+        Line2D([], [], color="black", lw=3, label="busiest root-to-leaf path"),
+    ]
 
 
 def draw_steps(
@@ -365,7 +394,9 @@ def draw_steps(
                   current=st.node,
                   title=f"query {st.index + 1}: node {node_name(st.node)} (depth {len(st.node)}, "
                         f"c={st.count}) -> {st.outcome.value}, wrote {len(st.assignments)}")
-    fig.tight_layout()
+    fig.legend(handles=legend_handles()[:-1], loc="upper center", ncol=6, fontsize=8,
+               frameon=False, bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
     return fig
 
 
@@ -406,6 +437,8 @@ def draw_lemmas(ax: Any, tree: PublicTree, run: Run, counts: Mapping[Node, int])
               title=f"Lemma 4.2: busiest path holds {len(view.queried_on_path)} queried nodes "
                     f"<= L = {view.L};  Lemma 4.3: {len(view.betweens)} B answer(s), "
                     "at most one on any path")
+    keys = legend_handles()
+    ax.legend(handles=keys[:4] + keys[5:], loc="upper left", fontsize=7, frameon=False)
     return view
 
 

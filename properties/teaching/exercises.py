@@ -16,8 +16,10 @@ coefficient by coefficient (zero iff all coefficients vanish, Hermite–Lindeman
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from functools import wraps
+from typing import ParamSpec
 
 from betweencut.betweencut import BetweenCut, Run
 from betweencut.calibration import path_query_bound
@@ -39,6 +41,29 @@ ExactAnswer = object
 
 class WrongAnswer(BetweenCutError, AssertionError):
     """The reader's answer to an exercise is wrong; the message says how, not what is right."""
+
+
+P = ParamSpec("P")
+
+#: What the student edition's exercise cells pass before the reader writes an answer.
+NO_ANSWER = Ellipsis
+
+
+def answer_required(kind: str) -> Callable[[Callable[P, str]], Callable[P, str]]:
+    """Make a checker refuse the student edition's placeholder `...` with a message that says
+    the answer is missing and what kind of value (`kind`) the exercise expects."""
+
+    def decorate(check: Callable[P, str]) -> Callable[P, str]:
+        @wraps(check)
+        def checked(*args: P.args, **kwargs: P.kwargs) -> str:
+            if any(a is NO_ANSWER for a in (*args, *kwargs.values())):
+                raise WrongAnswer(
+                    f"no answer yet: replace ... in the cell with {kind}, then run it again")
+            return check(*args, **kwargs)
+
+        return checked
+
+    return decorate
 
 
 def _correct(text: str) -> str:
@@ -107,6 +132,7 @@ def _same_number(answer: ExactAnswer, expected: ExpPoly | ExpRational | Fraction
 
 
 # -- notebook 1: GuardedBT -------------------------------------------------------------------
+@answer_required('an exact number (an int, a Fraction or a string such as "1 - exp(-1)/2")')
 def check_law_value(mechanism: BT, count: int, outcome: Outcome, answer: ExactAnswer) -> str:
     """Exercise: the exact probability `P(mechanism(count) = outcome)` (Alg. 1 / Alg. 4)."""
     value = guarded_exact_law(mechanism, count)[outcome]
@@ -115,6 +141,7 @@ def check_law_value(mechanism: BT, count: int, outcome: Outcome, answer: ExactAn
     return _correct(f"P({outcome.value}) at c = {count} is {exact_str(value)}")
 
 
+@answer_required('an integer count')
 def check_guard_cut(mechanism: BT, side: Outcome, answer: object) -> str:
     """Exercise: the largest count the lower guard sends to `L` (`side=L`), or the smallest the
     upper guard sends to `H` (`side=H`) (Alg. 1, l. 1-4)."""
@@ -129,6 +156,7 @@ def check_guard_cut(mechanism: BT, side: Outcome, answer: object) -> str:
     return _correct(f"the guard answers {side.value} from c = {c} outwards")
 
 
+@answer_required('an exact number (a string such as "(1 - exp(-2))/(1 + exp(1/2))")')
 def check_q_lambda(lam: Fraction, answer: ExactAnswer) -> str:
     """Exercise: `q_λ = (1 - e^{-2})/(1 + e^λ)` (Eq. (16), Lemma 5.2, Eq. (99)) exactly."""
     value = q_lambda(Fraction(lam))
@@ -138,6 +166,7 @@ def check_q_lambda(lam: Fraction, answer: ExactAnswer) -> str:
 
 
 # -- notebook 2: BetweenCut step by step --------------------------------------------------------
+@answer_required('the list of depths in the order DepO visits them')
 def check_depo(i: int, j: int, answer: Sequence[int]) -> str:
     """Exercise: the level order `DepO(i, j)` (Alg. 2)."""
     expected = depo(i, j)
@@ -149,6 +178,7 @@ def check_depo(i: int, j: int, answer: Sequence[int]) -> str:
     return _correct(f"DepO({i}, {j}) = {expected}")
 
 
+@answer_required('an integer')
 def check_path_query_bound(height: int, answer: object) -> str:
     """Exercise: `L = ⌈log2(h + 1)⌉`, the most queried nodes on a path (Lemma 4.2, Eq. (14))."""
     value = path_query_bound(height)
@@ -157,6 +187,7 @@ def check_path_query_bound(height: int, answer: object) -> str:
     return _correct(f"L = {value} at h = {height}")
 
 
+@answer_required('the list of nodes (tuples) the step labels, in order')
 def check_step_writes(
     tree: PublicTree, params: Params, leaves: Sequence[Node], run: Run, step: int,
     answer: Iterable[Node],
@@ -177,6 +208,7 @@ def check_step_writes(
 
 
 # -- notebook 3: privacy, exactly --------------------------------------------------------------
+@answer_required('an exact number (a string such as "exp(-3)/2")')
 def check_theorem_5_4_delta(
     L: int, lam: Fraction, R: Fraction | int, r: int, answer: ExactAnswer
 ) -> str:
@@ -187,6 +219,7 @@ def check_theorem_5_4_delta(
     return _correct(f"delta_{r} = {exact_str(value)}")
 
 
+@answer_required('an exact number (a string such as "(1 - exp(-1))/2")')
 def check_profile_value(
     tree: PublicTree, params: Params, db: Sequence[Node], z: Node, eps: Fraction,
     answer: ExactAnswer, variant: type[BetweenCut] = BetweenCut,
@@ -198,6 +231,7 @@ def check_profile_value(
     return _correct(f"delta({eps}) = {exact_str(value)}")
 
 
+@answer_required('a BetweenCut variant class')
 def check_pure_multiple(
     tree: PublicTree, params: Params, db: Sequence[Node], z: Node, answer: object,
     variant: type[BetweenCut] = BetweenCut,
@@ -217,6 +251,7 @@ def check_pure_multiple(
 
 
 # -- notebook 4: error against height ----------------------------------------------------------
+@answer_required('an integer')
 def check_calibrated_r(height: int, epsilon: object, delta: object, answer: object) -> str:
     """Exercise: `r = min(L, r0)` of Theorem 5.5, Eq. (23), at `(h, ε, δ)`."""
     from betweencut.calibration import calibrate
@@ -227,6 +262,7 @@ def check_calibrated_r(height: int, epsilon: object, delta: object, answer: obje
     return _correct(f"r = {value}")
 
 
+@answer_required('an integer height')
 def check_margin_block_end(height: int, answer: object) -> str:
     """Exercise: the largest height with the same `L = ⌈log2(h + 1)⌉` as `height`, hence (for
     fixed `ε`, `δ`) the same BetweenCut margin (Theorem 5.6, Eq. (24))."""
@@ -239,6 +275,7 @@ def check_margin_block_end(height: int, answer: object) -> str:
     return _correct(f"every h in [{2 ** (L - 1)}, {h}] has L = {L}")
 
 
+@answer_required('a set of method names')
 def check_deterministic_margins(answer: Iterable[str]) -> str:
     """Exercise: which methods of `betweencut margins` have a margin that holds on every run
     (with probability 1), not only except with probability `β`."""
@@ -256,6 +293,7 @@ def check_deterministic_margins(answer: Iterable[str]) -> str:
 
 
 # -- notebook 5: PrivTree ----------------------------------------------------------------------
+@answer_required('an exact number (an int or a Fraction)')
 def check_privtree_scale(epsilon: object, answer: ExactAnswer) -> str:
     """Exercise: PrivTree's Laplace scale `λ_PT = (2β − 1)/((β − 1)·ε)` for fanout `β = 2`."""
     from betweencut.baselines.privtree import PrivTree, box_of
@@ -266,6 +304,7 @@ def check_privtree_scale(epsilon: object, answer: ExactAnswer) -> str:
     return _correct(f"lambda_PT = {value}")
 
 
+@answer_required('an exact number (an expression of mech.depth_penalty)')
 def check_privtree_score(mechanism: object, n_points: int, depth: int,
                          answer: ExactAnswer) -> str:
     """Exercise: the biased, clamped score `b̂_v = max(n_v − δ_PT·ℓ, θ − δ_PT)`."""
@@ -276,6 +315,7 @@ def check_privtree_score(mechanism: object, n_points: int, depth: int,
     return _correct(f"b_hat = {value}")
 
 
+@answer_required('a box ((x0, x1), (y0, y1))')
 def check_first_split(mechanism: object, point: tuple[int, ...], answer: object) -> str:
     """Exercise: the child of the root box that holds `point` after the first split (halve
     the widest side at its integer midpoint, half-open cells)."""

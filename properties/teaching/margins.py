@@ -35,31 +35,48 @@ def log_spaced_heights(max_log2: int, per_octave: int = 2) -> list[int]:
 
 def plot_margins(ax: Any, rows: Sequence[Mapping[str, Any]],
                  crossovers: Sequence[Any] = (), names: Sequence[str] | None = None,
-                 log: bool = True) -> None:
+                 log: bool = True, max_log2_h: float | None = None,
+                 frame: Sequence[str] = ()) -> None:
     """The margins of `margin_row` (all, or `names`) against `log2 h`, with each baseline's
-    crossover height (least `h*` from which BetweenCut's margin is the smallest) dotted."""
+    crossover height (least `h*` from which BetweenCut's margin is the smallest) dotted and
+    named inside the frame.
+
+    `max_log2_h` cuts the x range; `frame` names the curves the y range is fitted to (the
+    others may leave the frame, which the legend then says), so that the curves that matter
+    are not flattened by one that grows like `h²`."""
     from math import log2
 
     from betweencut.baselines.margins import ALL, DETERMINISTIC
     from betweencut.cli.margins import LABELS
 
+    shown = [r for r in rows if max_log2_h is None or log2(r["h"]) <= max_log2_h]
+    fitted: list[float] = []
     for name in ALL if names is None else names:
-        pts = [(log2(r["h"]), r[name]) for r in rows if r.get(name) is not None]
+        pts = [(log2(r["h"]), r[name]) for r in shown if r.get(name) is not None]
         if not pts:
             continue
         xs, ys = zip(*pts, strict=True)
-        style = "-" if DETERMINISTIC[name] else "--"
-        ax.plot(xs, ys, style, lw=2.5 if name == "betweencut" else 1.2, label=LABELS[name])
-    for c in crossovers:
-        if c.height is not None and c.height > 1:
-            x = _log2_int(c.height)
-            ax.axvline(x, color="grey", ls=":", lw=1)
-            ax.text(x, ax.get_ylim()[1], f" vs {c.baseline}", rotation=90, va="top", fontsize=7)
+        if not frame or name in frame:
+            fitted.extend(ys)
+        label = LABELS[name] + ("" if not frame or name in frame else " (leaves the frame)")
+        ax.plot(xs, ys, "-" if DETERMINISTIC[name] else "--",
+                lw=2.5 if name == "betweencut" else 1.2, label=label)
     if log:
         ax.set_yscale("log")
+    if fitted:
+        low, high = min(fitted), max(fitted)
+        ax.set_ylim(low / 1.5, high * 3) if log else ax.set_ylim(0, high * 1.1)
+    right = max(log2(r["h"]) for r in shown)
+    for c in crossovers:
+        if c.height is not None and c.height > 1 and _log2_int(c.height) <= right:
+            x = _log2_int(c.height)
+            ax.axvline(x, color="grey", ls=":", lw=1)
+            ax.text(x, 0.03, f"crossover vs {c.baseline}: h = 2^{x:.0f} ", rotation=90,
+                    ha="right", va="bottom", fontsize=7, transform=ax.get_xaxis_transform())
+    ax.set_xlim(0, right)
     ax.set_xlabel("log2 h")
     ax.set_ylabel("margin E (solid: deterministic, dashed: w.p. 1 - β)")
-    ax.legend(fontsize="small", loc="upper left")
+    ax.legend(fontsize="small", loc="lower right" if log else "upper left")
 
 
 def _log2_int(h: int) -> float:

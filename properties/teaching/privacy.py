@@ -53,31 +53,63 @@ def bound_steps(tree: PublicTree, params: Params) -> list[tuple[Fraction, Any]]:
     return list(theorem_5_4_points(tree, params))
 
 
-def plot_profiles(
-    ax: Any, curves: Mapping[str, Sequence[ProfilePoint]], bound: Sequence[tuple[Fraction, Any]],
-    log: bool = False,
-) -> None:
-    """Each enumerated profile against `ε`, and Theorem 5.4's bound as a staircase: `δ(ε)` is
-    non-increasing, so the point `(rλ, δ_r)` bounds `δ` on `[rλ, (r+1)λ)` too."""
+def crossings(
+    curves: Mapping[str, Sequence[ProfilePoint]], bound: Sequence[tuple[Fraction, Any]],
+) -> list[tuple[str, int, ProfilePoint, Any]]:
+    """Every `(curve, r, point, δ_r)` where the enumerated `δ(rλ)` exceeds the bound `δ_r`,
+    decided by the exact gate `betweencut.proofs.exact.arith.sign` (never by the plotted float)."""
+    found = []
+    for name, points in curves.items():
+        for r, (eps, delta_r) in enumerate(bound, start=1):
+            at = next((p for p in points if p.eps == eps), None)
+            if at is not None and sign(at.delta - delta_r) > 0:
+                found.append((name, r, at, delta_r))
+    return found
+
+
+def _draw_profiles(ax: Any, curves: Mapping[str, Sequence[ProfilePoint]],
+                   bound: Sequence[tuple[Fraction, Any]], log: bool, labels: bool) -> None:
     for k, (name, points) in enumerate(curves.items()):
         shown = [p for p in points if not log or sign(p.delta) > 0]  # log scale: drop exact 0s
-        xs = [float(p.eps) for p in shown]
-        ys = [midpoint(p.delta) for p in shown]
-        ax.plot(xs, ys, "o-" if k == 0 else "s--", ms=4, label=name)
+        ax.plot([float(p.eps) for p in shown], [midpoint(p.delta) for p in shown],
+                "o-" if k == 0 else "s--", ms=4, color=f"C{k}", label=name if labels else None)
     right = max(float(p.eps) for points in curves.values() for p in points)
     for i, (eps, delta) in enumerate(bound):
         stop = float(bound[i + 1][0]) if i + 1 < len(bound) else right
         y = midpoint(delta)
         ax.hlines(y, float(eps), stop, colors="black", lw=2,
-                  label="Theorem 5.4 bound (r·λ, δ_r)" if i == 0 else None)
+                  label="Theorem 5.4 bound (r·λ, δ_r)" if i == 0 and labels else None)
         ax.plot([float(eps)], [y], "k^")
         ax.annotate(f"r={i + 1}", (float(eps), y), textcoords="offset points", xytext=(3, 5),
                     fontsize=8)
+    for _, _, at, _ in crossings(curves, bound):
+        ax.plot([float(at.eps)], [midpoint(at.delta)], "o", ms=13, mfc="none", mec="red",
+                mew=2, zorder=5, label=None)
+
+
+def plot_profiles(
+    ax: Any, curves: Mapping[str, Sequence[ProfilePoint]], bound: Sequence[tuple[Fraction, Any]],
+    log: bool = False,
+) -> None:
+    """Each enumerated profile against `ε`, and Theorem 5.4's bound as a staircase: `δ(ε)` is
+    non-increasing, so the point `(rλ, δ_r)` bounds `δ` on `[rλ, (r+1)λ)` too.
+
+    Every point where a profile crosses the bound (decided exactly, see `crossings`) is ringed
+    in red and named, with both numbers, on either scale."""
+    _draw_profiles(ax, curves, bound, log, labels=True)
+    for k, (name, r, at, delta_r) in enumerate(crossings(curves, bound)):
+        text = (f"{name.split(' (')[0]} crosses the bound at r = {r}:\n"
+                f"δ({at.eps}) = {certified_decimal(at.delta, 3)} > "
+                f"δ_{r} = {certified_decimal(delta_r, 3)}")
+        ax.annotate(text, (float(at.eps), midpoint(at.delta)), fontsize=8, color="red",
+                    xytext=(0.3, 0.32 - 0.12 * k) if log else (0.46, 0.6 - 0.12 * k),
+                    textcoords="axes fraction",
+                    arrowprops={"arrowstyle": "->", "color": "red", "lw": 1.2})
     if log:
         ax.set_yscale("log")
     ax.set_xlabel("ε")
     ax.set_ylabel("δ(ε)")
-    ax.legend(fontsize="small", loc="center right")
+    ax.legend(fontsize="small", loc="lower left" if log else "center left")
 
 
 def format_bound_check(
