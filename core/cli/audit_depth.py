@@ -104,7 +104,9 @@ def _row(row: Any, exact: bool) -> dict[str, Any]:
     single = row.profile.segments == 1
     out: dict[str, Any] = {"count": row.profile.counts[0]} if single else {
         "profile": [list(step) for step in row.profile.steps]}
-    lo, hi = row.delta_lo, row.delta_hi
+    from betweencut.proofs.privacy.enumerate import round_out
+
+    lo, hi = round_out(row.delta_lo, row.delta_hi) if row.delta_hi else (row.delta_lo, row.delta_hi)
     out.update({
         "r": row.r, "eps": float(row.eps), "eps_exact": str(row.eps),
         "delta": float((lo + hi) / 2),  # display only

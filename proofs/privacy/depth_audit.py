@@ -51,7 +51,8 @@ def single_leaf_band(mechanism: BetweenCut) -> list[PathProfile]:
         lower = int(query.a // 1) - 1
         upper = -int(-query.b // 1) + 1
     h = mechanism.tree.height
-    return [PathProfile.single_leaf(h, c) for c in range(max(0, lower - 1), upper + 1)]
+    low, high = min(lower, upper), max(lower, upper)  # a variant's cuts may cross
+    return [PathProfile.single_leaf(h, c) for c in range(max(0, low - 1), high + 1)]
 
 
 def step_profiles(mechanism: BetweenCut, depths: Iterable[int] | None = None) -> list[PathProfile]:
