@@ -65,7 +65,8 @@ def step_profiles(mechanism: BetweenCut, depths: Iterable[int] | None = None) ->
         return []
     lower, upper = getattr(query, "lower_cut", 0), getattr(query, "upper_cut", 0)
     sizes = [s for s in (lower, upper) if s >= 1 and query.guard(s) is not None]
-    chosen = sorted(set(depths if depths is not None else (1, h // 2, h - 1)) & set(range(1, h)))
+    chosen = sorted({d for d in (depths if depths is not None else (1, h // 2, h - 1))
+                     if 1 <= d < h})
     counts = sorted({c for c in (lower, lower + 1, upper - 1) if c >= 0})
     out = []
     for d in chosen:
