@@ -298,5 +298,7 @@ def test_step_profiles_and_search_hold_for_betweencut() -> None:
     params = PARAMS[1]
     mechanism = BetweenCut(kary_tree(2, 1023), params)
     assert step_profiles(mechanism)
+    deep = step_profiles(BetweenCut(kary_tree(2, MAX_HEIGHT), params))  # depths 1, h/2, h - 1
+    assert {p.steps[1][0] for p in deep} == {1, MAX_HEIGHT // 2, MAX_HEIGHT - 1}
     found = search_profiles(mechanism, paper_bounds(10, params), max_examples=8)
     assert found.tried >= 1 and found.rows and not found.refuted
