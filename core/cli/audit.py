@@ -20,7 +20,7 @@ from betweencut.errors import Undecided
 from betweencut.proofs import AuditCase, ClaimRefuted, audit_cases
 
 # Audit groups with their own command-line flags: module name under betweencut.cli.
-SPECIAL_GROUPS = {"privacy": "audit_privacy", "depth": "audit_depth"}
+SPECIAL_GROUPS = {"privacy": "audit_privacy", "corpus": "audit_corpus", "depth": "audit_depth"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,5 +1,5 @@
 """Checkers of the baselines: Appendix E tree counting (`appendix_e`), the Lumberjack-style
-calibration (`lumberjack`) and PrivTree (`privtree`).
+calibration (`lumberjack`), PrivTree (`privtree`) and the SVT / noisy-max corpus (`corpus`).
 
 May import: core, and `exact`, `laws`, `privacy` of `betweencut.proofs`, and `registry`.
 """

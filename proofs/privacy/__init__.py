@@ -1,7 +1,8 @@
 """Privacy of whole runs: exact enumeration of the real mechanism (`enumerate`), exact
 privacy profiles δ(ε) (`profiles`), the shared outcome tree and class-by-class comparison
 (`reweight`, `aligned`), user-mechanism audits (`audit`), worst-pair search (`search`), the
-enumerated Lemma C.1 / Theorems 5.4, 5.5 (`claims`) and the broken-variant gallery (`gallery`).
+enumerated Lemma C.1 / Theorems 5.4, 5.5 (`claims`), the broken-variant gallery (`gallery`) and
+shared-noise / noisy-max mechanisms enumerated exactly (`shared_noise`).
 
 May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws` and the top-level `registry`.
 """

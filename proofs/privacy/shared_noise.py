@@ -1,0 +1,258 @@
+"""Exact output laws and privacy audits of mechanisms that use shared noise or noisy max.
+
+A mechanism written against `betweencut.noisy_queries` is deterministic given the answers of
+its comparisons and noisy maxima, and each answer set is finite, so its output law is a finite
+sum over answer sequences. `enumerate_queries(run)` walks the outcome tree of the *real* code
+with `BranchingQueries` (a `ReplayQueries` that answers an unanswered query with its first
+answer and keeps the others as prefixes to replay) and gives every complete answer sequence its
+exact probability: comparisons sharing a draw `ρ` are independent given `ρ`, so the probability
+is a product over draws of `∫ f(r)·Π g_i(r) dr` (`betweencut.proofs.laws.noisy_laws`), times the
+noisy-max and fresh-noise factors. Sequences of probability exactly 0 are dropped.
+
+`ExactJoint` is the privacy profile of two such laws (the `PairProfile` interface of
+`betweencut.proofs.privacy.profiles`), so the same `audit_mechanism` (through `QueryLawCache`),
+`epsilon_for_delta` and counterexamples apply; `infinite_loss_event` finds an output with
+`Q = 0 < P` (private at no ε).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import cast
+
+from betweencut.errors import ParameterError
+from betweencut.noisy_queries import (
+    AboveThreshold,
+    NoisyMax,
+    QueryTest,
+    ReplayQueries,
+    UnansweredNoisyQuery,
+)
+from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
+from betweencut.proofs.privacy.audit import (
+    AuditVerdict,
+    ClaimPoint,
+    Database,
+    LawCache,
+    Mechanism,
+    audit_mechanism,
+    with_record,
+)
+from betweencut.proofs.privacy.profiles import (
+    HockeyStick,
+    PairProfile,
+    check_eps,
+    epsilon_for_delta,
+)
+from betweencut.tree import Node
+
+__all__ = [
+    "BranchingQueries", "ExactJoint", "QueryLaw", "QueryLawCache", "QueryMechanism",
+    "audit_query_mechanism", "enumerate_queries", "epsilon_at_delta", "infinite_loss_event",
+    "sequence_probability",
+]
+
+QueryMechanism = Callable[[Database, QueryTest], Hashable]
+DEFAULT_LIMIT = 200_000
+SHOWN = 4
+
+
+class BranchingQueries(ReplayQueries):
+    """A `ReplayQueries` that extends its prefix: at a comparison past the prefix it answers ⊤
+    (and remembers ⊥), at a noisy max it answers 0 (and remembers 1, 2, ...). A comparison with
+    no noise at all is deterministic and answered exactly, without branching."""
+
+    def __init__(self, answers: Sequence[bool | int] = ()) -> None:
+        super().__init__(answers)
+        self.branches: list[tuple[bool | int, ...]] = []
+
+    def _given(self) -> tuple[bool | int, ...]:
+        return tuple(answer for _, answer in self.log)
+
+    def above(self, query: AboveThreshold) -> bool:
+        try:
+            return super().above(query)
+        except UnansweredNoisyQuery:
+            if query.scale == 0 and query.shared is None:
+                answer = query.count >= query.threshold
+            else:
+                self.branches.append((*self._given(), False))
+                answer = True
+            self.log.append((query, answer))
+            return answer
+
+    def argmax(self, query: NoisyMax) -> int:
+        try:
+            return super().argmax(query)
+        except UnansweredNoisyQuery:
+            given = self._given()
+            self.branches.extend((*given, i) for i in range(1, len(query.counts)))
+            self.log.append((query, 0))
+            return 0
+
+
+def sequence_probability(log: Sequence[tuple[AboveThreshold | NoisyMax, bool | int]]) -> ExpPoly:
+    """The exact probability of one complete answer sequence of a run.
+
+    Comparisons are grouped by their shared draw (independent given it); each group contributes
+    `∫ f_ρ(r)·Π P(answer | ρ = r) dr`, comparisons without a shared draw and noisy maxima
+    contribute their own exact factors.
+    """
+    groups: dict[int | None, tuple[Fraction, list[tuple[Fraction, Fraction, bool]]]] = {}
+    out = ExpPoly.const(1)
+    for query, answer in log:
+        if isinstance(query, NoisyMax):
+            out = out * noisy_max_law(query.counts, query.scale)[int(answer)]
+            continue
+        handle = query.shared
+        key = None if handle is None else handle.ident
+        scale = Fraction(0) if handle is None else handle.scale
+        groups.setdefault(key, (scale, []))[1].append(
+            (query.threshold - query.count, query.scale, bool(answer)))
+    for scale, answers in groups.values():
+        out = out * shared_answers_probability(scale, tuple(sorted(answers)))
+        if out.is_zero():
+            break
+    return out
+
+
+@dataclass
+class QueryLaw:
+    """The exact law of one mechanism on one database: output -> probability (`ExpPoly`)."""
+
+    values: dict[Hashable, ExpPoly] = field(default_factory=dict)
+    transcripts: int = 0
+
+    def total(self) -> ExpPoly:
+        out = ExpPoly()
+        for v in self.values.values():
+            out = out + v
+        return out
+
+    def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, ExpPoly]:
+        out: dict[Hashable, ExpPoly] = {}
+        for o, v in self.values.items():
+            key = project(o)
+            out[key] = out[key] + v if key in out else v
+        return out
+
+
+def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT
+                      ) -> QueryLaw:
+    """Every answer sequence of `run(test)` with its exact probability, summed per output.
+
+    Preconditions: `run` is deterministic given the answers of `test` (its only randomness)
+    and asks finitely many queries on every answer sequence; outputs are hashable.
+    Returns: a `QueryLaw` whose values sum to exactly 1.
+    Raises: `ParameterError` past `limit` answer sequences.
+    """
+    if limit < 1:
+        raise ParameterError("limit", limit, "a positive integer")
+    law = QueryLaw()
+    stack: list[tuple[bool | int, ...]] = [()]
+    while stack:
+        test = BranchingQueries(stack.pop())
+        output = run(test)
+        stack.extend(reversed(test.branches))
+        law.transcripts += 1
+        try:
+            hash(output)
+        except TypeError:
+            raise ParameterError("output", type(output).__name__, "a hashable output") from None
+        if law.transcripts > limit:
+            raise ParameterError("limit", limit, f"more than {limit} answer sequences")
+        p = sequence_probability(test.log)
+        if not p.is_zero():
+            law.values[output] = law.values[output] + p if output in law.values else p
+    return law
+
+
+class ExactJoint(PairProfile):
+    """The privacy profile of two exact laws (outputs -> `ExpPoly`), both directions."""
+
+    def __init__(self, p: Mapping[Hashable, ExpPoly], q: Mapping[Hashable, ExpPoly]) -> None:
+        self.p, self.q = p, q
+        self.outputs = sorted({*p, *q}, key=repr)
+
+    def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
+        """`δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+` (`forward`) or `δ_{Q‖P}(ε)`, exactly."""
+        eps = check_eps(eps)
+        p, q = (self.p, self.q) if forward else (self.q, self.p)
+        grow = ExpPoly.exp(eps)
+        p_event, q_event, event = ExpPoly(), ExpPoly(), []
+        for o in self.outputs:
+            po, qo = p.get(o, ExpPoly()), q.get(o, ExpPoly())
+            if po.is_zero() or sign(po - qo * grow) <= 0:
+                continue
+            p_event, q_event = p_event + po, q_event + qo
+            event.append(o)
+        shown = tuple(event[:SHOWN])
+        return HockeyStick(eps, p_event - q_event * grow, len(event), p_event, q_event,
+                           "D||D+z" if forward else "D+z||D", lambda: shown)
+
+
+def infinite_loss_event(joint: ExactJoint) -> tuple[Hashable, ExpPoly, str] | None:
+    """An output `o` with `P(o) > 0 = Q(o)` exactly (either direction): no ε bounds the loss."""
+    for o in joint.outputs:
+        po, qo = joint.p.get(o, ExpPoly()), joint.q.get(o, ExpPoly())
+        if qo.is_zero() and not po.is_zero():
+            return o, po, "D||D+z"
+        if po.is_zero() and not qo.is_zero():
+            return o, qo, "D+z||D"
+    return None
+
+
+class QueryLawCache(LawCache):
+    """A `LawCache` whose laws come from `enumerate_queries` (shared noise, noisy max), so that
+    `audit_mechanism` audits such mechanisms unchanged."""
+
+    def __init__(self, run: QueryMechanism,
+                 projections: dict[str, Callable[[object], Hashable]] | None = None,
+                 limit: int = DEFAULT_LIMIT) -> None:
+        super().__init__(cast(Mechanism, run), projections, limit)
+        self.query_run = run
+        self.laws: dict[Database, QueryLaw] = {}
+
+    def query_law(self, db: Database) -> QueryLaw:
+        found = self.laws.get(db)
+        if found is None:
+            run = self.query_run
+            found = self.laws[db] = enumerate_queries(lambda test: run(db, test), self.limit)
+            self.transcripts += found.transcripts
+        return found
+
+    def exact(self, db: Database, on: str) -> dict[Hashable, ExpPoly]:
+        if on not in self.projections:
+            raise ParameterError("on", on, f"one of {sorted(self.projections)}")
+        return self.query_law(db).projected(self.projections[on])
+
+    def make_joint(self, db: Database, z: Node, on: str) -> ExactJoint:
+        return ExactJoint(self.exact(db, on), self.exact(with_record(db, z), on))
+
+
+def audit_query_mechanism(
+    run: QueryMechanism, pairs: Iterable[tuple[Database, Node]],
+    claim_points: Sequence[ClaimPoint], on: str = "output",
+    projections: dict[str, Callable[[object], Hashable]] | None = None,
+    cache: QueryLawCache | None = None, keep: bool = False,
+) -> AuditVerdict:
+    """`audit_mechanism` for a mechanism asking `betweencut.noisy_queries` primitives: does
+    `run` satisfy every `(ε, δ)` of the claim on every pair `(D, D + z)`? Same verdict object
+    (smallest exact margin, or the refuting pair with its event and exact `P`, `Q`)."""
+    cache = cache or QueryLawCache(run, projections)
+    return audit_mechanism(cast(Mechanism, run), pairs, claim_points, on, projections, cache,
+                           keep)
+
+
+def epsilon_at_delta(
+    run: QueryMechanism, db: Database, z: Node, delta: Fraction,
+    width: Fraction = Fraction(1, 1024), eps_max: Fraction = Fraction(64),
+) -> tuple[Fraction, Fraction] | None:
+    """The smallest `ε` with `δ_(D, D+z)(ε) <= delta`, certified to an interval `(lo, hi]` of
+    `width` (`epsilon_for_delta` on the exact profile); None when no `ε <= eps_max` suffices
+    (e.g. an output with `Q = 0 < P` of probability above `delta`)."""
+    joint = QueryLawCache(run).make_joint(db, z, "output")
+    return epsilon_for_delta(joint, Fraction(delta), width, eps_max)

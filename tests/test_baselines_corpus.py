@@ -1,0 +1,136 @@
+"""The SVT corpus and report-noisy-max: every row gets the literature's verdict exactly, and a
+row whose stated verdict is wrong is rejected (principle 5)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from betweencut.baselines import svt_corpus as sc
+from betweencut.errors import ParameterError
+from betweencut.proofs import ClaimRefuted
+from betweencut.proofs.baselines.corpus import (
+    CORPUS,
+    NOWHERE,
+    PRIVATE,
+    RowResult,
+    audit_corpus,
+    audit_row,
+    check_corpus_verdicts,
+)
+
+ROWS = {row.name: row for row in CORPUS}
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, RowResult]:
+    return {r.row.name: r for r in audit_corpus()}
+
+
+def test_svt_corpus_and_noisy_max_verdicts_match_the_literature(
+        results: dict[str, RowResult]) -> None:
+    certs = check_corpus_verdicts()
+    assert [c.parameters["row"] for c in certs] == [row.name for row in CORPUS]
+    assert all(r.agrees for r in results.values())
+    holds = {name: r.holds for name, r in results.items()}
+    assert holds == {"svt-alg1": True, "svt-alg2": True, "svt-alg4": False, "svt-alg5": False,
+                     "svt-alg6": False, "noisy-max": True, "noisy-max-small-scale": False,
+                     "noisy-max-shared-noise": False}
+
+
+def test_refuted_rows_carry_pair_event_and_exact_probabilities(
+        results: dict[str, RowResult]) -> None:
+    alg4 = results["svt-alg4"]
+    cex = alg4.detail["counterexample"]
+    assert cex["event (first outputs)"] == "['(False, True)']"
+    assert cex["P_D(S)"] == "(5/56)" and alg4.detail["holds_at_eps_private"] is True
+    alg5 = results["svt-alg5"].detail["infinite_loss"]
+    assert alg5["P_D"] == "0" and alg5["P_D + z"] != "0"
+    family = results["svt-alg6"].detail["loss_family"]
+    assert family["increasing"] and family["linear"] and len(family["members"]) == 3
+
+
+def test_a_wrong_literature_verdict_is_rejected() -> None:
+    for name, wrong in (("svt-alg6", PRIVATE), ("svt-alg1", NOWHERE), ("noisy-max", NOWHERE)):
+        with pytest.raises(ClaimRefuted, match=name):
+            check_corpus_verdicts((replace(ROWS[name], literature=wrong),))
+
+
+def test_a_broken_variant_claimed_private_is_refuted() -> None:
+    def alg1_without_query_noise(m: int):  # type: ignore[no-untyped-def]
+        t = (Fraction(0),) * m
+        return lambda q, test: sc._svt(q, t, Fraction(2), Fraction(0), 2, test)
+
+    broken = replace(ROWS["svt-alg1"], name="alg1-no-query-noise", make=alg1_without_query_noise)
+    with pytest.raises(ClaimRefuted, match="alg1-no-query-noise"):
+        check_corpus_verdicts((broken,))
+
+
+def test_corpus_parameters_are_validated() -> None:
+    with pytest.raises(ParameterError):
+        audit_corpus(names=("svt-alg3",))
+    with pytest.raises(ParameterError):
+        audit_row(ROWS["svt-alg1"], size=-1)
+    with pytest.raises(ParameterError):
+        sc.query_answers([(3, 0)], 2)
+    with pytest.raises(ParameterError):
+        sc.svt_alg1((Fraction(0),), (Fraction(0),), 0, Fraction(1), None)  # type: ignore[arg-type]
+
+
+def test_audit_corpus_json_contract() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "betweencut", "audit", "corpus", "--json", "--name", "svt-alg5",
+         "--name", "noisy-max"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["rows"]
+    assert [r["name"] for r in rows] == ["svt-alg5", "noisy-max"]
+    assert all({"name", "holds", "claimed_eps", "verdict", "agrees"} <= set(r) for r in rows)
+    bad = subprocess.run([sys.executable, "-m", "betweencut", "audit", "corpus", "--name", "x"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow
+def test_svt_corpus_verdicts_on_every_database_of_one_record() -> None:
+    check_corpus_verdicts(size=1)
+
+
+USER_MODULE = '''
+from fractions import Fraction
+from betweencut.noisy_queries import AboveThreshold, DrawNoise
+
+def mine(q, test):
+    rho = test(DrawNoise(Fraction(2)))
+    return tuple(test(AboveThreshold(x, Fraction(0), Fraction(1), rho)) for x in q)
+
+def unhashable(q, test):
+    return [1]
+'''
+
+
+def test_a_user_svt_mechanism_is_audited_the_same_way(tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    (folder / "usersvt.py").write_text(USER_MODULE, encoding="utf-8")
+    env = {**__import__("os").environ, "PYTHONPATH": str(folder)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "betweencut", "audit", "corpus", *args],
+                              capture_output=True, text=True, check=False, env=env)
+
+    refuted = cli("--mechanism", "usersvt:mine", "--queries", "2", "--json")
+    assert refuted.returncode == 1, refuted.stderr
+    row = json.loads(refuted.stdout)["rows"][0]
+    assert row["holds"] is False and row["counterexample"]["P_D(S)"] == "(7/60)"
+    lo, hi = (Fraction(x) for x in row["epsilon_at_delta_0"])
+    assert 1 < lo < hi
+    held = cli("--mechanism", "usersvt:mine", "--queries", "1", "--epsilon", "2")
+    assert held.returncode == 0 and "holds" in held.stdout
+    bad = cli("--mechanism", "usersvt:unhashable")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
