@@ -200,7 +200,7 @@ def gallery_at_depth(
     return out
 
 
-@register_audit("privacy", "Theorem 5.4 at depth by path grouping, h = 2^64 - 1, C in {E, E+1}")
+@register_audit("privacy", "Theorem 5.4 at depth (path grouping): h = 15 band, 2 pairs at 2^64 - 1")
 def audit_default() -> list[Certificate]:
     """Two single-leaf pairs at `h = 2^64 - 1` and the whole band at `h = 15` (a few seconds)."""
     params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
