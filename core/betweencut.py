@@ -16,10 +16,11 @@ from betweencut.depo import depth_order
 from betweencut.errors import ParameterError
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.marking import Assignment, Labels
-from betweencut.noisy_test import NoisyTest, Outcome
+from betweencut.noisy_test import NoisyTest, Outcome, check_test
 from betweencut.params import Params
 from betweencut.sampler import ExactSampler
 from betweencut.tree import Node, PublicTree
+from betweencut.validate import check_leaves, check_tree
 
 Step = tuple[Node, Outcome]
 DENSE_NODE_LIMIT = 10**6
@@ -95,11 +96,19 @@ class BetweenCut:
 def between_cut(
     tree: PublicTree, leaves: Iterable[Node], params: Params, test: NoisyTest | None = None
 ) -> Run:
-    """Alg. 3, dense: classify every node of `tree`. Refuses trees over `DENSE_NODE_LIMIT` nodes."""
+    """Alg. 3, dense: classify every node of `tree`. Refuses trees over `DENSE_NODE_LIMIT` nodes.
+
+    Every argument is checked first: `tree` a `PublicTree`, `params` a `Params`, `test` a
+    `NoisyTest` or None, and every record a leaf of the public tree (`RecordError` otherwise)."""
+    check_tree(tree)
+    if not isinstance(params, Params):
+        raise ParameterError(
+            "params", params, "a betweencut.params.Params: Params.of(tau, lam, R)")
+    check_test(test)
     size = tree.size(limit=DENSE_NODE_LIMIT)
     if size > DENSE_NODE_LIMIT:
         raise ParameterError(
             "tree", tree.description, f"at most {DENSE_NODE_LIMIT} nodes for the dense algorithm",
             "use the sparse implementation (needs tau >= E) or a smaller public tree",
         )
-    return BetweenCut(tree, params).run(leaves, test)
+    return BetweenCut(tree, params).run(check_leaves(tree, leaves), test)

@@ -7,13 +7,17 @@ Everything rational is a `Fraction`; `R` and `E` contain `ln(L/δ)` and are exac
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.errors import ParameterError, public_height
-from betweencut.exact import LogReal, as_rational
+from betweencut.errors import ParameterError, public_height, shown
+from betweencut.exact import LogReal
 from betweencut.params import Params
+from betweencut.validate import exact_value
+
+MAX_CALIBRATION_HEIGHT = 1 << 4096  # the command line's bound: heights it reads and prints
 
 
 def path_query_bound(height: int) -> int:
@@ -23,27 +27,45 @@ def path_query_bound(height: int) -> int:
 
 def residual_calls(delta: Fraction) -> int:
     """`r0 = ⌈ln(2/δ)/ln(5/4)⌉` (Theorem 5.5): the least `r` with `(5/4)^r >= 2/δ`."""
-    r, power, target = 0, Fraction(1), 2 / delta
-    while power < target:
+    if not 0 < delta < 2:
+        raise ParameterError("delta", delta, "0 < delta < 2")
+    num, den = 2 * delta.denominator, delta.numerator  # 2/delta = num/den
+
+    def reaches(r: int) -> bool:  # (5/4)^r >= num/den, exactly in integers
+        return 5**r * den >= num * 4**r
+
+    # a float only proposes a start; the exact comparisons decide (at most a few steps)
+    r = max(0, int((num.bit_length() - den.bit_length()) / math.log2(1.25)) - 2)
+    while r > 0 and reaches(r - 1):
+        r -= 1
+    while not reaches(r):
         r += 1
-        power *= Fraction(5, 4)
     return r
 
 
 def check_privacy_budget(epsilon: object, delta: object) -> tuple[Fraction, Fraction]:
     """Read `(ε, δ)` exactly and enforce the paper's range `0 < ε <= 1`, `0 < δ < 1/10`."""
-    eps = as_rational(epsilon, "epsilon")
+    eps = exact_value(epsilon, "epsilon")
     if not 0 < eps <= 1:
         raise ParameterError("epsilon", eps, "0 < epsilon <= 1 (the range of Theorem 5.5)")
-    dlt = as_rational(delta, "delta")
+    dlt = exact_value(delta, "delta")
     if not 0 < dlt < Fraction(1, 10):
         raise ParameterError("delta", dlt, "0 < delta < 1/10 (the range of Theorem 5.5)")
     return eps, dlt
 
 
-def _number(x: Fraction) -> int | float:
-    """A JSON number for reading: an int when exact, else the nearest float (display only)."""
-    return int(x) if x.denominator == 1 else float(x)
+def _number(x: Fraction | LogReal) -> int | float | str:
+    """A JSON number for reading: an int when exact, else the nearest float (display only);
+    the exact form as a string when no float can hold it (beyond about 1.8e308)."""
+    if isinstance(x, LogReal):
+        value = x.approx()
+        return value if math.isfinite(value) else x.exact_str()
+    if x.denominator == 1 and x.numerator.bit_length() <= 1024:
+        return int(x)
+    try:
+        return float(x)
+    except OverflowError:
+        return str(x)
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,7 @@ class Calibration:
     w: Fraction
     R: LogReal
     E: LogReal
+    accountant: str = "paper"  # which accountant certifies (lam, R): "paper" = Theorem 5.5
 
     def params(self, tau: object) -> Params:
         """Public parameters of Alg. 3 at threshold `τ` with this calibration."""
@@ -68,20 +91,22 @@ class Calibration:
     def as_json(self) -> dict[str, Any]:
         """Numbers for reading (floats: display only), and exact forms as strings."""
         return {
-            "height": self.height, "epsilon": _number(self.epsilon), "delta": _number(self.delta),
+            "height": self.height if self.height <= MAX_CALIBRATION_HEIGHT else shown(self.height),
+            "epsilon": _number(self.epsilon), "delta": _number(self.delta),
             "L": self.L, "r0": self.r0, "r": self.r,
             "lambda": _number(self.lam), "w": _number(self.w),
-            "R": self.R.approx(), "E": self.E.approx(),
+            "R": _number(self.R), "E": _number(self.E),
             "epsilon_exact": str(self.epsilon), "delta_exact": str(self.delta),
             "lambda_exact": str(self.lam), "w_exact": str(self.w),
             "R_exact": self.R.exact_str(), "E_exact": self.E.exact_str(),
+            "accountant": self.accountant,
         }
 
 
 def calibrate(height: object, epsilon: object, delta: object) -> Calibration:
     """Theorem 5.5, Eq. (23): `L`, `r0`, `r = min(L, r0)`, `λ = ε/r`, `w = r/ε`,
     `R = 1 + (r/ε)·ln(L/δ)`; and `E = w + R` (Theorem 5.6, Eq. (24))."""
-    height = public_height(height)
+    height = public_height(height)  # any size: only L = bit length of h enters (Eq. (14))
     eps, dlt = check_privacy_budget(epsilon, delta)
     big_l = path_query_bound(height)
     r0 = residual_calls(dlt)

@@ -8,6 +8,7 @@ returns -1 or 1 once the intervals are disjoint; it raises `Undecided` if they s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -42,7 +43,10 @@ def bounds(f: Formula, prec: int = 80) -> tuple[Fraction, Fraction]:
 def midpoint(f: Formula, prec: int = 80) -> float:
     """A float near `f`, for display only."""
     lo, hi = bounds(f, prec)
-    return float((lo + hi) / 2)
+    try:
+        return float((lo + hi) / 2)
+    except OverflowError:  # beyond the float range: display only
+        return math.inf if lo > 0 else -math.inf
 
 
 def certified_compare(f: Formula, g: Formula, max_prec: int = DEFAULT_MAX_PREC) -> int:

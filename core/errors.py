@@ -17,10 +17,52 @@ class ParameterError(BetweenCutError, ValueError):
         self.name = name
         self.value = value
         self.allowed = allowed
-        text = f"{name} = {value!s} is not allowed: {allowed}"
+        text = f"{name} = {shown(value)} is not allowed: {allowed}"
         if why:
             text += f" ({why})"
         super().__init__(text)
+
+
+SHOWN_CHARS = 80
+
+
+def _shown_int(n: int) -> str:
+    if n.bit_length() > 12000:  # past Python's 4300-digit str() limit: never convert
+        return f"{'-' if n < 0 else ''}(an integer of about {int(n.bit_length() * 0.30103)} digits)"
+    text = str(n)
+    digits = len(text.lstrip("-"))
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:12]}...{text[-6:]} ({digits} digits)"
+
+
+def shown(value: object) -> str:
+    """`value` as one short line for an error message: huge integers and rationals abbreviated
+    (never converted past Python's digit limit), long text cut, control characters escaped."""
+    from fractions import Fraction
+
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return _shown_int(value)
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return _shown_int(value.numerator)
+        return f"{_shown_int(value.numerator)}/{_shown_int(value.denominator)}"
+    try:
+        text = str(value)
+    except Exception:  # a value whose str() fails (a digit limit, a broken __str__)
+        text = f"<{type(value).__name__}>"
+    return one_line(text, SHOWN_CHARS)
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """`text` on one line (newlines and other control characters escaped), cut to `limit`."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        text = "".join(ch if ord(ch) >= 32 and ord(ch) != 127 else repr(ch)[1:-1] for ch in text)
+    if len(text) > limit:
+        text = f"{text[: limit - 25]}... ({len(text)} characters)"
+    return text
 
 
 class RecordError(BetweenCutError, ValueError):

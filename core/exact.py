@@ -169,7 +169,13 @@ class LogReal:
         """The exact floor, certified."""
         if self.is_rational:
             return math.floor(self.const)
-        lo, _ = interval_bounds(self.const, self.coeff, self.arg, 64)
+        prec = 64
+        lo, hi = interval_bounds(self.const, self.coeff, self.arg, prec)
+        while hi - lo >= 1:  # a huge value: raise the precision until at most 2 steps remain
+            prec *= 2
+            if prec > MAX_PRECISION_BITS:
+                raise Undecided(f"the floor of {self.exact_str()} at {MAX_PRECISION_BITS} bits")
+            lo, hi = interval_bounds(self.const, self.coeff, self.arg, prec)
         k = math.floor(lo)
         while self.compare(k + 1) >= 0:
             k += 1
@@ -190,7 +196,10 @@ class LogReal:
     def approx(self) -> float:
         """A float near the value, for display and JSON only: it never decides anything."""
         lo, hi = self.bounds(80)
-        return float((lo + hi) / 2)
+        try:
+            return float((lo + hi) / 2)
+        except OverflowError:  # beyond the float range: display only, so say so
+            return math.inf if lo > 0 else -math.inf
 
     def exact_str(self) -> str:
         """A sympy-readable exact form such as `1 + 4*log(80)`."""

@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from betweencut.errors import ParameterError, shown
 from betweencut.exact import LogReal
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, checked_outcome
+from betweencut.validate import exact_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +35,7 @@ class BT:
         decided = self.guard(count)
         if decided is not None:
             return decided
-        return test(self.query(count, node))
+        return checked_outcome(test(self.query(count, node)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +47,18 @@ class GuardedBT(BT):
     upper_cut: int  # ceil(b + R)
 
     @staticmethod
-    def of(a: Fraction, b: Fraction, R: LogReal, lam: Fraction) -> GuardedBT:
-        return GuardedBT(a, b, lam, R, (a - R).floor(), (R + b).ceil())
+    def of(a: object, b: object, R: object, lam: object) -> GuardedBT:
+        """Alg. 1 with exact thresholds `a <= b`, guard width `R >= 0` (a rational or a
+        `LogReal`) and rate `lam > 0`; the cuts `floor(a - R)`, `ceil(b + R)` are certified."""
+        a_q, b_q, lam_q = exact_value(a, "a"), exact_value(b, "b"), exact_value(lam, "lam")
+        if a_q > b_q:
+            raise ParameterError("a", a_q, f"a <= b = {shown(b_q)}")
+        if lam_q <= 0:
+            raise ParameterError("lam", lam_q, "lam > 0 (the noise is Lap(1/lam))")
+        big_r = R if isinstance(R, LogReal) else LogReal.of(exact_value(R, "R"))
+        if big_r.sign() < 0:
+            raise ParameterError("R", big_r, "R >= 0 (the guard width)")
+        return GuardedBT(a_q, b_q, lam_q, big_r, (a_q - big_r).floor(), (big_r + b_q).ceil())
 
     def guard(self, count: int) -> Outcome | None:
         if count <= self.lower_cut:  # Alg. 1, l. 1

@@ -58,6 +58,25 @@ class BTQuery:
             raise ParameterError("lam", self.lam, "lam > 0 (the noise is Lap(1/lam))")
 
 
+def checked_outcome(value: object) -> Outcome:
+    """A noisy test's answer as an `Outcome` (the strings "L", "B", "H" are read as such);
+    anything else raises `ParameterError` (a user's test that answers, say, 'X')."""
+    if type(value) is Outcome:
+        return value
+    try:
+        return Outcome(value)
+    except ValueError:
+        raise ParameterError(
+            "test", repr(value), "a noisy test answers Outcome.L, Outcome.B or Outcome.H"
+        ) from None
+
+
+def check_test(test: object) -> None:
+    """A `NoisyTest` is callable (or `None` for the release sampler)."""
+    if test is not None and not callable(test):
+        raise ParameterError("test", test, "a NoisyTest: a callable BTQuery -> Outcome, or None")
+
+
 class NoisyTest(Protocol):
     """Answers a `BTQuery`. The mechanism's only access to randomness."""
 

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal, as_rational
+from betweencut.exact import LogReal
+from betweencut.validate import exact_value
 
 
 def public_tau(tau: object) -> Fraction:
     """The public threshold `τ >= 0`, read exactly (a public input, never read off the data)."""
-    t = as_rational(tau, "tau")
+    t = exact_value(tau, "tau")
     if t < 0:
         raise ParameterError("tau", t, "tau >= 0 (a public threshold, never read off the data)")
     return t
@@ -32,10 +33,10 @@ class Params:
     @staticmethod
     def of(tau: object, lam: object, R: object) -> Params:
         t = public_tau(tau)
-        lam_q = as_rational(lam, "lambda")
+        lam_q = exact_value(lam, "lambda")
         if lam_q <= 0:
             raise ParameterError("lambda", lam_q, "lambda > 0")
-        big_r = R if isinstance(R, LogReal) else LogReal.of(as_rational(R, "R"))
+        big_r = R if isinstance(R, LogReal) else LogReal.of(exact_value(R, "R"))
         if big_r.compare(1) < 0:
             raise ParameterError("R", big_r, "R >= 1")
         return Params(t, lam_q, big_r)

@@ -25,10 +25,11 @@ from betweencut.betweencut import Step
 from betweencut.depo import depth_order
 from betweencut.errors import ParameterError
 from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import NoisyTest, Outcome
+from betweencut.noisy_test import NoisyTest, Outcome, check_test, checked_outcome
 from betweencut.params import Params
 from betweencut.sampler import ExactSampler
 from betweencut.tree import Node, PublicTree
+from betweencut.validate import check_leaves, check_tree
 
 IntArray = npt.NDArray[np.int64]
 _UNKNOWN, _LIGHT, _HEAVY = 0, 1, 2
@@ -281,7 +282,7 @@ def sparse_between_cut_codes(
         asked = np.flatnonzero(outcome == 0)
         nodes = encoding.decode_many(d, level.ids[todo[asked]])
         for i, node, count in zip(asked.tolist(), nodes, counts[asked].tolist(), strict=True):
-            s = noisy(query.query(count, node))
+            s = checked_outcome(noisy(query.query(count, node)))
             calls += 1
             if s is Outcome.B:
                 between[i] = True
@@ -311,8 +312,17 @@ def sparse_between_cut(
     *,
     record: bool = False,
 ) -> SparseRun:
-    """Appendix D: BetweenCut storing only nodes with a positive count. Requires `τ >= E`."""
+    """Appendix D: BetweenCut storing only nodes with a positive count. Requires `τ >= E`.
+
+    Every argument is checked first: `tree` a `PublicTree`, `params` a `Params`, `test` a
+    `NoisyTest` or None, and every record a leaf of the public tree (`RecordError` otherwise)."""
+    check_tree(tree)
+    if not isinstance(params, Params):
+        raise ParameterError(
+            "params", params, "a betweencut.params.Params: Params.of(tau, lam, R)")
+    check_test(test)
     encoding = Encoding.of(tree)
+    leaves = check_leaves(tree, leaves)
     return sparse_between_cut_codes(
         encoding.encode(leaves), encoding, tree.height, params, test, record=record
     )

@@ -10,13 +10,14 @@ the user states, never read off the records (deriving them from the data would l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from betweencut.errors import ParameterError, RecordError, public_height
 
 Node = tuple[int, ...]
 END_OF_RECORD = "⊣"
+MAX_ARITY = 1 << 16  # children per node: more cannot be named or traversed in reasonable time
 
 
 class PublicTree:
@@ -100,6 +101,40 @@ class PublicTree:
                     return total
         return total
 
+    def node_count(self) -> int:
+        """N = |V| without a traversal for the uniform trees of `kary_tree` and `prefix_tree`
+        (a closed form per level: public, and fast for trees of any size); others are counted."""
+        if not isinstance(self._child_names, _Uniform):
+            return self.size()
+        k = len(self._child_names.names)
+        total, open_nodes, ended = 0, 1, 0  # open: may have children; ended: a ⊣ child
+        for _ in range(self.height):
+            total += open_nodes + ended
+            open_nodes, ended = open_nodes * k, (open_nodes if self.end_of_record else 0)
+        return total
+
+    def is_leaf_path(self, node: Node) -> bool:
+        """True when `node` (a tuple of ints) is a leaf of this tree: every index within the
+        arity at its depth, and no children at the end. Closed form for uniform trees."""
+        if isinstance(self._child_names, _Uniform):
+            k = len(self._child_names.names)
+            if not node:
+                return self.height == 1
+            if min(node) < 0:
+                return False
+            if not self.end_of_record:
+                return len(node) == self.height - 1 and max(node) < k
+            # children: ⊣ (index 0, which ends the record) then the k symbols 1..k
+            if max(node) > k or 0 in node[:-1] or len(node) > self.height - 1:
+                return False
+            return node[-1] == 0 or len(node) == self.height - 1
+        here: Node = ()
+        for c in node:
+            if not 0 <= c < self.arity(here):
+                return False
+            here = (*here, c)
+        return self.arity(here) == 0
+
     def max_arity(self, d: int) -> int:
         """The largest arity at depth `d` (public: read off the tree, not the data)."""
         if d >= self.height - 1:
@@ -167,8 +202,8 @@ class _Uniform:
 
 def kary_tree(arity: int, height: int) -> PublicTree:
     """The complete `k`-ary tree of height `h`; children are named `0..k-1`."""
-    if not isinstance(arity, int) or isinstance(arity, bool) or arity < 1:
-        raise ParameterError("arity", arity, "an integer k >= 1")
+    if not isinstance(arity, int) or isinstance(arity, bool) or not 1 <= arity <= MAX_ARITY:
+        raise ParameterError("arity", arity, f"an integer 1 <= k <= {MAX_ARITY}")
     names = tuple(str(i) for i in range(arity))
     return PublicTree(height, _Uniform(names), description=f"complete {arity}-ary tree, h={height}")
 
@@ -176,7 +211,15 @@ def kary_tree(arity: int, height: int) -> PublicTree:
 def prefix_tree(alphabet: Sequence[str], height: int) -> PublicTree:
     """Every path of at most `h - 1` symbols over a public alphabet, children in lexicographic
     order after the end-of-record child `⊣` that ends a record shorter than a leaf path."""
-    symbols = tuple(sorted(set(alphabet)))
+    if isinstance(alphabet, str | bytes) or not isinstance(alphabet, Iterable):
+        raise ParameterError("alphabet", alphabet, "a sequence of symbols (strings)")
+    given = list(alphabet)
+    wrong = [s for s in given if not isinstance(s, str)]
+    if wrong:
+        raise ParameterError("alphabet", wrong[0], "symbols that are strings")
+    symbols = tuple(sorted(set(given)))
+    if len(symbols) > MAX_ARITY:
+        raise ParameterError("alphabet", f"{len(symbols)} symbols", f"at most {MAX_ARITY} symbols")
     if not symbols:
         raise ParameterError("alphabet", "(empty)", "a non-empty public alphabet")
     bad = [s for s in symbols if not s or "/" in s or s == END_OF_RECORD]

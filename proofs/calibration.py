@@ -2,7 +2,8 @@
 
 The checkers take a `Calibration` (the numbers the mechanism will use) and re-derive every fact
 the proof of Theorem 5.5 relies on, exactly: `L`, `r0` and `r` by integer and rational
-arithmetic, Eq. (119) as an identity between exact forms, Eq. (120) as a rational inequality.
+arithmetic, Eq. (119) as an exact equation in the calibration's own `λ` and `R`
+(`eq_119_holds`), Eq. (120) as a rational inequality.
 """
 
 from __future__ import annotations
@@ -17,14 +18,30 @@ from betweencut.proofs.registry import claim, register_audit
 CLAIM = "Theorem 5.5"
 
 
+def eq_119_holds(L: int, lam: Fraction, R: LogReal, delta: Fraction) -> bool:
+    """Eq. (119), `(L/2)·e^{-λ(R-1)} = δ/2`, decided exactly for the real `λ` and `R`.
+
+    With `R = c + k·ln(g)`: `e^{-λ(R-1)} = e^{-x}·g^{-m}`, `x = λ(c - 1)`, `m = λ·k` rational.
+    The right side `δ/L` is rational and `g^{-m}` algebraic, so for `x != 0` the two differ
+    (`e^{-x}` is transcendental, Lindemann); for `x = 0` and `m = p/q` the equation is the
+    rational identity `g^{-p} = (δ/L)^q`. No float, no spelling: any `R` of the same value holds.
+    """
+    x = lam * (R.const - 1)
+    if x != 0:
+        return False
+    m = lam * R.coeff if not R.is_rational else Fraction(0)
+    target = delta / L
+    return Fraction(R.arg) ** (-m.numerator) == target**m.denominator
+
+
 @claim("Theorem 5.5", "Eq. (23)", "Eq. (119)", "Eq. (120)")
 def check_theorem_5_5(cal: Calibration) -> Certificate:
     """Claim: Theorem 5.5, Eq. (23), (119), (120).
 
     Preconditions: `cal` claims to calibrate `(h, ε, δ)` with `0 < ε <= 1`, `0 < δ < 1/10`.
     Checks: `2^(L-1) < h + 1 <= 2^L`; `(5/4)^(r0-1) < 2/δ <= (5/4)^r0`; `r = min(L, r0)`;
-    `λ = ε/r`, `w = r/ε`; `λ <= 1`; Eq. (119) `(L/2)·e^(-λ(R-1)) = δ/2` as an exact identity
-    (`λ(R - 1)` must be exactly `ln(L/δ)`); Eq. (120) `(4/5)^r <= δ/2` when `r < L`.
+    `λ = ε/r`, `w = r/ε`; `λ <= 1`; Eq. (119) `(L/2)·e^(-λ(R-1)) = δ/2` for the calibration's
+    own `λ` and `R`, decided exactly (`eq_119_holds`); Eq. (120) `(4/5)^r <= δ/2` when `r < L`.
     Returns: a Certificate with method `exact`. Raises: `ClaimRefuted` naming the failed step.
     """
     h, eps, dlt = cal.height, cal.epsilon, cal.delta
@@ -42,12 +59,9 @@ def check_theorem_5_5(cal: Calibration) -> Certificate:
         raise refute("r is not min(L, r0)", r=cal.r)
     if cal.lam != eps / cal.r or cal.w != cal.r / eps or cal.lam > 1:
         raise refute("lambda = eps/r <= 1 and w = r/eps fail", lam=cal.lam, w=cal.w)
-    exponent = (cal.R - 1) * cal.lam  # must equal ln(L/delta) exactly
-    if not (exponent.const == 0 and exponent.coeff == 1 and exponent.arg == Fraction(cal.L) / dlt):
-        raise refute("Eq. (119): lambda*(R - 1) is not ln(L/delta)", lam_R_minus_1=exponent)
-    # Eq. (119): (L/2)·e^{-ln(L/δ)} = (L/2)·(δ/L) = δ/2, exactly.
-    if Fraction(cal.L, 2) * (dlt / cal.L) != dlt / 2:
-        raise refute("Eq. (119) fails")
+    if not eq_119_holds(cal.L, cal.lam, cal.R, dlt):
+        raise refute("Eq. (119): (L/2)*e^(-lambda(R - 1)) != delta/2",
+                     lam_R_minus_1=((cal.R - 1) * cal.lam).exact_str())
     overflow = Fraction(4, 5) ** cal.r
     if cal.r < cal.L and overflow > dlt / 2:
         raise refute("Eq. (120): (4/5)^r > delta/2", four_fifths_r=overflow)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
@@ -75,16 +74,19 @@ def test_audit_depth_bad_usage_exits_2_with_one_line(
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
-def test_audit_depth_tight_accountant_missing_or_wired(
-    capsys: pytest.CaptureFixture[str]
-) -> None:
-    argv = [*CONTRACT, "--accountant", "tight"]
-    try:
-        import betweencut.proofs.privacy.accountant  # noqa: F401
-    except ImportError:
-        assert main(argv) == 2
-        assert "accountant" in capsys.readouterr().err
-        return
-    assert main(argv) in (0, 1)
-    assert json.loads(capsys.readouterr().out)["accountant"] == "tight"
-    assert "betweencut.proofs.privacy.accountant" in sys.modules
+def test_audit_depth_tight_accountant(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--accountant tight`: every exact δ is below the certified tight bound (issue 13: at
+    depth, Part 1's exact deltas never exceed it), and the tight bound is never above the
+    paper's at the same r."""
+    argv = ["audit", "depth", "--height", str(2**20 - 1), "--lam", "0.5", "--R", "16",
+            "--tau", "18", "--count", "17", "--json"]
+    assert main([*argv, "--accountant", "tight"]) == 0
+    tight = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0
+    paper = json.loads(capsys.readouterr().out)
+    assert tight["accountant"] == "tight" and tight["holds"] is True
+    for t, p in zip(tight["rows"], paper["rows"], strict=True):
+        assert t["delta_exact"] == p["delta_exact"] and t["bound"] <= p["bound"] * (1 + 1e-12)
+    cal = ["audit", "depth", "--height", "15", "--epsilon", "1", "--delta", "0.05",
+           "--tau", "40", "--count", "20", "--accountant", "tight", "--json"]
+    assert main(cal) == 0

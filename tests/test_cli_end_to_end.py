@@ -37,6 +37,14 @@ def assert_one_line_error(status: int, out: str, err: str, *words: str) -> None:
         assert word in lines[0], (word, lines[0])
 
 
+def diagnostics(err: str) -> dict[str, object]:
+    """The data holder's diagnostics printed on stderr by `--diagnostics --json`."""
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("diagnostics (NOT differentially private"), err
+    parsed: dict[str, object] = json.loads(lines[1])
+    return parsed
+
+
 @pytest.fixture
 def leaf_file(tmp_path: Path) -> Path:
     path = tmp_path / "leaves.txt"
@@ -48,11 +56,11 @@ def leaf_file(tmp_path: Path) -> Path:
 def test_cli_classify_small_leaf_file_dense(capsys: pytest.CaptureFixture[str],
                                             leaf_file: Path) -> None:
     status, out, err = run(capsys, "classify", str(leaf_file), "--height", "4", "--tau", "1",
-                           *PRIVACY, "--json", "--seed", "5")
+                           *PRIVACY, "--json", "--seed", "5", "--diagnostics")
     assert status == 0, err
     data = json.loads(out)
     assert data["implementation"].startswith("dense")
-    assert data["records"] == 4
+    assert diagnostics(err)["records"] == 4 and "records" not in data
     assert data["calibration"]["L"] == 3 and data["calibration"]["r"] == 3
     assert data["seeded"] is True
     # Lemma B.1: the Heavy set is ancestor-closed, whatever the noise said.
@@ -71,14 +79,16 @@ def test_cli_classify_text_output(capsys: pytest.CaptureFixture[str], leaf_file:
 
 
 def test_cli_classify_embedded_dataset_sparse_json(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "classify", "--tau", "30", *PRIVACY, "--json", "--seed", "1")
+    status, out, err = run(capsys, "classify", "--tau", "30", *PRIVACY, "--json", "--seed", "1",
+                           "--diagnostics")
     assert status == 0, err
     data = json.loads(out)
-    for key in ("heavy", "records", "tree", "tau", "implementation", "calibration", "E",
-                "E_exact", "noisy_draws", "seeded", "seconds"):
+    for key in ("heavy", "tree", "tau", "implementation", "calibration", "E",
+                "E_exact", "seeded", "heavy_count", "light_count", "accountant"):
         assert key in data, key
     assert data["implementation"].startswith("sparse")
-    assert data["records"] > 100_000 and "Unicode" in data["tree"]
+    assert data["nodes"] == 4706 and data["light_count"] == 4706 - data["heavy_count"]
+    assert int(str(diagnostics(err)["records"])) > 100_000 and "Unicode" in data["tree"]
     assert "/" in data["heavy"] and "/L" in data["heavy"]  # far above tau + E
     # h = 5: L = 3, r0 = 17, r = 3, w = 3, R = 1 + 3 ln(3/(1/20)), E = w + R = 4 + 3 ln 60.
     assert data["E_exact"] == "4 + 3*log(60)"
@@ -86,11 +96,12 @@ def test_cli_classify_embedded_dataset_sparse_json(capsys: pytest.CaptureFixture
 
 
 def test_cli_classify_seed_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["classify", "--tau", "30", *PRIVACY, "--json"]
-    first = json.loads(run(capsys, *argv, "--seed", "11")[1])
-    second = json.loads(run(capsys, *argv, "--seed", "11")[1])
-    assert first["heavy"] == second["heavy"]
-    assert first["noisy_draws"] == second["noisy_draws"] > 0
+    argv = ["classify", "--tau", "30", *PRIVACY, "--json", "--diagnostics"]
+    _, out1, err1 = run(capsys, *argv, "--seed", "11")
+    _, out2, err2 = run(capsys, *argv, "--seed", "11")
+    assert out1 == out2
+    draws = diagnostics(err1)["noisy_draws"]
+    assert draws == diagnostics(err2)["noisy_draws"] and int(str(draws)) > 0
 
 
 def test_cli_classify_empty_input_is_a_valid_empty_answer(
@@ -101,25 +112,25 @@ def test_cli_classify_empty_input_is_a_valid_empty_answer(
     empty = tmp_path / "empty.txt"
     empty.write_text("", encoding="utf-8")
     status, out, err = run(capsys, "classify", str(empty), "--height", "4", "--tau", "100",
-                           *PRIVACY, "--json")
+                           *PRIVACY, "--json", "--diagnostics")
     assert status == 0, err
-    data = json.loads(out)
-    assert data["records"] == 0 and data["heavy"] == [] and data["noisy_draws"] == 0
+    data, diag = json.loads(out), diagnostics(err)
+    assert diag["records"] == 0 and data["heavy"] == [] and diag["noisy_draws"] == 0
     status, out, err = run(capsys, "classify", str(empty), "--height", "4", "--tau", "1",
-                           *PRIVACY, "--json", "--seed", "0")
+                           *PRIVACY, "--json", "--seed", "0", "--diagnostics")
     assert status == 0, err
-    data = json.loads(out)
-    assert data["records"] == 0 and data["implementation"].startswith("dense")
-    assert data["noisy_draws"] >= 1
+    data, diag = json.loads(out), diagnostics(err)
+    assert diag["records"] == 0 and data["implementation"].startswith("dense")
+    assert int(str(diag["noisy_draws"])) >= 1
 
 
 def test_cli_classify_prefix_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "paths.txt"
     path.write_text("a/b\na\nb/b/a\n", encoding="utf-8")
     status, out, err = run(capsys, "classify", str(path), "--height", "4", "--alphabet", "a,b",
-                           "--tau", "1", *PRIVACY, "--json", "--seed", "2")
+                           "--tau", "1", *PRIVACY, "--json", "--seed", "2", "--diagnostics")
     assert status == 0, err
-    assert json.loads(out)["records"] == 3
+    assert diagnostics(err)["records"] == 3 and json.loads(out)["nodes"] == 22
 
 
 # -- calibrate ------------------------------------------------------------------------------
@@ -261,5 +272,5 @@ def test_cli_script_broken_pipe_is_quiet(tmp_path: Path) -> None:
               "--seed 3 | head -1")
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
                           check=False)
-    assert done.stdout.startswith("tree:") and len(done.stdout.splitlines()) == 1
+    assert done.stdout.startswith("BetweenCut release:") and len(done.stdout.splitlines()) == 1
     assert done.stderr == ""

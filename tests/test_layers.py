@@ -21,7 +21,11 @@ FOLDERS = {
 PROOF_RANK = {"exact": 0, "registry": 0, "": 0, "laws": 1, "privacy": 2, "baselines": 3,
               "calibration": 4, "checkers": 4}
 # The registry finds every checker by importing `checkers` when asked (a registration side effect).
-ALLOWED = {("betweencut.proofs.registry", "betweencut.proofs.checkers")}
+ALLOWED = {("betweencut.proofs.registry", "betweencut.proofs.checkers"),
+           # the audit command composes every layer: it registers the structural claims'
+           # audit cases, which live with their predicates in properties (issue 18)
+           ("betweencut.cli.audit", "betweencut.properties"),
+           ("betweencut.cli.audit", "betweencut.properties.audit")}
 
 
 def _modules() -> dict[str, Path]:

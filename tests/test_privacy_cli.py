@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -54,19 +55,50 @@ def test_theorem_5_5_cli_calibrated(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_theorem_5_4_cli_exhaustive(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["audit", "privacy", "--height", "2", "--tau", "1", "--lam", "1", "--R", "1",
+    """On an instance with power (R = 12, bound < 1 at r = 1, 2): the same pairs refute the
+    Laplace-scale variant (`power_witness`)."""
+    from betweencut.proofs.privacy.audit import neighbouring_pairs
+    from betweencut.proofs.privacy.power import power_witness
+
+    argv = ["audit", "privacy", "--height", "2", "--tau", "1", "--lam", "1/2", "--R", "12",
             "--exhaustive", "2", "--json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["pairs"] == 12 and out["holds"] is True
     assert "worst_pair" in out["heavy"]
+    tree = kary_tree(2, 2)
+    pairs = list(neighbouring_pairs(list(tree.level(1)), 2))
+    assert power_witness(tree, Params.of(1, Fraction(1, 2), 12), pairs).variant == (
+        "Laplace scale lambda")
 
 
 def test_theorem_5_4_search_mode_finds_a_tight_pair() -> None:
-    result = search_worst_pair(kary_tree(2, 3), Params.of(1, 1, 1), max_examples=15)
+    """On (1, 1, 1) the bound is >= 1 at every r (nothing to find: every draw is skipped); with
+    R = 12 the search has power and reports a worst pair with tightness in (0, 1]."""
+    none = search_worst_pair(kary_tree(2, 3), Params.of(1, 1, 1), max_examples=5)
+    assert none.tried == 0 and none.skipped >= 1 and none.worst is None
+    result = search_worst_pair(kary_tree(2, 3), Params.of(1, Fraction(1, 2), 12),
+                               max_examples=15)
     assert result.refutation is None and result.worst is not None and result.tried >= 1
     lo, hi = result.worst.tightness()
     assert 0 < lo <= hi <= 1
+
+
+def test_theorem_5_4_search_varies_lambda_r_tau_and_refutes_laplace_scale() -> None:
+    """Issue 12: the Laplace-scale variant passes every search at R <= 3 and is refuted once
+    the search may vary R into the calibrated regime (and lambda, tau)."""
+    from betweencut.proofs.privacy.gallery import LaplaceScaleLambda
+
+    tree, base = kary_tree(2, 3), Params.of(2, Fraction(1, 2), 2)
+    small = search_worst_pair(tree, base, max_examples=15, variant=LaplaceScaleLambda,
+                              Rs=[Fraction(2), Fraction(3)])
+    assert small.refutation is None
+    wide = search_worst_pair(tree, base, max_examples=30, variant=LaplaceScaleLambda,
+                             lams=[Fraction(1, 2), Fraction(1)], Rs=[Fraction(2), Fraction(12),
+                                                                     Fraction(40)],
+                             taus=[Fraction(0), Fraction(2)])
+    assert wide.refutation is not None and wide.refutation_params is not None
+    assert wide.refutation_params.R.compare(12) >= 0
 
 
 def test_theorem_5_4_search_mode_refutes_a_broken_variant() -> None:

@@ -13,20 +13,32 @@ from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.privacy.audit import audit_mechanism, neighbouring_pairs
 from betweencut.proofs.privacy.claims import (
     betweencut_cache,
+    calibrated_power,
     check_lemma_c_1,
     check_theorem_5_4_enumerated,
     check_theorem_5_5_enumerated,
     exhaustive,
     pair_report,
 )
+from betweencut.proofs.privacy.power import (
+    KNOWN_VIOLATORS,
+    NoPower,
+    informative_r,
+    power_witness,
+)
 from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import kary_tree
 
-PARAMS = [  # (tau, lambda, R): guards off, guards on at count 2-3, strong guards, small lambda
+# (tau, lambda, R): guards off, H guard at count 3, strong guards, small lambda, and R = 12 (the
+# calibrated regime). Each has power (issue 12): Theorem 5.4's bound is < 1 at some r and a
+# known-violating gallery variant is refuted on the same instance (`power_witness`). (1, 1, 1),
+# used before, has a bound >= 1 at every r on these trees: nothing could have failed there.
+PARAMS = [
     (Fraction(2), Fraction(1, 2), Fraction(2)),
-    (Fraction(1), Fraction(1), Fraction(1)),
+    (Fraction(0), Fraction(1), Fraction(2)),
     (Fraction(0), Fraction(1), Fraction(3)),
     (Fraction(3), Fraction(1, 4), Fraction(2)),
+    (Fraction(2), Fraction(1, 2), Fraction(12)),
 ]
 
 
@@ -34,12 +46,16 @@ def _pairs(k: int, h: int, size: int) -> list[tuple[tuple[tuple[int, ...], ...],
     return list(neighbouring_pairs(list(kary_tree(k, h).level(h - 1)), size))
 
 
-def _check_all(k: int, h: int, params: Params, pairs: list) -> None:  # type: ignore[type-arg]
+def _check_all(k: int, h: int, params: Params, pairs: list,  # type: ignore[type-arg]
+               violators: tuple[str, ...] = KNOWN_VIOLATORS) -> None:
+    """Every pair holds, and the same instance refutes a known-violating variant (power)."""
     tree = kary_tree(k, h)
     cache = betweencut_cache(tree, params)
     for db, z in pairs:
         check_lemma_c_1(tree, params, db, z, cache)
         check_theorem_5_4_enumerated(tree, params, db, z, cache)
+    witness = power_witness(tree, params, pairs, variants=violators)
+    assert witness.refutation is not None and not witness.refutation.holds
 
 
 def test_claims_are_registered() -> None:
@@ -60,29 +76,43 @@ def test_lemma_c_1_and_theorem_5_4_ternary_h3_every_pair(
     tau: Fraction, lam: Fraction, R: Fraction
 ) -> None:
     """Every pair (D, D + z) with |D| <= 2 on the complete ternary tree of height 3 (495 pairs,
-    about 24,000 answer sequences per database; about 10 s per parameter set)."""
-    _check_all(3, 3, Params.of(tau, lam, R), _pairs(3, 3, 2))
+    about 24,000 answer sequences per database; about 10 s per parameter set). Power: the
+    guards-without-R variant is refuted on the same instance (the cheapest to enumerate)."""
+    _check_all(3, 3, Params.of(tau, lam, R), _pairs(3, 3, 2), ("guards without R",))
 
 
 @pytest.mark.slow
 def test_lemma_c_1_and_theorem_5_4_ternary_h3_every_pair_small_lambda() -> None:
     """The fourth parameter set (λ = 1/4: the widest noise window) on the ternary tree."""
-    _check_all(3, 3, Params.of(*PARAMS[3]), _pairs(3, 3, 2))
+    _check_all(3, 3, Params.of(*PARAMS[3]), _pairs(3, 3, 2), ("guards wrong sign",))
 
 
 def test_theorem_5_4_ternary_h2_every_pair() -> None:
-    _check_all(3, 2, Params.of(1, 1, 1), _pairs(3, 2, 2))
+    _check_all(3, 2, Params.of(1, Fraction(1, 2), 12), _pairs(3, 2, 2))
+
+
+def test_theorem_5_4_instance_without_power_is_reported() -> None:
+    """(1, 1, 1) on the ternary tree h = 2: the bound is >= 1 at every r; no check there can
+    fail, and power_witness says so instead of passing silently."""
+    tree = kary_tree(3, 2)
+    assert informative_r(tree, Params.of(1, 1, 1)) == []
+    with pytest.raises(NoPower, match="nothing can exceed it"):
+        power_witness(tree, Params.of(1, 1, 1), _pairs(3, 2, 1))
+    assert informative_r(tree, Params.of(1, Fraction(1, 2), 12)) == [1, 2]
 
 
 def test_theorem_5_4_heavy_profile_never_exceeds_transcript_profile() -> None:
     tree = kary_tree(2, 3)
-    for tau, lam, R in PARAMS[:3]:
+    for tau, lam, R in PARAMS:
         params = Params.of(tau, lam, R)
         cache = betweencut_cache(tree, params)
         for db, z in _pairs(2, 3, 1):
             report = pair_report(cache, tree, params, db, z)
             for heavy, full in zip(report.heavy, report.transcript, strict=True):
                 assert sign(heavy.delta - full.delta) <= 0
+    # power: on the R = 12 instance the same pairs refute the Laplace-scale variant
+    params = Params.of(*PARAMS[4])
+    assert power_witness(tree, params, _pairs(2, 3, 1)).variant == "Laplace scale lambda"
 
 
 def test_lemma_c_1_pinned_exact_value() -> None:
@@ -121,14 +151,24 @@ def test_lemma_c_1_refutes_a_broken_variant() -> None:
 def test_theorem_5_5_enumerated_calibrated_holds() -> None:
     tree = kary_tree(2, 3)
     cal = calibrate(3, Fraction(1), Fraction(1, 20))
-    for db, z in [((), (0, 0)), (((0, 0),), (0, 0)), (((0, 1), (1, 0)), (1, 1))]:
-        cert = check_theorem_5_5_enumerated(tree, cal, Fraction(1), db, z)
+    pairs = [((), (0, 0)), (((0, 0),), (0, 0)), (((0, 1), (1, 0)), (1, 1))]
+    for db, z in pairs:
+        cert = check_theorem_5_5_enumerated(tree, cal, Fraction(2), db, z)
         assert cert.verdict == "holds"
+    power = calibrated_power(tree, cal, Fraction(2), pairs)  # the Laplace-scale variant fails
+    assert power.quantities["refuted variant"] == "Laplace scale lambda"
 
 
 def test_theorem_5_4_exhaustive_binary_h2_reports_worst_pair() -> None:
-    result = exhaustive(kary_tree(2, 2), Params.of(1, 1, 1), 2)
+    """On an instance with power (R = 12: bound < 1 at r = 1 and 2): the worst pair is
+    reported, and the Laplace-scale variant is refuted on the same pairs. (With (1, 1, 1) the
+    bound is >= 1 at every r, so tightness <= 1 could not fail.)"""
+    tree, params = kary_tree(2, 2), Params.of(1, Fraction(1, 2), 12)
+    result = exhaustive(tree, params, 2)
     for verdict in result["verdicts"].values():
         assert verdict.holds and verdict.tightest is not None
         lo, hi = verdict.tightest.tightness()
         assert 0 < lo <= hi <= 1
+        assert verdict.tightest.eps < 2 * params.lam  # r < L: at r = L delta is 0
+    witness = power_witness(tree, params, _pairs(2, 2, 2))
+    assert witness.variant == "Laplace scale lambda"

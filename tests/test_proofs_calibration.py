@@ -53,6 +53,8 @@ def test_theorem_5_5_worked_example_h15() -> None:
         ("lam", Fraction(1, 3), "lambda"),
         ("R", LogReal(Fraction(1), Fraction(4), Fraction(81)), "Eq. (119)"),
         ("R", LogReal(Fraction(1), Fraction(3), Fraction(80)), "Eq. (119)"),
+        ("R", LogReal(Fraction(2), Fraction(4), Fraction(80)), "Eq. (119)"),
+        ("R", LogReal(Fraction(1), Fraction(4), Fraction(160)), "Eq. (119)"),
     ],
 )
 def test_theorem_5_5_rejects_a_wrong_calibration(field: str, value: object, step: str) -> None:
@@ -80,3 +82,22 @@ def test_theorem_5_6_rejects_a_wrong_margin() -> None:
 def test_calibration_audit_grid_holds() -> None:
     certs = audit_calibration()
     assert len(certs) == 2 * 84 and all(c.verdict == "holds" for c in certs)
+
+
+def test_theorem_5_5_eq_119_is_decided_on_the_value_of_the_real_r() -> None:
+    """Eq. (119) is an equation in the calibration's own lambda and R, not an identity: the
+    same R spelled differently (4 ln 80 = 2 ln 6400) holds, an R off by one factor 2 inside
+    the log (the guards a little too narrow) is refuted, and so is a perturbed calibrate()."""
+    from betweencut.proofs.calibration import eq_119_holds
+
+    cal = calibrate(15, 1, "0.05")  # L = 4, lambda = 1/4, R = 1 + 4 ln 80
+    same = LogReal(Fraction(1), Fraction(2), Fraction(6400))
+    assert eq_119_holds(cal.L, cal.lam, same, cal.delta)
+    assert check_theorem_5_5(dataclasses.replace(cal, R=same)).verdict == "holds"
+    for wrong in (LogReal(Fraction(1), Fraction(4), Fraction(40)),
+                  LogReal(Fraction(1), Fraction(4), Fraction(80)) + Fraction(1, 1000)):
+        assert not eq_119_holds(cal.L, cal.lam, wrong, cal.delta)
+    for h, e, d in [(3, "1", "1/20"), (1000, "1/2", "1/1000"), (1, "1/10", "99/1000")]:
+        good = calibrate(h, e, d)
+        assert eq_119_holds(good.L, good.lam, good.R, good.delta)
+        assert not eq_119_holds(good.L, good.lam, good.R + good.w, good.delta)  # R <- E

@@ -104,3 +104,23 @@ def test_lemma_5_2_witness_formulas() -> None:
     assert w.p == alpha_L + alpha_H
     assert w.N0[Outcome.B] == P0[Outcome.B] / (1 - w.p)
     assert w.N0[Outcome.L] == 2 * w.N1[Outcome.L]  # Eq. (87)
+
+
+@pytest.mark.parametrize(("lam", "tau"), [(F(1), F(4)), (F(1, 2), F(13, 2))])
+def test_lemma_5_2_eq_99_reads_the_real_law_and_refutes_a_perturbed_one(lam: F, tau: F) -> None:
+    """Eq. (99) compares gamma read off the real query's exact law with q_lambda from lambda
+    alone: a query with half-width thresholds (b - a = 1/lambda) or noise Lap(lambda) instead
+    of Lap(1/lambda) is refuted, though its witness checks pass (they use the model's law)."""
+    import dataclasses
+
+    from betweencut.guarded_bt import BT
+    from betweencut.proofs.laws.targets import law_gamma
+
+    model = exact_model(tau, lam)
+    assert law_gamma(model.mechanism) == model.gamma
+    check_lemma_5_2(model, 3, 4, _witness(model, 3, 4))
+    for wrong in (BT(tau - 1 / (2 * lam), tau + 1 / (2 * lam), lam),
+                  BT(tau - 1 / lam, tau + 1 / lam, 1 / lam if lam != 1 else F(1, 2))):
+        bad = dataclasses.replace(model, mechanism=wrong)
+        with pytest.raises(ClaimRefuted, match=r"Eq\. \(99\)"):
+            check_lemma_5_2(bad, 3, 4, _witness(model, 3, 4))

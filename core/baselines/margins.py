@@ -35,8 +35,9 @@ from betweencut.baselines.lumberjack import lumberjack_calibrate
 from betweencut.calibration import calibrate, check_privacy_budget
 from betweencut.certified import bounds, certified_compare, midpoint, q
 from betweencut.errors import ParameterError
-from betweencut.exact import as_rational
+from betweencut.validate import MAX_ARITY, bounded_int, exact_value
 
+MIN_DELTA = Fraction(1, 10**300)  # measured: 1e-300 about 10-35 s, 1e-1000 over 2 min
 MarginFormula = Callable[[int], Callable[[], Any] | None]
 BASELINES = ("laplace", "gaussian", "ghazi", "lumberjack")
 DETERMINISTIC = {"betweencut": True, "eq25_L": True, "eq25_log2h": True, "laplace": False,
@@ -72,18 +73,22 @@ class MarginSetting:
     def of(epsilon: object, delta: object, beta: object = Fraction(1, 100), arity: object = 2,
            tau: object = 1000, ghazi_m: object = 100000) -> MarginSetting:
         eps, dlt = check_privacy_budget(epsilon, delta)
-        b = as_rational(beta, "beta")
+        if dlt < MIN_DELTA:
+            raise ParameterError(
+                "delta", dlt, "delta >= 1e-300 for the margins comparison",
+                "the Lumberjack-style crossover scans about 4.5*ln(1/delta) height blocks",
+            )
+        b = exact_value(beta, "beta")
         if not 0 < b < Fraction(1, 2):
             raise ParameterError("beta", b, "0 < beta < 1/2 (failure probability, Table 1)")
-        if not isinstance(arity, int) or isinstance(arity, bool) or arity < 1:
-            raise ParameterError("arity", arity, "an integer k >= 1")
-        t = as_rational(tau, "tau")
+        k = bounded_int(arity, "arity", 1, MAX_ARITY)
+        t = exact_value(tau, "tau")
         if t <= 0:
             raise ParameterError("tau", t, "tau > 0 (Ghazi et al.'s margin divides by tau)")
-        m = as_rational(ghazi_m, "M")
+        m = exact_value(ghazi_m, "M")
         if m < 1:
             raise ParameterError("M", m, "M >= 1 (a public upper bound on n)")
-        return MarginSetting(eps, dlt, b, arity, t, m)
+        return MarginSetting(eps, dlt, b, k, t, m)
 
     # -- formulas: each returns a zero-argument interval builder, or None if undefined -------
     def betweencut(self, h: int) -> Callable[[], Any]:

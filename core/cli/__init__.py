@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from betweencut.cli import audit, calibrate, classify
 from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError, make_parser
-from betweencut.errors import BetweenCutError, Undecided
+from betweencut.errors import BetweenCutError, Undecided, one_line
 
 EXIT_BROKEN_PIPE = 141
 COMMANDS = [classify, calibrate, audit]
@@ -45,20 +45,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _quiet_broken_pipe()
     except UsageError as exc:
-        print(f"betweencut: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return EXIT_USAGE
     except Undecided as exc:
-        print(f"betweencut: undecided: {exc}", file=sys.stderr)
+        _say(f"undecided: {exc}")
         return EXIT_UNDECIDED
     except BetweenCutError as exc:
-        print(f"betweencut: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return EXIT_USAGE
     except OSError as exc:
-        print(f"betweencut: error: {exc.strerror or exc}: {exc.filename or ''}", file=sys.stderr)
+        _say(f"error: {exc.strerror or exc}: {exc.filename or ''}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("betweencut: interrupted", file=sys.stderr)
         return 130
+
+
+def _say(message: str) -> None:
+    """One short line on stderr, whatever the message holds (newlines escaped, long values cut)."""
+    sys.stdout.flush()
+    print(f"betweencut: {one_line(message)}", file=sys.stderr)
 
 
 def _quiet_broken_pipe() -> int:

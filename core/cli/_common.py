@@ -10,10 +10,11 @@ from fractions import Fraction
 from typing import NoReturn, TypeVar
 
 from betweencut.errors import BetweenCutError
-from betweencut.exact import as_rational
+from betweencut.validate import int_text, number_text
 
 EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
 T = TypeVar("T")
+MAX_INT_ARGUMENT = 10**18  # no integer flag needs more; checked before any work
 
 
 class UsageError(BetweenCutError):
@@ -48,11 +49,12 @@ def add_command(
 
 
 def rational(name: str) -> type:
-    """An argparse `type` reading an exact rational (`0.1` is 1/10, never a float)."""
+    """An argparse `type` reading an exact rational (`0.1` is 1/10, never a float), refusing
+    before parsing a text too long or an exponent too large to build (`betweencut.validate`)."""
 
     def read(text: str) -> Fraction:
         try:
-            return as_rational(text, name)
+            return number_text(text, name)
         except BetweenCutError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -60,20 +62,40 @@ def rational(name: str) -> type:
     return read  # type: ignore[return-value]
 
 
-def positive_int(name: str, minimum: int = 1) -> type:
+def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
+                 why: str = "") -> type:
+    """An argparse `type` reading an integer in `[minimum, maximum]`, checked before use."""
+
     def read(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(
-                f"{name} = {value} is not allowed: {name} >= {minimum}"
-            )
-        return value
+            return int_text(text, name, minimum, maximum, why)
+        except BetweenCutError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     read.__name__ = name
     return read  # type: ignore[return-value]
+
+
+class StatusLine:
+    """Progress messages on stderr for long runs: shown when stderr is a terminal (or when
+    forced), from one second into the run, at most twice a second. Only public facts (levels,
+    phases) are shown; the messages say nothing about the records."""
+
+    def __init__(self, label: str, force: bool = False) -> None:
+        self.label = label
+        self.show = force or sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, message: str) -> None:
+        now = time.monotonic()
+        if not self.show or now - self.start < 1 or now - self.last < 0.5:
+            return
+        self.last = now
+        self.shown = True
+        sys.stderr.write(f"{self.label}: {message} ({now - self.start:.0f} s)\n")
+        sys.stderr.flush()
 
 
 def progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:

@@ -18,7 +18,8 @@ import json
 import sys
 from typing import Any
 
-from betweencut.calibration import calibrate, path_query_bound
+from betweencut.calibration import path_query_bound
+from betweencut.cli._accountant import calibrate_with
 from betweencut.cli._common import (
     EXIT_OK,
     EXIT_REFUTED,
@@ -40,7 +41,8 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
         "Exact privacy profiles at any height (path grouping): single-leaf pairs C vs C + 1.",
         "betweencut audit depth --height 7 --lam 0.5 --R 2 --tau 4 --count 2 --json",
     )
-    p.add_argument("--height", type=positive_int("height"), help="public tree height h")
+    p.add_argument("--height", type=positive_int("height", 1, MAX_HEIGHT, "2^64 - 1"),
+                   help="public tree height h (1 <= h <= 2^64 - 1)")
     p.add_argument("--lam", type=rational("lam"), help="lambda (0 < lambda <= 1)")
     p.add_argument("--R", type=rational("R"), dest="R", help="guard width R >= 1")
     p.add_argument("--epsilon", type=rational("epsilon"), help="calibrate (Theorem 5.5) to eps")
@@ -49,7 +51,8 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--count", type=positive_int("count", 0), metavar="C",
                    help="only the pair: C records on one leaf vs C + 1")
     p.add_argument("--accountant", choices=ACCOUNTANTS, default="paper",
-                   help="the bound: paper (Theorem 5.4) or tight (certified accountant)")
+                   help="the bound (and, with --epsilon/--delta, the calibration): paper "
+                        "(Theorem 5.4 / 5.5) or tight (the certified accountant)")
     p.add_argument("--search", type=positive_int("search", 0), default=20, metavar="N",
                    help="Hypothesis examples of the profile search (family mode; 0 = none)")
     p.add_argument("--json", action="store_true", help="one JSON object")
@@ -73,7 +76,7 @@ def _setup(args: argparse.Namespace) -> tuple[Params, dict[str, Any]]:
     else:
         if args.epsilon is None or args.delta is None:
             raise UsageError("--epsilon and --delta go together")
-        cal = calibrate(args.height, args.epsilon, args.delta)
+        cal = calibrate_with(args.accountant, args.height, args.epsilon, args.delta)
         params = cal.params(args.tau)
         info = {"epsilon": str(cal.epsilon), "delta_promised": str(cal.delta), "r_cal": cal.r}
     if params.lam > 1:
@@ -91,12 +94,9 @@ def _bounds(accountant: str, L: int, params: Params) -> list[Any]:
 
     if accountant == "paper":
         return paper_bounds(L, params)
-    try:
-        from betweencut.proofs.privacy.accountant import accountant as make  # type: ignore
-    except ImportError:
-        raise UsageError("--accountant tight needs betweencut.proofs.privacy.accountant, "
-                         "which this build does not have yet (use --accountant paper)") from None
-    tight = make("tight", L=L, lam=params.lam, R=params.R)
+    from betweencut.proofs.privacy.accountant import accountant
+
+    tight = accountant("tight", L=L, lam=params.lam, R=params.R)
     return [ClaimedBound.of(r, tight.delta_upper(r * params.lam)) for r in range(1, L + 1)]
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from fractions import Fraction
 from typing import Any
 
-from betweencut.calibration import calibrate
+from betweencut.cli._accountant import add_accountant_flag, calibrate_with
 from betweencut.cli._common import (
     EXIT_OK,
     EXIT_REFUTED,
@@ -24,10 +26,18 @@ from betweencut.cli._common import (
     progress,
     rational,
 )
+from betweencut.errors import shown
 from betweencut.params import Params
 from betweencut.tree import Node, PublicTree, kary_tree
 
 PROJECTIONS = ("transcript", "heavy")
+# Enumeration sizes that finish in reasonable time (measured: binary h = 4, every pair with
+# |D| <= 2, 360 pairs, about 17 s; one pair on the 4-ary tree of height 3, 21 nodes, > 40 s).
+MAX_AUDIT_NODES = 15
+MAX_AUDIT_PAIRS = 400
+MIN_AUDIT_LAMBDA = Fraction(1, 1000)  # exact weights e^(-lambda*x) grow with 1/lambda and R
+MAX_AUDIT_R = 1000
+MAX_AUDIT_TAU = 10**6
 
 
 def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,8 +47,10 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
         "betweencut audit privacy --arity 2 --height 3 --lam 0.5 --R 2 --tau 2 "
         "--db 0/0,0/1 --add 0/0 --json",
     )
-    p.add_argument("--arity", type=positive_int("arity"), default=2, help="k of the k-ary tree")
-    p.add_argument("--height", type=positive_int("height"), help="public tree height h")
+    p.add_argument("--arity", type=positive_int("arity", 1, MAX_AUDIT_NODES), default=2,
+                   help="k of the k-ary tree")
+    p.add_argument("--height", type=positive_int("height", 1, MAX_AUDIT_NODES),
+                   help="public tree height h")
     p.add_argument("--lam", type=rational("lam"), help="lambda (0 < lambda <= 1)")
     p.add_argument("--R", type=rational("R"), dest="R", help="guard width R >= 1")
     p.add_argument("--epsilon", type=rational("epsilon"), help="calibrate (Theorem 5.5) to eps")
@@ -47,8 +59,9 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--db", help="database D: comma-separated leaves such as 0/1,1/1 ('' = empty)")
     p.add_argument("--add", help="the added record z, one leaf such as 0/0")
     p.add_argument("--on", choices=PROJECTIONS, help="only the transcript or the Heavy set")
-    p.add_argument("--exhaustive", type=positive_int("exhaustive", 0), metavar="N",
+    p.add_argument("--exhaustive", type=positive_int("exhaustive", 0, 64), metavar="N",
                    help="every database of size <= N and every added leaf")
+    add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(handler=run, group="privacy")
 
@@ -66,10 +79,37 @@ def parse_leaf(text: str, tree: PublicTree) -> Node:
     return node
 
 
+def _audit_tree(arity: int, height: int, exhaustive: int | None) -> PublicTree:
+    """The k-ary tree, refused up front when its enumeration cannot finish in reasonable time."""
+    nodes = sum(arity**d for d in range(height))
+    if nodes > MAX_AUDIT_NODES:
+        raise UsageError(
+            f"the {arity}-ary tree of height {height} has {nodes} nodes: exact enumeration "
+            f"runs on trees of at most {MAX_AUDIT_NODES} nodes (e.g. binary h <= 4, ternary "
+            "h <= 3)")
+    if exhaustive is not None:
+        leaves = arity ** (height - 1)
+        pairs = sum(math.comb(leaves + n - 1, n) for n in range(exhaustive + 1)) * leaves
+        if pairs > MAX_AUDIT_PAIRS:
+            raise UsageError(
+                f"--exhaustive {exhaustive} on this tree means {pairs} neighbouring pairs: at "
+                f"most {MAX_AUDIT_PAIRS} run in reasonable time (binary h = 4: N <= 2)")
+    return kary_tree(arity, height)
+
+
+def _check_sizes(params: Params) -> None:
+    if params.lam < MIN_AUDIT_LAMBDA:
+        raise UsageError(f"lambda = {shown(params.lam)}: enumeration needs lambda >= 1/1000")
+    if params.R.compare(MAX_AUDIT_R) > 0:
+        raise UsageError(f"R = {shown(params.R)}: enumeration needs R <= {MAX_AUDIT_R}")
+    if params.tau > MAX_AUDIT_TAU:
+        raise UsageError(f"tau = {shown(params.tau)}: enumeration needs tau <= {MAX_AUDIT_TAU}")
+
+
 def _setup(args: argparse.Namespace) -> tuple[PublicTree, Params, dict[str, Any]]:
     if args.height is None or args.tau is None:
         raise UsageError("audit privacy needs --height and --tau (or no flags at all)")
-    tree = kary_tree(args.arity, args.height)
+    tree = _audit_tree(args.arity, args.height, args.exhaustive)
     manual = args.lam is not None or args.R is not None
     calibrated = args.epsilon is not None or args.delta is not None
     if manual == calibrated:
@@ -80,7 +120,7 @@ def _setup(args: argparse.Namespace) -> tuple[PublicTree, Params, dict[str, Any]
         return tree, Params.of(args.tau, args.lam, args.R), {}
     if args.epsilon is None or args.delta is None:
         raise UsageError("--epsilon and --delta go together")
-    cal = calibrate(args.height, args.epsilon, args.delta)
+    cal = calibrate_with(args.accountant, args.height, args.epsilon, args.delta)
     return tree, cal.params(args.tau), {"epsilon": cal.epsilon, "delta": cal.delta, "cal": cal}
 
 
@@ -95,17 +135,24 @@ def run(args: argparse.Namespace) -> int:
 
     tree, params, promised = _setup(args)
     if params.lam > 1:
-        raise UsageError(f"lambda = {params.lam}: Theorem 5.4 needs 0 < lambda <= 1")
+        raise UsageError(f"lambda = {shown(params.lam)}: Theorem 5.4 needs 0 < lambda <= 1")
+    _check_sizes(params)
     on = [args.on] if args.on else list(PROJECTIONS)
+    points = _accountant_points(args.accountant, tree, params)
     if args.exhaustive is not None:
-        return _exhaustive(args, tree, params, on)
+        return _exhaustive(args, tree, params, on, points)
     if args.db is None or args.add is None:
         raise UsageError("give --db and --add (or --exhaustive N)")
-    db = tuple(sorted(parse_leaf(x, tree) for x in args.db.split(",") if x.strip()))
+    texts = [x for x in args.db.split(",") if x.strip()]
+    if len(texts) > MAX_AUDIT_NODES:
+        raise UsageError(f"--db has {len(texts)} records: enumeration takes at most "
+                         f"{MAX_AUDIT_NODES}")
+    db = tuple(sorted(parse_leaf(x, tree) for x in texts))
     z = parse_leaf(args.add, tree)
     cache = betweencut_cache(tree, params)
-    report = pair_report(cache, tree, params, db, z)
+    report = pair_report(cache, tree, params, db, z, points)
     out: dict[str, Any] = {
+        "accountant": args.accountant,
         "tree": tree.description, "tau": str(params.tau), "lambda": str(params.lam),
         "R": params.R.exact_str(), "D": ["/".join(map(str, u)) for u in db],
         "z": "/".join(map(str, z)), "transcripts": cache.transcripts,
@@ -126,6 +173,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_pair(out, on)
     return EXIT_OK if holds else EXIT_REFUTED
+
+
+def _accountant_points(name: str, tree: PublicTree, params: Params) -> list[Any] | None:
+    """`(rλ, bound)` for `r = 1..L` under the tight accountant; None: Theorem 5.4 (paper)."""
+    if name == "paper":
+        return None
+    from betweencut.proofs.privacy.accountant import accountant
+
+    L = tree.height.bit_length()
+    acc = accountant(name, L=L, lam=params.lam, R=params.R)
+    return [(r * params.lam, acc.delta_upper(r * params.lam)) for r in range(1, L + 1)]
 
 
 def _promised(out: dict[str, Any], promised: dict[str, Any], cache: Any, db: tuple[Node, ...],
@@ -164,15 +222,17 @@ def _print_pair(out: dict[str, Any], on: list[str]) -> None:
                   f"<= {promised['bound']:.6g}: {verdict}")
 
 
-def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str]) -> int:
+def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str],
+                points: list[Any] | None) -> int:
     from betweencut.proofs.privacy.claims import exhaustive
 
     def bar(items: Any, total: int) -> Any:
         return progress(items, total, "pairs")
 
-    result = exhaustive(tree, params, args.exhaustive, on, bar)
-    out: dict[str, Any] = {"tree": tree.description, "size": args.exhaustive,
-                           "pairs": result["pairs"], "transcripts": result["transcripts"]}
+    result = exhaustive(tree, params, args.exhaustive, on, bar, points)
+    out: dict[str, Any] = {"accountant": args.accountant, "tree": tree.description,
+                           "size": args.exhaustive, "pairs": result["pairs"],
+                           "transcripts": result["transcripts"]}
     holds = True
     for name, verdict in result["verdicts"].items():
         entry: dict[str, Any] = {"holds": verdict.holds, "pairs": verdict.pairs}

@@ -3,26 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
-from typing import Any
 
-from betweencut.betweencut import DENSE_NODE_LIMIT, between_cut
-from betweencut.calibration import calibrate
-from betweencut.cli._common import UsageError, add_command, positive_int, rational
+from betweencut.classifier import classify, plan
+from betweencut.cli._accountant import add_accountant_flag, calibrate_with
+from betweencut.cli._common import StatusLine, UsageError, add_command, positive_int, rational
+from betweencut.cli.release import TERMS, print_diagnostics, print_release
 from betweencut.datasets import UNICODE_HEIGHT, unicode_leaves, unicode_tree
 from betweencut.records import parse_records
-from betweencut.sampler import ExactSampler
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import Node, PublicTree, kary_tree, prefix_tree
+from betweencut.tree import MAX_ARITY, Node, PublicTree, kary_tree, prefix_tree
+from betweencut.validate import MAX_NUMBER_TEXT, MAX_RUN_HEIGHT, text_lines
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = add_command(
         sub, "classify",
-        "Classify the nodes of a public tree as Heavy or Light with (eps, delta)-DP "
-        "(Alg. 3, calibrated by Theorem 5.5).",
+        "Classify the nodes of a public tree as Heavy or Light with (eps, delta)-DP for adding "
+        "or removing one record (Alg. 3, calibrated by Theorem 5.5). Stdout is the release: the "
+        "Heavy set and public inputs only. With probability 1 every node with count >= tau + E "
+        "is Heavy and every node with count <= tau - E is Light (Theorem 5.6). Terms: "
+        + "; ".join(TERMS) + ".",
         "betweencut classify records.txt --height 4 --tau 25 --epsilon 1 --delta 0.05\n"
         "  betweencut classify --tau 30 --epsilon 1 --delta 0.05   (embedded Unicode dataset)",
     )
@@ -32,82 +32,71 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--tau", type=rational("tau"), required=True, help="public threshold tau >= 0")
     p.add_argument("--epsilon", type=rational("epsilon"), required=True, help="0 < eps <= 1")
     p.add_argument("--delta", type=rational("delta"), required=True, help="0 < delta < 1/10")
-    p.add_argument("--height", type=positive_int("height"),
+    p.add_argument("--height", type=positive_int("height", 1, MAX_RUN_HEIGHT),
                    help="public tree height h (required with INPUT: never read off the data)")
     tree = p.add_mutually_exclusive_group()
-    tree.add_argument("--arity", type=positive_int("arity"),
+    tree.add_argument("--arity", type=positive_int("arity", 1, MAX_ARITY),
                       help="records are leaf indices of the complete k-ary tree (default k = 2)")
     tree.add_argument("--alphabet",
                       help="records are paths over this public comma-separated alphabet; "
                            "shorter records end in an end-of-record child")
+    add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
-    p.add_argument("--seed", type=int,
+    p.add_argument("--diagnostics", action="store_true",
+                   help="also print the record count, noisy draws and time on stderr: NOT "
+                        "differentially private, for the data holder only")
+    p.add_argument("--progress", action="store_true",
+                   help="progress of long runs on stderr even when it is not a terminal")
+    p.add_argument("--seed", type=positive_int("seed", 0, 2**63),
                    help="seed the sampler for a reproducible run (not for release: the default "
                         "draws from the operating system's CSPRNG)")
     p.set_defaults(handler=run)
 
 
-def _public_tree(args: argparse.Namespace) -> tuple[PublicTree, list[Node]]:
+def _public_tree(args: argparse.Namespace) -> PublicTree:
+    """The public tree from the flags alone (never from the records)."""
     if args.input is None:
         if args.height not in (None, UNICODE_HEIGHT) or args.arity or args.alphabet:
             raise UsageError(
                 "the embedded dataset has its own public tree (height 5); "
                 "--height, --arity and --alphabet go with INPUT"
             )
-        tree = unicode_tree()
-        return tree, unicode_leaves(tree)
+        return unicode_tree()
     if args.height is None:
         raise UsageError(
             "--height is required with INPUT: the tree height is public and is never derived "
             "from the records (that would leak)"
         )
     if args.alphabet is not None:
-        tree = prefix_tree([s.strip() for s in args.alphabet.split(",") if s.strip()], args.height)
-    else:
-        tree = kary_tree(args.arity or 2, args.height)
+        if len(args.alphabet) > MAX_NUMBER_TEXT * 1000:
+            raise UsageError(f"--alphabet is longer than {MAX_NUMBER_TEXT * 1000} characters")
+        return prefix_tree([s.strip() for s in args.alphabet.split(",") if s.strip()],
+                           args.height)
+    return kary_tree(args.arity or 2, args.height)
+
+
+def _leaves(args: argparse.Namespace, tree: PublicTree) -> list[Node]:
+    """The records, read with a bound on line length and checked to be UTF-8 (naming the line
+    and byte offset) and leaves of the public tree (naming the line)."""
+    if args.input is None:
+        return unicode_leaves(tree)
     if args.input == "-":
-        return tree, parse_records(sys.stdin, tree)
-    with open(args.input, encoding="utf-8") as handle:
-        return tree, parse_records(handle, tree)
+        return parse_records(text_lines(sys.stdin.buffer, "stdin"), tree)
+    with open(args.input, "rb") as handle:
+        return parse_records(text_lines(handle, args.input), tree)
 
 
 def run(args: argparse.Namespace) -> int:
-    start = time.perf_counter()
-    tree, leaves = _public_tree(args)
-    cal = calibrate(tree.height, args.epsilon, args.delta)
-    params = cal.params(args.tau)
-    test = ExactSampler(args.seed)
-    if cal.E.compare(params.tau) <= 0:
-        implementation = "sparse (Appendix D, tau >= E)"
-        heavy = sparse_between_cut(tree, leaves, params, test).heavy
-    else:
-        if tree.size(limit=DENSE_NODE_LIMIT) > DENSE_NODE_LIMIT:
-            raise UsageError(
-                f"tau = {params.tau} < E = {cal.E.approx():.6g}, so only the dense algorithm "
-                f"applies, and this public tree has more than {DENSE_NODE_LIMIT} nodes: raise "
-                "--tau to at least E (sparse) or use a smaller public tree"
-            )
-        implementation = "dense (Alg. 3, tau < E)"
-        heavy = between_cut(tree, leaves, params, test).heavy
-    seconds = time.perf_counter() - start
-    names = [tree.name(u) for u in sorted(heavy, key=lambda u: (len(u), u))]
-    data: dict[str, Any] = {
-        "heavy": names, "records": len(leaves), "tree": tree.description,
-        "tau": str(params.tau), "implementation": implementation,
-        "calibration": cal.as_json(), "E": cal.E.approx(), "E_exact": cal.E.exact_str(),
-        "noisy_draws": test.draws, "seeded": test.seeded, "seconds": round(seconds, 4),
-    }
-    if args.json:
-        print(json.dumps(data))
-        return 0
-    print(f"tree: {tree.description}; records: {len(leaves)}; implementation: {implementation}")
-    print(f"calibration (Theorem 5.5): L = {cal.L}, r = {cal.r}, lambda = {cal.lam}, "
-          f"w = {cal.w}, R = {cal.R.exact_str()} ~ {cal.R.approx():.6g}")
-    print(f"margin E = {cal.E.exact_str()} ~ {cal.E.approx():.6g} (Theorem 5.6): every node with "
-          f"count >= tau + E is Heavy, every node with count <= tau - E is Light")
-    print(f"Heavy nodes ({len(names)}):")
-    for name in names:
-        print(f"  {name}")
-    print(f"{test.draws} noisy draws{' (seeded: not for release)' if test.seeded else ''}; "
-          f"{seconds:.3f} s")
+    tree = _public_tree(args)
+    plan(tree, args.tau, args.epsilon, args.delta)  # every public check before reading records
+    cal = calibrate_with(args.accountant, tree.height, args.epsilon, args.delta)
+    status = StatusLine("classify", force=args.progress)
+    status("reading the records")
+    leaves = _leaves(args, tree)
+    result = classify(tree, leaves, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
+                      seed=args.seed, progress=status, calibration=cal)
+    print_release(result, args.json, sys.stdout)
+    if args.diagnostics:
+        sys.stdout.flush()
+        print_diagnostics(result, args.json, sys.stderr)
     return 0

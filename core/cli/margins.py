@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
 from betweencut.baselines.margins import ALL, BASELINES, MarginSetting, crossover, margin_row
+from betweencut.calibration import MAX_CALIBRATION_HEIGHT
+from betweencut.cli._accountant import add_accountant_flag, calibrate_with
 from betweencut.cli._common import UsageError, add_command, positive_int, rational
+from betweencut.errors import BetweenCutError
+from betweencut.tree import MAX_ARITY
+from betweencut.validate import int_text
 
 LABELS = {
     "betweencut": "BetweenCut (Eq. 24)", "eq25_L": "Eq. 25, X = L",
@@ -23,15 +29,29 @@ LABELS = {
 }
 
 
+MAX_TABLE_HEIGHTS = 100
+MAX_LOG2_HEIGHT = 2048  # the crossover search: about 20 s at the bound
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+
+
 def _heights(text: str) -> list[int]:
-    try:
-        hs = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
+    parts = [part for part in text.split(",") if part.strip()]
+    if not parts or len(parts) > MAX_TABLE_HEIGHTS:
         raise argparse.ArgumentTypeError(
-            f"heights must be integers separated by commas, got {text!r}") from None
-    if not hs or any(h < 1 for h in hs):
-        raise argparse.ArgumentTypeError(f"heights must be integers h >= 1, got {text!r}")
-    return hs
+            f"heights: 1 to {MAX_TABLE_HEIGHTS} integers separated by commas")
+    try:
+        return [int_text(part, "height", 1, MAX_CALIBRATION_HEIGHT, "h <= 2^4096")
+                for part in parts]
+    except BetweenCutError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _plot_path(text: str) -> str:
+    suffix = text.rsplit(".", 1)[-1].lower() if "." in text else ""
+    if suffix not in PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"plot file {text!r} must end in one of: {', '.join('.' + f for f in PLOT_FORMATS)}")
+    return text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -45,7 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--delta", type=rational("delta"), required=True, help="0 < delta < 1/10")
     p.add_argument("--beta", type=rational("beta"), default="1/100",
                    help="failure probability of the probabilistic margins (default 1/100)")
-    p.add_argument("--arity", type=positive_int("arity"), default=2,
+    p.add_argument("--arity", type=positive_int("arity", 1, MAX_ARITY), default=2,
                    help="arity k of the complete tree whose N enters Eq. (27), (30) (default 2)")
     p.add_argument("--heights", type=_heights, default=[3, 15, 1000],
                    help="comma-separated heights for the table (default 3,15,1000)")
@@ -53,10 +73,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="threshold tau in Ghazi et al.'s margin (default 1000)")
     p.add_argument("--ghazi-M", dest="ghazi_m", type=rational("M"), default="100000",
                    help="public bound M >= n in Ghazi et al.'s margin (default 100000)")
-    p.add_argument("--max-log2-height", type=positive_int("max-log2-height"), default=1024,
+    p.add_argument("--max-log2-height", default=1024,
+                   type=positive_int("max-log2-height", 1, MAX_LOG2_HEIGHT),
                    help="crossover search over 1 <= h < 2^this (default 1024)")
+    add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="plot the margins against log2 h")
+    p.add_argument("--plot", metavar="FILE.png", type=_plot_path,
+                   help="plot the margins against log2 h (.png, .pdf, .svg, ...)")
     p.set_defaults(handler=run)
 
 
@@ -64,13 +87,19 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     setting = MarginSetting.of(args.epsilon, args.delta, args.beta, args.arity, args.tau,
                                args.ghazi_m)
     rows = [margin_row(setting, h) for h in args.heights]
+    if args.accountant == "tight":  # E under the tight accountant (the crossovers stay Eq. 24's)
+        for row in rows:
+            tight = calibrate_with("tight", row["h"], setting.epsilon, setting.delta)
+            row["betweencut_tight"] = tight.E.approx()
+            row["betweencut_tight_exact"] = tight.E.exact_str()
     crossings = [crossover(setting, b, args.max_log2_height).as_json() for b in BASELINES]
     known = [c["height"] for c in crossings]
     overall = None if any(h is None for h in known) else max(known)
     return {
         "parameters": {"epsilon": str(setting.epsilon), "delta": str(setting.delta),
                        "beta": str(setting.beta), "arity": setting.arity,
-                       "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m)},
+                       "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m),
+                       "accountant": args.accountant},
         "rows": rows,
         "crossover": crossings,
         "crossover_all": overall,
@@ -78,12 +107,23 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _finite(x: Any) -> Any:
+    """JSON without Infinity: a margin beyond the float range is shown as the string "inf"."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    return x
+
+
 def run(args: argparse.Namespace) -> int:
     data = compute(args)
     if args.plot:
         plot(args, args.plot)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(_finite(data)))
         return 0
     par = data["parameters"]
     print(f"Additive margins, eps = {par['epsilon']}, delta = {par['delta']}, beta = "
@@ -94,6 +134,9 @@ def run(args: argparse.Namespace) -> int:
         cells = "".join(
             f"{'undefined':>14}" if r[name] is None else f"{r[name]:>14.6g}" for r in data["rows"])
         print(f"{LABELS[name]:<28}{cells}")
+    if args.accountant == "tight":
+        cells = "".join(f"{r['betweencut_tight']:>14.6g}" for r in data["rows"])
+        print(f"{'BetweenCut, tight accountant':<28}{cells}")
     for reading in ("L", "log2h"):
         cells = "".join(f"{r[f'eq25_{reading}_bounds_E']!s:>14}" for r in data["rows"])
         print(f"{'Eq. 25 X=' + reading + ' bounds E':<28}{cells}")

@@ -10,9 +10,11 @@ the exact model (`ExpRational`, `b - a = 2/λ`); see `betweencut.proofs.laws.mod
 from __future__ import annotations
 
 from betweencut.errors import ParameterError
+from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpRational, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
+from betweencut.proofs.laws.bt_laws import exact_law
 from betweencut.proofs.laws.models import OUTCOMES, Model, V
 from betweencut.proofs.laws.tct import q_lambda
 from betweencut.proofs.laws.witness import (
@@ -25,7 +27,7 @@ from betweencut.proofs.laws.witness import (
 from betweencut.proofs.registry import claim
 
 __all__ = [
-    "check_lemma_5_2", "check_lemma_5_3", "lemma_5_2_witness", "lemma_5_3_witness",
+    "check_lemma_5_2", "check_lemma_5_3", "law_gamma", "lemma_5_2_witness", "lemma_5_3_witness",
     "q_bound", "sweep_lemma_5_2", "sweep_lemma_5_3",
 ]
 
@@ -39,6 +41,19 @@ def _point(s: Outcome, one: V, zero: V) -> dict[Outcome, V]:
 def q_bound(model: Model[V]) -> V:
     """`γ/(1 + ξ)` (Eq. (93), (95), (98)), in the model's number type."""
     return model.gamma / (1 + model.xi)
+
+
+def law_gamma(mechanism: BT) -> ExpRational:
+    """`γ = 1 - e^{-λ(b-a)}` (Lemma 5.2) read off the exact law of the real query object: for a
+    count `a <= c <= b`, Alg. 4 gives `ℓ(c)·u(c) = ½e^{-λ(c-a)}·½e^{-λ(b-c)} = ¼e^{-λ(b-a)}`,
+    so `γ = 1 - 4·ℓ(c)·u(c)` with `c = ⌈a⌉`. Thresholds, noise rate or law code that differ
+    from Eq. (13)/(16) change it. Raises `ClaimRefuted` if no integer count lies in `[a, b]`."""
+    c = -(-mechanism.a // 1)
+    if c > mechanism.b:
+        raise ClaimRefuted("Lemma 5.2", "Eq. (99): no integer count in [a, b] to read gamma at",
+                           {"a": mechanism.a, "b": mechanism.b})
+    law = exact_law(mechanism.query(int(c)))
+    return ExpRational.of(1 - law[L] * law[H] * 4)
 
 
 def _pair(c0: int, c1: int) -> tuple[int, int]:
@@ -87,7 +102,8 @@ def check_lemma_5_2(model: Model[V], c0: int, c1: int, w: TargetWitness[V],
     `w` a claimed witness; `q` the claimed target probability, default `γ/(1 + ξ)`.
     Checks (exactly): `w` is a q-target witness with `κ = 0` (distributions, Eq. (86) mixture
     identity, `N0 ≈λ N1`, `N_i(B) >= q`); Eq. (87) `N0(L) = ξ·N1(L)`, `N1(H) = ξ·N0(H)`; in the
-    exact model `γ/(1 + ξ) = q_λ` (Eq. (99)).
+    exact model `γ/(1 + ξ) = q_λ` (Eq. (99)) with `γ` read off the real query's exact law
+    (`law_gamma`) and `q_λ` from `λ` alone (Eq. (16)).
     Returns: a Certificate (method `exact`) with `p`, `N_i(B)`, `q`.
     Raises: `ClaimRefuted` naming the failed condition with its exact numbers.
     """
@@ -104,10 +120,12 @@ def check_lemma_5_2(model: Model[V], c0: int, c1: int, w: TargetWitness[V],
         raise ClaimRefuted(name, "Eq. (87) fails", {**ctx, "N0": law_str(w.N0),
                                                       "N1": law_str(w.N1)})
     if model.name == "exact":
-        lam = model.mechanism.lam
-        if not is_zero(ExpRational.of(bound) - q_lambda(lam)):
+        gamma = law_gamma(model.mechanism)
+        q99 = gamma / (1 + ExpRational.of(model.xi))
+        if not is_zero(q99 - q_lambda(model.mechanism.lam)):
             raise ClaimRefuted(name, "Eq. (99): gamma/(1+xi) != q_lambda",
-                               {**ctx, "bound": exact_str(bound)})
+                               {**ctx, "gamma (from the law)": exact_str(gamma),
+                                "gamma/(1+xi)": exact_str(q99)})
     return Certificate(name, ctx, "exact", {
         "p": exact_str(w.p), "N0(B)": exact_str(w.N0[B]), "N1(B)": exact_str(w.N1[B]),
         "q": exact_str(q), "P0": law_str(P0), "P1": law_str(P1)})

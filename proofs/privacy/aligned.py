@@ -65,7 +65,10 @@ OUTCOME_OF = (None, Outcome.L, Outcome.B, Outcome.H)
 # noisy test, or {guard outcome: None} (probability 1) where the guard decides; an outcome
 # missing from the map has probability 0
 FactorIds = Callable[[int], Mapping[Outcome, int | None]]
-IMPOSSIBLE = -1  # the group of an answer sequence of probability 0 under the database
+# the group of an answer sequence of probability 0 under the database: group 0, whose bag is
+# None and whose packed value is 0, so such a sequence weighs 0 wherever it is summed (it used
+# to be -1, which numpy and Python read as "the last group": a real bag's weight)
+IMPOSSIBLE = 0
 
 
 class NotAligned(Exception):
@@ -128,18 +131,30 @@ class OutputLaw:
 class Weights:
     """One database on an outcome tree: the exact factor bag of each answer sequence, given as
     `bags[group[i]]` (answer sequences with equal probability share a group; `group[i]` is
-    `IMPOSSIBLE` where the sequence has probability 0 under the database)."""
+    `IMPOSSIBLE` = 0 where the sequence has probability 0 under the database: `bags[0]` is
+    None and its packed value 0, by construction)."""
 
     group: Ints
-    bags: list[Bag]
+    bags: list[Bag | None]
     laws: dict[tuple[Callable[[object], Hashable], int], OutputLaw] = field(
         default_factory=dict)
     _packed: tuple[int, list[int]] = (-1, [])
+    _total: tuple[int, int] = (-1, 0)
+
+    def packed_total(self, packer: Packer) -> int:
+        """`Σ_i P_D(i)` over the answer sequences, packed (exactly 1 when the tree can weigh
+        the database: the caller compares it with the packed 1)."""
+        if self._total[0] != packer.version:
+            counts = np.bincount(self.group, minlength=len(self.bags)).tolist()
+            total = sum(n * v for n, v in zip(counts, self.packed(packer), strict=True) if n)
+            self._total = (packer.version, total)
+        return self._total[1]
 
     def packed(self, packer: Packer) -> list[int]:
         """The packed value of each bag (on the packer's current lattice)."""
         if self._packed[0] != packer.version:
-            self._packed = (packer.version, [packer.pack(b) for b in self.bags])
+            self._packed = (packer.version,
+                            [0 if b is None else packer.pack(b) for b in self.bags])
         return self._packed[1]
 
     @staticmethod
@@ -155,8 +170,7 @@ class Weights:
         at = [ids(counts[u]) for u in support]
         zero = ids(0)
         width = len(support)
-        bags: list[Bag] = []
-        possible: list[bool] = []
+        bags: list[Bag | None] = [None]  # group IMPOSSIBLE
         for row in rows:
             factors: list[int] = []
             used = [0, 0, 0, 0]
@@ -169,13 +183,19 @@ class Weights:
             for k in (1, 2, 3):
                 for _ in range(row[width + k - 1] - used[k]):
                     ok = ok and _answer(zero, k, factors)
-            bags.append(tuple(sorted(factors)) if ok else ())
-            possible.append(ok)
-        if not all(possible):
-            group = np.where(np.array(possible)[group], group, IMPOSSIBLE)
+            bags.append(tuple(sorted(factors)) if ok else None)
+        group = group + 1
+        impossible = np.array([b is None for b in bags], dtype=bool)
+        group = np.where(impossible[group], IMPOSSIBLE, group)
         return Weights(group, bags)
 
-    def bag_of(self, i: int) -> Bag:
+    @property
+    def possible(self) -> npt.NDArray[np.bool_]:
+        """Which answer sequences have positive probability under the database."""
+        return np.asarray(self.group != IMPOSSIBLE)
+
+    def bag_of(self, i: int) -> Bag | None:
+        """The factor bag of answer sequence `i`, None if it has probability 0."""
         return self.bags[int(self.group[i])]
 
 
@@ -333,9 +353,9 @@ class PairClasses:
 
 
 def _counted(rows: Ints, group: Ints, modulus: int) -> list[tuple[int, int, int]]:
-    """`(r, g, n)`: the `n` possible answer sequences (`group >= 0`) with `rows = r` and
-    `group = g`, over the distinct pairs (`g < modulus`)."""
-    possible = group >= 0
+    """`(r, g, n)`: the `n` possible answer sequences (`group != IMPOSSIBLE`) with `rows = r`
+    and `group = g`, over the distinct pairs (`g < modulus`)."""
+    possible = group != IMPOSSIBLE
     values, counts = np.unique(rows[possible] * modulus + group[possible], return_counts=True)
     return [(*divmod(v, modulus), c) for v, c in zip(values.tolist(), counts.tolist(),
                                                        strict=True)]
@@ -367,11 +387,11 @@ class AlignedJoint(PairProfile):
         if self.distinct:  # one answer sequence per output: sums per σ class
             self.class_sums = [_sums(classes.of, w.group, pk, n_cls)
                                for w, pk in zip(weights, packed, strict=True)]
-            self.class_size = [np.bincount(classes.of[w.group >= 0], minlength=n_cls).tolist()
+            self.class_size = [np.bincount(classes.of[w.possible], minlength=n_cls).tolist()
                                for w in weights]
             return
         self.laws = [self._law(w, pk) for w, pk in zip(weights, packed, strict=True)]
-        possible = (weights[0].group >= 0) | (weights[1].group >= 0)
+        possible = weights[0].possible | weights[1].possible
         keys = np.unique(self.out_ids[possible] * n_cls + classes.of[possible])
         by_output: dict[int, list[int]] = {}
         for v in keys.tolist():
@@ -391,7 +411,9 @@ class AlignedJoint(PairProfile):
             groups: list[list[tuple[Bag, int]]] = [[] for _ in self.outputs]
             for o, b, c in _counted(self.out_ids, w.group, max(len(w.bags), 1)):
                 sums[o] += c * packed[b]
-                groups[o].append((w.bags[b], c))
+                bag = w.bags[b]
+                if bag is not None:  # never IMPOSSIBLE: _counted leaves those out
+                    groups[o].append((bag, c))
             found = w.laws[key] = OutputLaw(sums, groups)
         return found
 
@@ -450,7 +472,7 @@ class AlignedJoint(PairProfile):
 
     def _shown(self, above: list[bool], chosen: list[int], x: int) -> tuple[Hashable, ...]:
         if self.distinct:
-            inside = np.array(above, dtype=bool)[self.classes.of] & (self.weights[x].group >= 0)
+            inside = np.array(above, dtype=bool)[self.classes.of] & self.weights[x].possible
             hits = np.flatnonzero(inside)[:SHOWN]
             chosen = [int(self.out_ids[i]) for i in hits.tolist()]
         return tuple(self.outputs[o] for o in chosen[:SHOWN])

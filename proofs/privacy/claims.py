@@ -110,9 +110,12 @@ class PairReport:
 
 
 def pair_report(
-    cache: LawCache, tree: PublicTree, params: Params, db: Database, z: Node
+    cache: LawCache, tree: PublicTree, params: Params, db: Database, z: Node,
+    points: Sequence[ClaimPoint] | None = None,
 ) -> PairReport:
-    points = theorem_5_4_points(tree, params)
+    """Rows `r = 1..L` at `ε = rλ` against Theorem 5.4's bound, or against `points` (one
+    `(rλ, bound)` per `r`, e.g. an accountant's certified upper bounds)."""
+    points = theorem_5_4_points(tree, params) if points is None else points
     rows = {on: [check_point(cache, db, z, on, eps, bound) for eps, bound in points]
             for on in ("transcript", "heavy")}
     return PairReport(db, z, rows["transcript"], rows["heavy"])
@@ -219,8 +222,9 @@ def check_theorem_5_5_enumerated(
 def exhaustive(
     tree: PublicTree, params: Params, size: int, on: Sequence[str] = ("transcript", "heavy"),
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+    points: Sequence[ClaimPoint] | None = None,
 ) -> dict[str, Any]:
-    """Theorem 5.4 on every `(D, D + z)` with `|D| <= size` (every added leaf `z`).
+    """Theorem 5.4 (or the claim `points`) on every `(D, D + z)` with `|D| <= size`.
 
     Returns per projection the audit verdict (holds with the tightest pair, or a refutation),
     the number of pairs, of transcripts whose exact probability was computed (per database and
@@ -229,7 +233,7 @@ def exhaustive(
     leaves = list(tree.level(tree.height - 1))
     pairs = list(neighbouring_pairs(leaves, size))
     cache = betweencut_cache(tree, params)
-    points = theorem_5_4_points(tree, params)
+    points = theorem_5_4_points(tree, params) if points is None else points
     shown = progress(pairs, len(pairs)) if progress else pairs
     verdicts: dict[str, AuditVerdict] = {}
     for pair in shown:
@@ -254,25 +258,67 @@ def _summary(verdicts: dict[str, AuditVerdict], pairs: int, cache: LawCache) -> 
     return {"verdicts": verdicts, "pairs": pairs, "transcripts": cache.transcripts, "runs": runs}
 
 
-AUDIT_CASES = [
-    (2, 3, Fraction(1, 2), Fraction(2), Fraction(2)),
-    (2, 3, Fraction(1), Fraction(1), Fraction(1)),
-    (3, 2, Fraction(1, 2), Fraction(3, 2), Fraction(1)),
+# The default cases, chosen for power (issue 12): Theorem 5.4's bound is < 1 at some r (R of
+# 12 in the calibrated regime, or R = 3 with pairs whose counts cross the H guard at 4), and a
+# known-violating gallery variant is refuted on each same instance (`power.power_witness`,
+# reported as a certificate beside the case's own).
+AUDIT_CASES = [  # (arity, height, lambda, R, tau)
+    (2, 3, Fraction(1, 2), Fraction(12), Fraction(2)),
+    (3, 2, Fraction(1, 2), Fraction(12), Fraction(1)),
+    (2, 3, Fraction(1), Fraction(3), Fraction(0)),
 ]
+GUARD_PAIRS: dict[int, list[tuple[Database, Node]]] = {  # extra pairs crossing a guard
+    2: [(((0, 0), (0, 0), (0, 0)), (0, 0)), (((0, 0), (0, 0), (0, 1)), (0, 1))],
+}
 
 
-@register_audit("privacy", "Lemma C.1 / Theorem 5.4 by enumeration, every pair |D| <= 1")
+@register_audit("privacy", "Lemma C.1 / Theorem 5.4 by enumeration, every pair |D| <= 1, "
+                "with power")
 def audit_default() -> list[Certificate]:
-    """Small trees, every neighbouring pair with `|D| <= 1`: a few seconds."""
+    """Small trees, every neighbouring pair with `|D| <= 1` (and guard-crossing pairs), each
+    instance also refuting a known-violating variant (its power); a few seconds."""
+    from betweencut.proofs.privacy.power import power_witness
+
     certificates = []
-    for k, h, lam, R, tau in AUDIT_CASES:
+    for i, (k, h, lam, R, tau) in enumerate(AUDIT_CASES):
         tree = kary_tree(k, h)
         params = Params.of(tau, lam, R)
         cache = betweencut_cache(tree, params)
-        for db, z in neighbouring_pairs(list(tree.level(h - 1)), 1):
+        pairs = [*neighbouring_pairs(list(tree.level(h - 1)), 1), *GUARD_PAIRS.get(i, [])]
+        for db, z in pairs:
             certificates.append(check_lemma_c_1(tree, params, db, z, cache))
             certificates.append(check_theorem_5_4_enumerated(tree, params, db, z, cache))
+        certificates.append(power_witness(tree, params, pairs).certificate(tree, params))
     cal = calibrate(3, Fraction(1), Fraction(1, 20))
     tree = kary_tree(2, 3)
     certificates.append(check_theorem_5_5_enumerated(tree, cal, Fraction(2), ((0, 0),), (0, 0)))
+    certificates.append(calibrated_power(tree, cal, Fraction(2),
+                                         neighbouring_pairs(list(tree.level(2)), 1)))
     return certificates
+
+
+def calibrated_power(
+    tree: PublicTree, cal: Calibration, tau: Fraction, pairs: Iterable[tuple[Database, Node]],
+    variants: Sequence[str] = ("Laplace scale lambda", "guards without R"),
+) -> Certificate:
+    """The power of a Theorem 5.5 case: a known-violating gallery variant (default: noise
+    `Lap(λ)`, then guards without `R`) with the same calibrated parameters must be refuted at
+    the same `(ε, δ)` on one of `pairs` (else `NoPower`)."""
+    from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING
+    from betweencut.proofs.privacy.power import NoPower
+
+    params = cal.params(tau)
+    chosen = list(pairs)
+    for name in variants:
+        cache = betweencut_cache(tree, params, PRIVACY_BREAKING[name].variant)
+        for db, z in chosen:
+            res = check_point(cache, db, z, "transcript", cal.epsilon, cal.delta)
+            if not res.holds:
+                return Certificate(
+                    "Theorem 5.5 (enumerated)", {**_params(tree, params, db, z),
+                                                 "epsilon": cal.epsilon, "delta": cal.delta},
+                    "enumerated", {"refuted variant": name,
+                                   "excess": exact_str(res.delta - cal.delta)},
+                    scope="power: a known-violating variant is refuted on the same instance")
+    raise NoPower(f"no variant of {list(variants)} is refuted at (eps, delta) = ({cal.epsilon}, "
+                  f"{cal.delta}) on the pairs given: the Theorem 5.5 case has no power")

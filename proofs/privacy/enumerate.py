@@ -20,27 +20,36 @@ before any comparison.
 
 from __future__ import annotations
 
+import importlib
+import random
+import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from betweencut.errors import ParameterError
+from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, ReplayTest, UnansweredQuery
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.bt_laws import OUTCOMES, exact_law
 
 __all__ = [
-    "Bag", "BranchingTest", "Enumeration", "FactorKey", "bag_enclosure", "bag_value",
-    "enumerate_mechanism", "law_key", "make_bag", "query_factor_ids",
+    "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey",
+    "MechanismNotReplayable", "bag_enclosure", "bag_value", "enumerate_mechanism",
+    "estimate_sequences", "law_key", "make_bag", "query_factor_ids",
 ]
 
 T = TypeVar("T")
 FactorKey = tuple[Fraction, Fraction, Fraction, Outcome]  # (a - c, b - c, λ, outcome)
 Bag = tuple[int, ...]  # a multiset of interned factor ids, as a sorted tuple
-DEFAULT_LIMIT = 2_000_000
+DEFAULT_LIMIT = 2_000_000  # answer sequences of one enumeration (the budget)
+DEFAULT_MAX_QUERIES = 10_000  # noisy tests on one answer sequence
+WARMUP = 256  # answer sequences enumerated before the cost is estimated
+PROBES = 64  # random root-to-leaf walks of the estimate
+QUIET_SECONDS = 2.0  # progress is shown only for enumerations longer than this
 ENCLOSURE_BITS = 64
 
 
@@ -155,13 +164,20 @@ class BranchingTest(ReplayTest):
     sequence, and the branches are the prefixes a depth-first search still has to replay.
     """
 
-    def __init__(self, answers: Sequence[Outcome] = ()) -> None:
+    def __init__(self, answers: Sequence[Outcome] = (),
+                 max_queries: int = DEFAULT_MAX_QUERIES) -> None:
         super().__init__(answers)
+        self.max_queries = max_queries
         self.given: list[Outcome] = []
         self.factors: list[int] = []
         self.branches: list[tuple[Outcome, ...]] = []
 
     def __call__(self, query: BTQuery) -> Outcome:
+        if len(self.given) >= self.max_queries:
+            raise EnumerationBudgetExceeded(
+                "max_queries", self.max_queries, 0, None, 0.0,
+                f"one answer sequence asks more than {self.max_queries} noisy tests (does it "
+                f"halt on every answer sequence?)")
         support = _query_factors(query)
         try:
             outcome = super().__call__(query)
@@ -235,38 +251,192 @@ def bags_value(bags: Mapping[Bag, int]) -> ExpPoly:
     return ExpPoly(terms)
 
 
+class MechanismNotReplayable(BetweenCutError):
+    """The mechanism is not a function of the answers of its noisy tests (hidden state, its own
+    randomness, a clock...), so no enumeration of its answers is its output law. The message
+    says what it did: which query differed on a replay, or what the "law" summed to."""
+
+
+class EnumerationBudgetExceeded(ParameterError):
+    """The enumeration would pass (or passed) its stated budget. Says how far it got: answer
+    sequences done, the estimate of the whole, the time spent."""
+
+    def __init__(self, budget: str, value: int, done: int, estimate: int | None,
+                 elapsed: float, why: str) -> None:
+        self.done, self.estimate, self.elapsed = done, estimate, elapsed
+        about = f", about {estimate:.3g} estimated in all" if estimate is not None else ""
+        super().__init__(
+            budget, value, f"an enumeration within {budget} = {value}",
+            f"{why}; stopped after {done} answer sequences{about}, {elapsed:.1f} s: use a "
+            f"smaller tree/database or raise {budget}")
+
+
+
+
+class ProbeTest:
+    """A `NoisyTest` that answers each query with a uniformly drawn outcome of non-zero
+    probability and multiplies the branching factors (Knuth's estimate of a tree's leaves)."""
+
+    def __init__(self, rng: random.Random, max_queries: int) -> None:
+        self.rng, self.max_queries = rng, max_queries
+        self.leaves, self.asked = 1, 0
+
+    def __call__(self, query: BTQuery) -> Outcome:
+        self.asked += 1
+        if self.asked > self.max_queries:
+            raise EnumerationBudgetExceeded(
+                "max_queries", self.max_queries, 0, None, 0.0,
+                f"one answer sequence asks more than {self.max_queries} noisy tests")
+        support = _query_factors(query)
+        self.leaves *= len(support)
+        return self.rng.choice(support)[0]
+
+
+def estimate_sequences(
+    run: Callable[[NoisyTest], object], probes: int = PROBES,
+    max_queries: int = DEFAULT_MAX_QUERIES, seed: int = 0,
+) -> int:
+    """An estimate of the number of answer sequences `enumerate_mechanism(run)` will visit: the
+    mean over `probes` random walks of the product of the branching factors met (Knuth's
+    unbiased estimator; seeded, so the same mechanism gets the same estimate). Costs `probes`
+    runs. Display and budgeting only: no verdict depends on it."""
+    if probes < 1:
+        raise ParameterError("probes", probes, "a positive integer")
+    rng = random.Random(seed)
+    total = 0
+    for _ in range(probes):
+        test = ProbeTest(rng, max_queries)
+        run(test)
+        total += test.leaves
+    return -(-total // probes)
+
+
+class _Progress:
+    """Progress of a long enumeration on stderr: tqdm if installed, else one rewritten line.
+    Silent for the first `QUIET_SECONDS`; states the estimated cost when it starts."""
+
+    def __init__(self, enabled: bool, estimate: int, limit: int) -> None:
+        self.enabled, self.estimate, self.limit = enabled, estimate, limit
+        self.started = time.monotonic()
+        self.shown = False
+        self.bar: Any = None
+        self.last = 0.0
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not self.shown:
+            if now - self.started < QUIET_SECONDS:
+                return
+            self.shown = True
+            print(f"enumerating about {self.estimate:.3g} answer sequences (estimate; budget "
+                  f"{self.limit})", file=sys.stderr)
+            try:  # optional
+                tqdm = importlib.import_module("tqdm").tqdm
+                self.bar = tqdm(total=self.estimate, unit="seq", file=sys.stderr, leave=False)
+            except ImportError:
+                self.bar = None
+        if self.bar is not None:
+            self.bar.total = max(self.bar.total, done)
+            self.bar.update(done - self.bar.n)
+        elif now - self.last >= 1.0:
+            self.last = now
+            print(f"\r  {done} / ~{max(self.estimate, done)} answer sequences, "
+                  f"{now - self.started:.0f} s", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.shown:
+            print(file=sys.stderr)
+
+
+def _mismatch(prefix: Sequence[Outcome], seen: Sequence[BTQuery],
+              before: Sequence[BTQuery]) -> str | None:
+    """Why replaying `prefix` did not meet the queries the first run met, or None."""
+    k = len(prefix)
+    if len(seen) < k:
+        return (f"replaying the answers {''.join(s.value for s in prefix)} it asked only "
+                f"{len(seen)} noisy tests where its earlier run asked {k} (its run depends on "
+                f"more than the answers: hidden state or its own randomness)")
+    for i in range(k):
+        if seen[i] != before[i]:
+            return (f"replaying the answers {''.join(s.value for s in prefix)} its noisy test "
+                    f"{i} was {seen[i]} where its earlier run asked {before[i]} (its run "
+                    f"depends on more than the answers)")
+    return None
+
+
 def _runs(
-    run: Callable[[NoisyTest], T], limit: int
+    run: Callable[[NoisyTest], T], limit: int, max_queries: int = DEFAULT_MAX_QUERIES,
+    progress: bool = True,
 ) -> Iterator[tuple[T, Bag, tuple[tuple[object, Outcome], ...]]]:
-    stack: list[tuple[Outcome, ...]] = [()]
+    stack: list[tuple[tuple[Outcome, ...], tuple[BTQuery, ...]]] = [((), ())]
     done = 0
-    while stack:
-        test = BranchingTest(stack.pop())
-        output = run(test)
-        stack.extend(reversed(test.branches))
-        done += 1
-        if done > limit:
-            raise ParameterError(
-                "limit", limit, f"more than {limit} answer sequences: use a smaller tree/database"
-            )
-        steps = tuple((q.node, s) for q, s in zip(test.queries, test.given, strict=True))
-        yield output, make_bag(test.factors), steps
+    started = time.monotonic()
+    shown = _Progress(False, 0, limit)
+    try:
+        while stack:
+            prefix, before = stack.pop()
+            test = BranchingTest(prefix, max_queries)
+            output = run(test)
+            seen = tuple(test.queries)
+            why = _mismatch(prefix, seen, before)
+            if why is not None:
+                raise MechanismNotReplayable(why)
+            stack.extend((branch, seen) for branch in reversed(test.branches))
+            done += 1
+            if done > limit:
+                raise EnumerationBudgetExceeded(
+                    "limit", limit, done - 1, None, time.monotonic() - started,
+                    f"more than {limit} answer sequences")
+            if done == WARMUP and stack:
+                estimate = estimate_sequences(run, max_queries=max_queries)
+                if estimate > limit:
+                    raise EnumerationBudgetExceeded(
+                        "limit", limit, done, estimate, time.monotonic() - started,
+                        "the estimated number of answer sequences exceeds the budget")
+                shown = _Progress(progress, estimate, limit)
+                shown.started = started
+            if done % WARMUP == 0:
+                shown.update(done)
+            steps = tuple((q.node, s) for q, s in zip(test.queries, test.given, strict=True))
+            yield output, make_bag(test.factors), steps
+    finally:
+        shown.close()
 
 
 def enumerate_mechanism(
-    run: Callable[[NoisyTest], T], limit: int = DEFAULT_LIMIT
+    run: Callable[[NoisyTest], T], limit: int = DEFAULT_LIMIT,
+    max_queries: int = DEFAULT_MAX_QUERIES, progress: bool = True,
 ) -> Enumeration[T]:
     """Every answer sequence of `run(test)` with its exact probability (as a factor bag).
 
     Preconditions: `run` is deterministic given the answers of `test` and asks finitely many
     queries on every answer sequence; its only randomness is `test`.
+    Checks (the promises every verdict built on the result relies on): every replay of a prefix
+    meets the same noisy tests as the run that created it (the mechanism is a function of its
+    answers), and the probabilities of all answer sequences sum to exactly 1.
+    Cost: after the first `WARMUP` answer sequences, if the enumeration is not finished, the
+    whole is estimated (`estimate_sequences`); past the budget it stops at once; a run longer
+    than `QUIET_SECONDS` states the estimate and shows progress on stderr (if `progress`).
     Returns: an `Enumeration` whose bag values sum to exactly 1.
-    Raises: `ParameterError` past `limit` answer sequences.
+    Raises: `MechanismNotReplayable` if the mechanism breaks either promise;
+    `EnumerationBudgetExceeded` (a `ParameterError`) past `limit` answer sequences (or an
+    estimate past it), or past `max_queries` noisy tests on one answer sequence.
     """
     if limit < 1:
         raise ParameterError("limit", limit, "a positive integer")
+    if max_queries < 1:
+        raise ParameterError("max_queries", max_queries, "a positive integer")
     out: Enumeration[T] = Enumeration()
-    for output, bag, steps in _runs(run, limit):
+    for output, bag, steps in _runs(run, limit, max_queries, progress):
         out.leaves.append((output, bag))
         out.steps.append(steps)
+    total = out.total()
+    if total != ExpPoly.const(1):
+        raise MechanismNotReplayable(
+            f"the probabilities of its {out.transcripts} answer sequences sum to {total}, not "
+            f"exactly 1 (its run depends on more than the answers of its noisy tests)")
     return out

@@ -16,7 +16,7 @@ from fractions import Fraction
 from betweencut.betweencut import BetweenCut
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.marking import Labels
-from betweencut.noisy_test import Outcome
+from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.privacy.audit import AuditVerdict, Database, audit_mechanism
 from betweencut.proofs.privacy.claims import betweencut_cache, theorem_5_4_points
@@ -76,6 +76,29 @@ class TopDownOrder(BetweenCut):
         return list(range(self.tree.height))
 
 
+@dataclass(frozen=True, slots=True)
+class _NoiselessAtOne(GuardedBT):
+    """GuardedBT whose call answers `H` without noise at count 1 (`guard()` and `query()` are
+    Alg. 1's: only the code the mechanism runs differs)."""
+
+    def __call__(self, count: int, test: NoisyTest, node: object = None) -> Outcome:
+        if count == 1:
+            return Outcome.H
+        return GuardedBT.__call__(self, count, test, node)
+
+
+class NoiselessAtOne(BetweenCut):
+    """A query (through the documented `make_query` seam) that answers `H` without noise at
+    count 1, keeping Alg. 1's `guard()` and `query()`: a deterministic answer that tells a
+    count of 1 from a count of 0. Pinned (issue 12): the shared outcome tree must not trust
+    `guard()` and `query()` over the call itself."""
+
+    def make_query(self) -> BT:
+        p = self.params
+        g = GuardedBT.of(p.a, p.b, p.R, p.lam)
+        return _NoiselessAtOne(g.a, g.b, g.lam, g.R, g.lower_cut, g.upper_cut)
+
+
 class NoGuards(BetweenCut):
     """Plain BT (Alg. 4) without the guards: keeps the privacy bound (the guards only spend
     `δ`), breaks the deterministic margin (Theorem C.2); structural only."""
@@ -115,6 +138,8 @@ PRIVACY_BREAKING: dict[str, BrokenCase] = {
                                   "heavy", "Lap(lambda) instead of Lap(1/lambda)"),
     "top-down levels": _case(TopDownOrder, 2, 3, "0", "1", "4", (), (0, 0), "heavy",
                              "levels top-down instead of DepO"),
+    "noiseless at count 1": _case(NoiselessAtOne, 2, 3, "2", "1/2", "3", (), (0, 0), "heavy",
+                                  "the query's call answers H without noise at count 1"),
 }
 
 # Audited without a refutation on every pair with |D| <= 2 of the binary trees h = 2, 3 and

@@ -12,19 +12,27 @@ a node that the enumerated tree asked is weighed on it too (`covers`): the guard
 has probability 1 and the others probability 0, which is what the run would have seen.
 
 This applies only to mechanisms that keep `BetweenCut.run` (variants may override
-`make_query`, `level_order`, `apply`) and whose answer laws depend on the count only (checked:
-re-weighting the enumerated database itself must give back every enumerated probability); any
-other mechanism is enumerated directly. The tests compare both routes exactly on every
-database of size <= 3 on small trees, and every profile on every pair of size <= 2.
+`make_query`, `level_order`, `apply`), and the answer law at a count is never taken from
+`guard()` and `query()`: it is *observed* by running the query object's `__call__`, the code the
+mechanism runs (`betweencut.proofs.privacy.observed`), at every node of the tree, for every count
+used. Where that call does anything but decide one outcome or ask one query and return its
+answer, or where it behaves differently at two nodes with the same count, the count has no
+shared law (`NotAligned`) and every pair needing it is enumerated directly. Re-weighting the
+enumerated database itself must also give back every enumerated probability. The tests compare
+both routes exactly on every database of size <= 3 on small trees, every profile on every pair
+of size <= 2, and (Hypothesis) randomly overridden queries and steps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+import numpy as np
+
 from betweencut.betweencut import BetweenCut, path_counts
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
+from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.privacy.aligned import (
     AlignedJoint,
     NotAligned,
@@ -34,24 +42,36 @@ from betweencut.proofs.privacy.aligned import (
     Weights,
 )
 from betweencut.proofs.privacy.audit import Database, LawCache, Mechanism, with_record
-from betweencut.proofs.privacy.enumerate import Enumeration, query_factor_ids
+from betweencut.proofs.privacy.enumerate import Bag, Enumeration, bags_value
+from betweencut.proofs.privacy.observed import observed_law_everywhere
 from betweencut.proofs.privacy.profiles import PairProfile
 from betweencut.tree import Node
 
-__all__ = ["SharedTreeCache", "covers", "guard_pattern"]
+__all__ = ["SharedTreeCache", "covers", "guard_pattern", "weights_total"]
 
 Pattern = tuple[Outcome | None, frozenset[tuple[Node, Outcome | None]]]
 
 
-def guard_pattern(mechanism: BetweenCut, db: Database) -> Pattern:
-    """`guard(0)` and every node whose guard decision differs from `guard(0)`: two databases
-    with equal patterns get the same guard decision at every node of the tree."""
-    guard = mechanism.count_query.guard
-    zero = guard(0)
+def guard_pattern(decide: Callable[[int], Outcome | None], db: Database) -> Pattern:
+    """`decide(0)` and every node whose decision differs from `decide(0)`: two databases with
+    equal patterns get the same decision at every node of the tree. `decide(c)` is the outcome
+    the count query returns without asking the noisy test at count `c` (None if it asks)."""
+    zero = decide(0)
     differing = frozenset(
-        (u, g) for u, c in path_counts(db).items() if (g := guard(c)) != zero
+        (u, g) for u, c in path_counts(db).items() if (g := decide(c)) != zero
     )
     return zero, differing
+
+
+def weights_total(weights: Weights) -> ExpPoly:
+    """`Σ_i P_D(i)` over the answer sequences of an outcome tree weighed for one database,
+    exactly (impossible ones weigh 0): 1 whenever the tree can weigh the database."""
+    counts = np.bincount(weights.group, minlength=len(weights.bags)).tolist()
+    bags: dict[Bag, int] = {}
+    for bag, n in zip(weights.bags, counts, strict=True):
+        if bag is not None and n:
+            bags[bag] = bags.get(bag, 0) + n
+    return bags_value(bags)
 
 
 def covers(tree: Pattern, db: Pattern) -> bool:
@@ -81,35 +101,52 @@ class SharedTreeCache(LawCache):
         self.mechanism = mechanism
         self.shared = type(mechanism).run is BetweenCut.run
         self.representatives: dict[Pattern, Database] = {}
-        self.patterns: dict[Database, Pattern] = {}
+        self.patterns: dict[Database, Pattern | None] = {}
         self.direct_runs = 0
         self.tables: dict[Database, OutcomeTable | None] = {}
         self.weights: dict[tuple[Database, Database], Weights] = {}
         self.packer = Packer(mechanism.params.lam)  # Theorem 5.4 asks at ε = rλ
-        self._laws: dict[int, dict[Outcome, int | None]] = {}
+        self._laws: dict[int, dict[Outcome, int | None] | None] = {}
+        self.nodes = [u for d in range(mechanism.tree.height) for u in mechanism.tree.level(d)]
         self._pair: tuple[tuple[Database, Node, Database], PairClasses] | None = None
 
     def law_at(self, count: int) -> dict[Outcome, int | None]:
-        """The answer law at a node with this count: the factor id of each outcome of the noisy
-        test, or `{guard outcome: None}` (probability 1) where the guard decides."""
-        found = self._laws.get(count)
+        """The answer law at a node with this count, observed by running the mechanism's own
+        `count_query(count, test, u)` at every node `u` (`observed_law_everywhere`): the factor
+        id of each outcome of the one query it asks, or `{outcome: None}` (probability 1) where
+        it decides without asking. Raises `NotAligned` where the call does anything else."""
+        if count not in self._laws:
+            self._laws[count] = observed_law_everywhere(
+                self.mechanism.count_query, count, self.nodes)
+        found = self._laws[count]
         if found is None:
-            query = self.mechanism.count_query
-            decided = query.guard(count)
-            found = {decided: None} if decided is not None else dict(
-                query_factor_ids(query.query(count)))
-            self._laws[count] = found
+            raise NotAligned(f"the count query at count {count} is not one guard or one query")
         return found
 
-    def pattern(self, db: Database) -> Pattern:
-        found = self.patterns.get(db)
-        if found is None:
-            found = self.patterns[db] = guard_pattern(self.mechanism, db)
-        return found
+    def decided(self, count: int) -> Outcome | None:
+        """The outcome the count query returns at `count` without asking, None if it asks."""
+        law = self.law_at(count)
+        if len(law) == 1:
+            ((outcome, fid),) = law.items()
+            if fid is None:
+                return outcome
+        return None
 
-    def representative(self, db: Database) -> Database:
-        """The database whose directly enumerated outcome tree has `db`'s guard pattern."""
+    def pattern(self, db: Database) -> Pattern | None:
+        """The decision pattern of `db` (None if a count it uses has no shared law)."""
+        if db not in self.patterns:
+            try:
+                self.patterns[db] = guard_pattern(self.decided, db)
+            except NotAligned:
+                self.patterns[db] = None
+        return self.patterns[db]
+
+    def representative(self, db: Database) -> Database | None:
+        """The database whose directly enumerated outcome tree has `db`'s guard pattern (None
+        if `db` has no pattern: it is enumerated directly)."""
         pattern = self.pattern(db)
+        if pattern is None:
+            return None
         found = self.representatives.get(pattern)
         if found is None:
             found = self.representatives[pattern] = db
@@ -139,6 +176,8 @@ class SharedTreeCache(LawCache):
         if not self.shared:
             return None
         pf, ps = self.pattern(first), self.pattern(second)
+        if pf is None or ps is None:
+            return None
         known = [rep for p, rep in self.representatives.items() if covers(p, pf) and covers(p, ps)]
         if known:
             return min(known, key=lambda rep: self.enumerations[rep].transcripts)
@@ -165,14 +204,20 @@ class SharedTreeCache(LawCache):
         found = self.enumerations.get(db)
         if found is not None:
             return found
-        weighed = self.weigh(db, self.representative(db)) if self.shared else None
+        rep = self.representative(db) if self.shared else None
+        weighed = self.weigh(db, rep) if rep is not None else None
         if weighed is None:
             return super().enumeration(db)
         table, weights = weighed
         found = Enumeration()
-        found.leaves = [(out, weights.bags[k]) for (out, _), k in
-                        zip(table.base.leaves, weights.group.tolist(), strict=True)]
-        found.steps = table.base.steps
+        for (out, _), k, steps in zip(table.base.leaves, weights.group.tolist(),
+                                      table.base.steps, strict=True):
+            bag = weights.bags[k]
+            if bag is not None:  # an impossible answer sequence is not in the law at all
+                found.leaves.append((out, bag))
+                found.steps.append(steps)
+        if found.total() != ExpPoly.const(1):  # the law promise, as for a direct enumeration
+            return super().enumeration(db)
         self.enumerations[db] = found
         return found
 
@@ -191,8 +236,16 @@ class SharedTreeCache(LawCache):
         table = mine[0]
         if self._pair is None or self._pair[0] != (db, z, rep):
             path = [z[:d] for d in range(len(z) + 1)]
-            self._pair = ((db, z, rep), PairClasses(table, path, path_counts(db), self.law_at))
+            try:
+                classes = PairClasses(table, path, path_counts(db), self.law_at)
+            except NotAligned:
+                return super().make_joint(db, z, on)
+            self._pair = ((db, z, rep), classes)
         classes = self._pair[1]
-        self.packer.admit({*mine[1].bags, *theirs[1].bags}, table.transcripts)
+        self.packer.admit({b for b in (*mine[1].bags, *theirs[1].bags) if b is not None},
+                          table.transcripts)
+        one = self.packer.lattice.encode(ExpPoly.const(1))
+        if any(w.packed_total(self.packer) != one for w in (mine[1], theirs[1])):
+            return super().make_joint(db, z, on)  # the law promise (total exactly 1) fails
         return AlignedJoint(table, classes, (mine[1], theirs[1]), self.packer,
                             self.projections[on])

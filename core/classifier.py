@@ -1,0 +1,156 @@
+"""`classify`: the library entry point of one private release (Alg. 3 / Appendix D, Theorem 5.5).
+
+It checks every public parameter and the feasibility of the run before it touches a record,
+checks every record against the public tree, calibrates (Theorem 5.5), picks the implementation
+from public values only (`tau >= E`: sparse, Appendix D; else dense, Alg. 3) and runs it with
+the exact sampler. The result keeps the private answer (the Heavy set) apart from what depends
+on the data and is not protected (`Diagnostics`: record count, noisy draws, time), which a
+release must never show (see `betweencut.cli.release`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from betweencut.betweencut import DENSE_NODE_LIMIT, BetweenCut
+from betweencut.calibration import Calibration, calibrate
+from betweencut.errors import ParameterError
+from betweencut.params import Params
+from betweencut.sampler import ExactSampler
+from betweencut.sparse import Encoding, sparse_between_cut
+from betweencut.tree import Node, PublicTree
+from betweencut.validate import MAX_RUN_HEIGHT, check_leaves, check_tree
+
+SPARSE = "sparse (Appendix D, tau >= E)"
+DENSE = "dense (Alg. 3, tau < E)"
+ACCOUNTANT = "paper"  # Theorem 5.5's calibration
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Values that depend on the data and are NOT differentially private: for the data holder
+    only, never part of a release."""
+
+    records: int
+    noisy_draws: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Classification:
+    """One run: the private Heavy set, the public inputs it was computed with, and (apart)
+    the data holder's diagnostics."""
+
+    tree: PublicTree
+    heavy: frozenset[Node]
+    calibration: Calibration
+    params: Params
+    implementation: str
+    seeded: bool
+    diagnostics: Diagnostics
+    accountant: str = ACCOUNTANT
+
+
+def implementation_for(cal: Calibration, params: Params) -> str:
+    """Which implementation runs: a function of the public `tau` and `E` only."""
+    return SPARSE if cal.E.compare(params.tau) <= 0 else DENSE
+
+
+def plan(tree: object, tau: object, epsilon: object, delta: object,
+         calibration: Calibration | None = None,
+         ) -> tuple[PublicTree, Calibration, Params, str]:
+    """Every public check of a run, before any record is read: the tree, its height (at most
+    `MAX_RUN_HEIGHT`), `(eps, delta)` (Theorem 5.5's range), `tau`, and that the chosen
+    implementation can run on this tree (dense: at most `DENSE_NODE_LIMIT` nodes; sparse: leaf
+    paths in 62 bits). `calibration` (default: Theorem 5.5's) is another accountant's
+    calibration of the same public `(h, eps, delta)`, e.g. the tight one the CLI computes.
+    Raises `ParameterError` naming what to change."""
+    t = check_tree(tree)
+    if t.height > MAX_RUN_HEIGHT:
+        raise ParameterError("height", t.height, f"h <= {MAX_RUN_HEIGHT} for a run on records")
+    cal = calibrate(t.height, epsilon, delta)
+    if calibration is not None:
+        if (calibration.height, calibration.epsilon, calibration.delta) != (
+                cal.height, cal.epsilon, cal.delta):
+            raise ParameterError(
+                "calibration", f"h = {calibration.height}, eps = {calibration.epsilon}, "
+                f"delta = {calibration.delta}",
+                f"a calibration of h = {cal.height}, eps = {cal.epsilon}, delta = {cal.delta}")
+        cal = calibration
+    params = cal.params(tau)
+    implementation = implementation_for(cal, params)
+    if implementation == DENSE:
+        if t.size(limit=DENSE_NODE_LIMIT) > DENSE_NODE_LIMIT:
+            raise ParameterError(
+                "tau", params.tau, f"tau >= E = {cal.E.approx():.6g} (sparse), or a public tree "
+                f"of at most {DENSE_NODE_LIMIT} nodes",
+                "only the dense algorithm applies below E, and this tree is larger",
+            )
+    else:
+        Encoding.of(t)  # raises ParameterError when the leaf paths do not fit in 62 bits
+    return t, cal, params, implementation
+
+
+class _ReportingOrder(list[int]):
+    """DepO's level order; iterating it reports each level reached (public: depths only)."""
+
+    def __init__(self, levels: list[int], report: Progress) -> None:
+        super().__init__(levels)
+        self.report = report
+
+    def __iter__(self) -> Iterator[int]:
+        for step, d in enumerate(super().__iter__(), start=1):
+            self.report(f"level {step} of {len(self)} (depth {d})")
+            yield d
+
+
+class _Reporting(BetweenCut):
+    """Alg. 3 unchanged; only the iteration over DepO's levels reports progress."""
+
+    def __init__(self, tree: PublicTree, params: Params, report: Progress) -> None:
+        self.report = report
+        super().__init__(tree, params)
+
+    def level_order(self) -> list[int]:
+        return _ReportingOrder(super().level_order(), self.report)
+
+
+def classify(
+    tree: object,
+    leaves: Iterable[object],
+    *,
+    tau: object,
+    epsilon: object,
+    delta: object,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    calibration: Calibration | None = None,
+) -> Classification:
+    """The Heavy set of `tree` for the records `leaves` with `(epsilon, delta)`-DP (Theorem 5.5)
+    and the deterministic margin `E` (Theorem 5.6).
+
+    `tau`, `epsilon`, `delta` are exact: ints, Fractions or strings such as `"0.05"` (floats are
+    refused). `seed` makes a run reproducible and must not be used for a release (the default
+    draws from the operating system's CSPRNG). `progress(message)` hears about long phases.
+    `calibration` replaces Theorem 5.5's by another accountant's for the same `(h, eps, delta)`
+    (see `plan`).
+    """
+    start = time.perf_counter()
+    say: Progress = progress if progress is not None else (lambda _msg: None)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ParameterError("seed", seed, "an integer, or None for the OS CSPRNG")
+    t, cal, params, implementation = plan(tree, tau, epsilon, delta, calibration)
+    test = ExactSampler(seed)
+    say(f"running the {implementation} implementation on a tree of height {t.height}")
+    if implementation == SPARSE:
+        records = list(leaves)
+        heavy = sparse_between_cut(t, records, params, test).heavy  # checks every record
+    else:
+        records = check_leaves(t, leaves)
+        heavy = _Reporting(t, params, say).run(records, test).heavy
+    diagnostics = Diagnostics(len(records), test.draws, time.perf_counter() - start)
+    return Classification(t, heavy, cal, params, implementation, test.seeded, diagnostics,
+                          cal.accountant)
