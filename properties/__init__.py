@@ -5,7 +5,9 @@
 * `betweencut.properties.predicates`: Lemma B.1, 4.2, 4.3, B.2, B.3 and DepO (Alg. 2);
   `.margin`: Theorem C.2; `.coupling`: Proposition D.1. Each raises `PropertyViolation`.
 * `betweencut.properties.check.check_implementation(classify_fn)`: every property against a
-  user's classifier; `betweencut.properties.pytest_plugin`: the `betweencut_check` fixture.
+  user's port of Alg. 3; `.heavy_only.check_heavy_classifier(heavy_fn)`: the Heavy-set-only
+  checks (ancestor closure, Theorem C.2) for any classifier; `betweencut.properties.pytest_plugin`:
+  the `betweencut_check` and `betweencut_heavy_check` fixtures.
 * `betweencut.properties.profiles`: settings profiles `dev`, `ci`, `thorough` (registered when
   that module is imported; `check` imports it).
 * `betweencut.properties.broken`: structurally broken variants that the suite must reject.

@@ -19,16 +19,18 @@ seeded draws; failing inputs are shrunk and reported with the claim they break.
 
 from __future__ import annotations
 
+import os
+import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
-from betweencut.properties import profiles as _profiles  # noqa: F401  (registers dev/ci/thorough)
+from betweencut.properties import profiles as _profiles  # registers dev/ci/thorough/mutation
 from betweencut.properties.coupling import PROPOSITION_D_1, check_proposition_d_1
 from betweencut.properties.margin import THEOREM_C_2, check_theorem_c_2
 from betweencut.properties.predicates import (
@@ -73,13 +75,15 @@ class PropertyResult:
     violation: PropertyViolation | None = None
     error: BaseException | None = None
     falsifying: str = ""
+    replay: str = ""
 
     def line(self) -> str:
         if self.passed:
             return f"PASS  {self.claim}"
         what = self.violation or self.error
         text = f"FAIL  {self.claim}: {what!s}"
-        return text + (f"\n      input: {self.falsifying}" if self.falsifying else "")
+        text += f"\n      input: {self.falsifying}" if self.falsifying else ""
+        return text + (f"\n      replay: {self.replay}" if self.replay else "")
 
 
 @dataclass(frozen=True)
@@ -114,9 +118,44 @@ class ImplementationFailed(BetweenCutError, AssertionError):
         )
 
 
+SEED_ENV = "BETWEENCUT_SEED"
+
+
+def _profile() -> settings:
+    """The Hypothesis profile named by `$HYPOTHESIS_PROFILE` (ours are registered on import:
+    `dev`, `ci`, `thorough`, `mutation`), else the current default: so `HYPOTHESIS_PROFILE=ci`
+    makes the suite deterministic in a user's project too, without loading anything."""
+    name = os.environ.get(_profiles.ENV_VAR)
+    if not name:
+        return settings()
+    try:
+        found: settings = settings.get_profile(name)
+    except Exception:
+        raise ParameterError(_profiles.ENV_VAR, name,
+                             f"a registered Hypothesis profile, e.g. {list(_profiles.PROFILES)}"
+                             ) from None
+    return found
+
+
+def choose_seed(given_seed: int | None, derandomize: bool) -> int | None:
+    """The seed a search runs with: the one given, else `$BETWEENCUT_SEED`, else (unless the run
+    is derandomised) a fresh random one, so every failure can be replayed exactly."""
+    if given_seed is not None:
+        if isinstance(given_seed, bool) or not isinstance(given_seed, int):
+            raise ParameterError("seed", repr(given_seed), "an int (or None)")
+        return given_seed
+    env = os.environ.get(SEED_ENV)
+    if env:
+        try:
+            return int(env)
+        except ValueError:
+            raise ParameterError(SEED_ENV, env, "an integer seed") from None
+    return None if derandomize else random.SystemRandom().getrandbits(32)
+
+
 def _settings(max_examples: int | None, derandomize: bool) -> settings:
     base = settings(
-        settings.default, database=None, deadline=None, report_multiple_bugs=False,
+        _profile(), database=None, deadline=None, report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
         phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -124,6 +163,30 @@ def _settings(max_examples: int | None, derandomize: bool) -> settings:
     if derandomize:
         base = settings(base, derandomize=True)
     return base if max_examples is None else settings(base, max_examples=max_examples)
+
+
+Decorator = Callable[[Callable[..., None]], Callable[..., None]]
+
+
+def _seeded(conf: settings, chosen: int | None) -> Decorator:
+    """The settings, and `hypothesis.seed(chosen)` when a seed is used."""
+
+    def apply(test: Callable[..., None]) -> Callable[..., None]:
+        out = conf(test)
+        return seed(chosen)(out) if chosen is not None and not conf.derandomize else out
+
+    return apply
+
+
+def replay_line(fn: object, claims: Sequence[str], conf: settings, chosen: int | None,
+                entry: str = "check_implementation") -> str:
+    """One line that re-runs exactly this search (same examples, same shrink)."""
+    name = getattr(fn, "__name__", "classify_fn")
+    options = f"claims={list(claims)!r}, max_examples={conf.max_examples}"
+    if conf.derandomize:
+        return f"{entry}({name}, {options}, derandomize=True)"
+    return (f"{entry}({name}, {options}, seed={chosen})   "
+            f"# or: {SEED_ENV}={chosen} pytest ...")
 
 
 def _probe(claim: str, body: Callable[[], None]) -> PropertyResult:
@@ -158,10 +221,11 @@ def _then_pinned(search: Callable[[], None], check: Callable[[Case], None]) -> C
     return both
 
 
-def _run_claim(claim: str, classify_fn: ClassifyFn, conf: settings) -> PropertyResult:
+def _run_claim(claim: str, classify_fn: ClassifyFn, conf: settings,
+               chosen: int | None = None) -> PropertyResult:
     check = RUN_PROPERTIES[claim]
 
-    @conf
+    @_seeded(conf, chosen)
     @given(case=cases())
     def probe(case: Case) -> None:
         try:
@@ -174,12 +238,13 @@ def _run_claim(claim: str, classify_fn: ClassifyFn, conf: settings) -> PropertyR
         case, classify_fn(case.tree, list(case.leaves), case.params, case.test()))))
 
 
-def _run_coupling(classify_fn: ClassifyFn, conf: settings) -> PropertyResult:
+def _run_coupling(classify_fn: ClassifyFn, conf: settings,
+                  chosen: int | None = None) -> PropertyResult:
     def dense(tree: PublicTree, leaves: Sequence[Node], params: Params,
               test: NoisyTest) -> RunRecord:
         return classify_fn(tree, list(leaves), params, test)
 
-    @conf
+    @_seeded(conf, chosen)
     @given(case=cases(sparse=True))
     def probe(case: Case) -> None:
         try:
@@ -192,7 +257,7 @@ def _run_coupling(classify_fn: ClassifyFn, conf: settings) -> PropertyResult:
         case.tree, case.leaves, case.params, case.test, dense=dense)))
 
 
-def _run_depo(depo_fn: DepoFn, conf: settings) -> PropertyResult:
+def _run_depo(depo_fn: DepoFn, conf: settings, chosen: int | None = None) -> PropertyResult:
     def check(height: int) -> None:
         try:
             check_depo(list(depo_fn(height)), height)
@@ -200,7 +265,7 @@ def _run_depo(depo_fn: DepoFn, conf: settings) -> PropertyResult:
             _tag(exc, f"h = {height}")
             raise
 
-    @conf
+    @_seeded(conf, chosen)
     @given(height=st.integers(1, 64))
     def probe(height: int) -> None:
         check(height)
@@ -219,6 +284,7 @@ def check_implementation(
     depo_fn: DepoFn | None = None,
     max_examples: int | None = None,
     derandomize: bool = False,
+    seed: int | None = None,
     raise_on_failure: bool = False,
 ) -> Report:
     """Check `classify_fn` against every applicable structural claim and report which fail.
@@ -226,9 +292,11 @@ def check_implementation(
     Claims: Lemma B.1, 4.2, 4.3, B.2, B.3 and Theorem C.2 on arbitrary trees, databases,
     parameters and answer sequences; Proposition D.1 against the reference sparse
     implementation (`τ >= E` inputs); DepO (Alg. 2) on `depo_fn(h)`, `h = 1..64`, when given.
-    Each claim is a separate Hypothesis search (settings from the loaded profile, see
-    `betweencut.properties.profiles`; `max_examples` overrides, `derandomize=True` makes the
-    search reproducible) and its failure is shrunk.
+    Each claim is a separate Hypothesis search and its failure is shrunk. Settings: the profile
+    named by `$HYPOTHESIS_PROFILE` (`ci` is derandomised) or the loaded one; `max_examples`
+    overrides; `derandomize=True` runs the same examples every time; `seed=S` (or
+    `$BETWEENCUT_SEED`) runs the random search from seed `S`. Without either a fresh seed is
+    drawn, and every failure's `replay` line names the call that repeats it exactly.
     Returns a `Report`; with `raise_on_failure=True` raises `ImplementationFailed` instead.
     """
     chosen = list(ALL_CLAIMS if claims is None else claims)
@@ -238,14 +306,20 @@ def check_implementation(
     if not callable(classify_fn):
         raise ParameterError("classify_fn", classify_fn, "a callable (tree, leaves, params, test)")
     conf = _settings(max_examples, derandomize)
+    used = choose_seed(seed, bool(conf.derandomize))
     results: list[PropertyResult] = []
     for claim in chosen:
         if claim in RUN_PROPERTIES:
-            results.append(_run_claim(claim, classify_fn, conf))
+            result = _run_claim(claim, classify_fn, conf, used)
         elif claim == PROPOSITION_D_1:
-            results.append(_run_coupling(classify_fn, conf))
+            result = _run_coupling(classify_fn, conf, used)
         elif depo_fn is not None:
-            results.append(_run_depo(depo_fn, conf))
+            result = _run_depo(depo_fn, conf, used)
+        else:
+            continue
+        if not result.passed:
+            result = replace(result, replay=replay_line(classify_fn, [claim], conf, used))
+        results.append(result)
     report = Report(tuple(results))
     if raise_on_failure:
         report.raise_if_failed()

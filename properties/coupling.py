@@ -13,7 +13,7 @@ from typing import Protocol
 
 from betweencut.betweencut import Run, Step, between_cut, path_counts
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest, Outcome, UnansweredQuery
+from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, RecordingTest, UnansweredQuery
 from betweencut.params import Params
 from betweencut.proofs.registry import claim
 from betweencut.properties.violation import PropertyViolation, RunRecord
@@ -71,14 +71,17 @@ def check_proposition_d_1(
         raise ParameterError("tau", params.tau, f"tau >= E = {params.margin.exact_str()}",
                              "Proposition D.1 assumes tau >= E")
     counts = path_counts(leaves)
-    dense_run = dense(tree, leaves, params, make_test())
+    dense_test, sparse_test = RecordingTest(make_test()), RecordingTest(make_test())
+    dense_run = dense(tree, leaves, params, dense_test)
     try:
-        sparse_run = sparse(tree, leaves, params, make_test())
+        sparse_run = sparse(tree, leaves, params, sparse_test)
     except UnansweredQuery as exc:
         raise PropertyViolation(
             PROPOSITION_D_1, "the sparse run asks a noisy query the dense run did not",
             {"query": exc.query, "position": exc.position},
         ) from exc
+    differing = first_differing_query(
+        [q for q, _ in dense_test.log], [q for q, _ in sparse_test.log])
     expected = [(u, s) for u, s in dense_run.transcript if counts.get(u, 0) > 0]
     got = list(sparse_run.transcript or ())
     for t in range(max(len(expected), len(got))):
@@ -87,10 +90,15 @@ def check_proposition_d_1(
         if want != have:
             raise PropertyViolation(
                 PROPOSITION_D_1, "the sparse query sequence is not the dense one without its "
-                "zero-count queries",
+                "zero-count queries" + (f": {differing}" if differing else ""),
                 {"step": t, "dense": want, "sparse": have,
                  "count": counts.get((want or have or ((), None))[0], 0)},
             )
+    if differing:
+        raise PropertyViolation(
+            PROPOSITION_D_1, f"the same steps, but asked differently: {differing}",
+            {"dense_queries": len(dense_test.log), "sparse_queries": len(sparse_test.log)},
+        )
     differ = sorted(dense_run.heavy ^ sparse_run.heavy, key=lambda v: (len(v), v))
     if differ:
         u = differ[0]
@@ -98,3 +106,39 @@ def check_proposition_d_1(
             PROPOSITION_D_1, "dense and sparse disagree on a label",
             {"node": u, "dense_heavy": u in dense_run.heavy, "count": counts.get(u, 0)},
         )
+
+
+def _node(u: object) -> str:
+    if isinstance(u, tuple):
+        return "/".join(map(str, u)) or "root"
+    return "?" if u is None else str(u)
+
+
+def first_differing_query(dense: Sequence[BTQuery], sparse: Sequence[BTQuery]) -> str:
+    """The first noisy query (positive count: the zero-count ones are deleted, Appendix D) on
+    which the two runs differ, and how: count, thresholds `(a, b)`, rate `λ`, node; "" if none.
+    """
+    want = [q for q in dense if q.count > 0]
+    have = [q for q in sparse if q.count > 0]
+    for k in range(max(len(want), len(have))):
+        d = want[k] if k < len(want) else None
+        s = have[k] if k < len(have) else None
+        if d is None or s is None:
+            only, side = (d, "dense") if s is None else (s, "sparse")
+            if only is None:  # pragma: no cover - the range excludes it
+                return ""
+            return (f"noisy query #{k} (node {_node(only.node)}, count {only.count}) is asked by "
+                    f"the {side} run only")
+        how = []
+        if d.node is not None and s.node is not None and d.node != s.node:
+            how.append(f"node: dense {_node(d.node)}, sparse {_node(s.node)}")
+        if d.count != s.count:
+            how.append(f"count: dense {d.count}, sparse {s.count}")
+        if (d.a, d.b) != (s.a, s.b):
+            how.append(f"thresholds (a, b): dense ({d.a}, {d.b}), sparse ({s.a}, {s.b})")
+        if d.lam != s.lam:
+            how.append(f"rate lambda: dense {d.lam}, sparse {s.lam}")
+        if how:
+            return f"noisy query #{k} at node {_node(d.node or s.node)} differs in " + \
+                "; ".join(how)
+    return ""

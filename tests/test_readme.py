@@ -25,6 +25,7 @@ def _table_rows() -> list[list[str]]:
 def test_every_registered_checker_is_in_the_claims_table() -> None:
     audit_cases()  # imports every checker module of proofs/
     import betweencut.properties.coupling
+    import betweencut.properties.heavy_only
     import betweencut.properties.margin
     import betweencut.properties.predicates  # noqa: F401
     listed = {row[1].strip("`") for row in _table_rows()}

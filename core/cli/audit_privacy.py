@@ -58,11 +58,16 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--tau", type=rational("tau"), help="public threshold tau >= 0")
     p.add_argument("--db", help="database D: comma-separated leaves such as 0/1,1/1 ('' = empty)")
     p.add_argument("--add", help="the added record z, one leaf such as 0/0")
-    p.add_argument("--on", choices=PROJECTIONS, help="only the transcript or the Heavy set")
+    p.add_argument("--on", choices=(*PROJECTIONS, "output"),
+                   help="only the transcript or the Heavy set (with --mechanism also 'output', "
+                        "the default there: the callable's whole return value)")
     p.add_argument("--exhaustive", type=positive_int("exhaustive", 0, 64), metavar="N",
                    help="every database of size <= N and every added leaf")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
+    from betweencut.cli.audit_mechanism import add_arguments
+
+    add_arguments(p)
     p.set_defaults(handler=run, group="privacy")
 
 
@@ -125,14 +130,24 @@ def _setup(args: argparse.Namespace) -> tuple[PublicTree, Params, dict[str, Any]
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.mechanism is not None:
+        from betweencut.cli.audit_mechanism import run as run_mechanism
+
+        return run_mechanism(args)
+    if args.baseline is not None or args.search is not None:
+        raise UsageError("--baseline and --search go with --mechanism MODULE:CALLABLE")
+    if args.on == "output":
+        raise UsageError("--on output goes with --mechanism (BetweenCut: transcript or heavy)")
     flags = [args.height, args.lam, args.R, args.epsilon, args.delta, args.tau, args.db,
-             args.add, args.on, args.exhaustive]
+             args.add, args.on, args.exhaustive, args.plot]
     if all(f is None for f in flags):
         from betweencut.cli.audit import run as run_group
 
         return int(run_group(args))
+    from betweencut.cli.audit_mechanism import check_plot_path
     from betweencut.proofs.privacy.claims import betweencut_cache, pair_report
 
+    check_plot_path(args.plot)
     tree, params, promised = _setup(args)
     if params.lam > 1:
         raise UsageError(f"lambda = {shown(params.lam)}: Theorem 5.4 needs 0 < lambda <= 1")
@@ -168,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
     if promised:
         holds = _promised(out, promised, cache, db, z, on) and holds
     out["holds"] = holds
+    _curves(args, out, cache, db, z, on, report)
     if args.json:
         print(json.dumps(out))
     else:
@@ -184,6 +200,26 @@ def _accountant_points(name: str, tree: PublicTree, params: Params) -> list[Any]
     L = tree.height.bit_length()
     acc = accountant(name, L=L, lam=params.lam, R=params.R)
     return [(r * params.lam, acc.delta_upper(r * params.lam)) for r in range(1, L + 1)]
+
+
+def _curves(args: argparse.Namespace, out: dict[str, Any], cache: Any, db: tuple[Node, ...],
+            z: Node, on: list[str], report: Any) -> None:
+    """Beside each claimed `(rλ, δ_r)`: the exact curve's `ε_at_δ_r` (a certified lower bound
+    on the `ε` the pair needs at `δ_r`); `--plot` draws the first projection's curve."""
+    from betweencut.cli.audit_mechanism import plot
+    from betweencut.proofs.privacy.audit import pair_curve
+
+    for name in on:
+        curve = pair_curve(cache, db, z, name)
+        results = report.transcript if name == "transcript" else report.heavy
+        for row, res in zip(out[name]["rows"], results, strict=True):
+            eps = curve.epsilon_at_delta(res.bound)
+            row["epsilon_at_delta"] = None if eps is None else eps.display()
+            row["epsilon_at_delta_exact"] = "inf" if eps is None else eps.exact_str()
+        out[name]["curve"] = curve.to_json()
+        if args.plot is not None and name == on[0]:
+            plot(args.plot, curve, [(r.eps, r.bound) for r in results], None)
+            out["plot"] = args.plot
 
 
 def _promised(out: dict[str, Any], promised: dict[str, Any], cache: Any, db: tuple[Node, ...],
@@ -214,7 +250,8 @@ def _print_pair(out: dict[str, Any], on: list[str]) -> None:
             verdict = "holds" if row["holds"] else "REFUTED"
             print(f"    {row['r']:>2} {row['eps']:>8.4g} {row['delta']:>12.6g} "
                   f"{row['bound']:>12.6g}  {verdict:<7}  {row['tightness'][1]:.4g}")
-            print(f"         delta = {row['delta_exact']}")
+            print(f"         delta = {row['delta_exact']}; epsilon_at_delta(bound) = "
+                  f"{row['epsilon_at_delta_exact']}")
         promised = out[name].get("promised")
         if promised:
             verdict = "holds" if promised["holds"] else "REFUTED"
@@ -241,10 +278,13 @@ def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: 
                                        verdict.refutation.counterexample().items()}
         elif verdict.tightest is not None:
             lo, hi = verdict.tightest.tightness()
+            at = verdict.epsilon_at_delta()
             entry["worst_pair"] = {"D": [list(u) for u in verdict.tightest.db],
                                    "z": list(verdict.tightest.z),
                                    "eps": str(verdict.tightest.eps),
-                                   "tightness": [float(lo), float(hi)]}
+                                   "tightness": [float(lo), float(hi)],
+                                   "epsilon_at_delta": None if at is None else at.display(),
+                                   "epsilon_at_delta_exact": "inf" if at is None else str(at)}
         out[name] = entry
         holds = holds and verdict.holds
     out["holds"] = holds
@@ -259,7 +299,8 @@ def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: 
             if "worst_pair" in entry:
                 w = entry["worst_pair"]
                 print(f"    tightest: D = {w['D']}, z = {w['z']}, eps = {w['eps']}, "
-                      f"delta/bound in [{w['tightness'][0]:.4g}, {w['tightness'][1]:.4g}]")
+                      f"delta/bound in [{w['tightness'][0]:.4g}, {w['tightness'][1]:.4g}], "
+                      f"epsilon_at_delta(bound) = {w['epsilon_at_delta_exact']}")
             if "counterexample" in entry:
                 print(f"    {entry['counterexample']}")
     sys.stdout.flush()

@@ -14,21 +14,23 @@ and, for every neighbouring pair and every point, decides `δ_pair(ε) <= δ` th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
 from typing import Union
 
 from betweencut.errors import ParameterError
+from betweencut.exact import as_rational
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
+from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve, curve_of_laws
 from betweencut.proofs.privacy.enumerate import DEFAULT_LIMIT, Enumeration, enumerate_mechanism
 from betweencut.proofs.privacy.profiles import HockeyStick, Joint, Law, PairProfile
 from betweencut.tree import Node
 
 __all__ = [
-    "AuditVerdict", "Database", "LawCache", "Mechanism", "PointResult", "audit_mechanism",
-    "display", "neighbouring_pairs",
+    "AuditVerdict", "Database", "LawCache", "Mechanism", "PointResult", "as_database",
+    "as_hashable", "audit_mechanism", "display", "neighbouring_pairs",
 ]
 
 Database = tuple[Node, ...]
@@ -90,7 +92,8 @@ class LawCache:
         key = (db, on)
         found = self.grouped.get(key)
         if found is None:
-            found = Law(self.enumeration(db).grouped(self.projections[on]))
+            project = self.projections[on]
+            found = Law(self.enumeration(db).grouped(lambda o: as_hashable(project(o))))
             self.grouped[key] = found
         return found
 
@@ -115,7 +118,79 @@ class LawCache:
 
 
 def _identity(x: object) -> Hashable:
-    return x
+    return as_hashable(x)
+
+
+@dataclass(frozen=True)
+class Converted:
+    """An unhashable output made hashable, tagged with its type so that it never equals a
+    different output (merging two outputs would hide privacy loss)."""
+
+    kind: str
+    value: Hashable
+
+
+def as_hashable(x: object) -> Hashable:
+    """An output as a dictionary key: itself when hashable; otherwise (recursively) a `Run` or
+    other dataclass by its fields, a mapping by its items, a list, tuple or set by its elements,
+    each wrapped in `Converted` with its type name, so distinct outputs stay distinct.
+    Anything else gets a `ParameterError` naming its type."""
+    try:
+        hash(x)
+    except TypeError:
+        pass
+    else:
+        return x
+    if isinstance(x, list | tuple):
+        return Converted(type(x).__name__, tuple(as_hashable(v) for v in x))
+    if isinstance(x, set | frozenset):
+        return Converted(type(x).__name__, frozenset(as_hashable(v) for v in x))
+    if isinstance(x, Mapping):
+        items = frozenset((as_hashable(k), as_hashable(v)) for k, v in x.items())
+        return Converted(type(x).__name__, items)
+    if is_dataclass(x) and not isinstance(x, type):
+        values = tuple((f.name, as_hashable(getattr(x, f.name))) for f in fields(x))
+        return Converted(type(x).__qualname__, values)
+    raise ParameterError(
+        "output", type(x).__name__,
+        "a hashable output (or a dataclass, mapping, list or set of hashable values)",
+    )
+
+
+def as_database(db: object, name: str = "db") -> Database:
+    """A database given as any iterable of leaves (tuples or lists of child indices) as the
+    sorted tuple of tuples the audit keys on; anything else gets a `ParameterError`."""
+    if isinstance(db, str | bytes) or not isinstance(db, Iterable):
+        raise ParameterError(name, repr(db), "an iterable of leaves (tuples of child indices)")
+    return tuple(sorted(as_node(u, f"{name} record") for u in db))
+
+
+def as_node(u: object, name: str = "z") -> Node:
+    """A leaf given as a tuple or list of non-negative ints, as a tuple."""
+    if isinstance(u, tuple | list) and all(
+        isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in u
+    ):
+        return tuple(u)
+    raise ParameterError(name, repr(u), "a node: a tuple of child indices such as (0, 1)")
+
+
+def _claim_point(point: object) -> ClaimPoint:
+    if not isinstance(point, tuple | list) or len(point) != 2:
+        raise ParameterError("claim", repr(point), "(eps, delta) pairs")
+    eps = as_rational(point[0], "eps")
+    if eps < 0:
+        raise ParameterError("eps", eps, "eps >= 0")
+    delta = point[1]
+    if isinstance(delta, bool) or not isinstance(delta, int | Fraction | ExpPoly | ExpRational):
+        if isinstance(delta, str):
+            delta = as_rational(delta, "delta")
+        else:
+            raise ParameterError("delta", repr(delta),
+                                 "an exact delta: int, Fraction, ExpPoly or ExpRational "
+                                 "(a float is not read: pass Fraction or a string '0.01')")
+    if sign(delta) < 0:
+        raise ParameterError("delta", exact_str(delta), "delta >= 0")
+    return eps, delta
 
 
 @dataclass(frozen=True)
@@ -157,11 +232,26 @@ class PointResult:
         }
 
 
+def _is_node(u: object) -> bool:
+    return isinstance(u, tuple) and all(isinstance(c, int) and not isinstance(c, bool)
+                                        for c in u)
+
+
+def _node(u: tuple[int, ...]) -> str:
+    return "/".join(map(str, u)) or "root"
+
+
 def _short(o: object) -> str:
-    if isinstance(o, frozenset):
-        return "{" + ", ".join("/".join(map(str, u)) or "root" for u in sorted(o)) + "}"
-    if isinstance(o, tuple) and o and isinstance(o[0], tuple) and len(o[0]) == 2:
-        return " ".join(f"{'/'.join(map(str, u)) or 'root'}:{s.value}" for u, s in o)
+    """An output in a few characters: node sets as `{0/1, ...}`, `(node, answer)` steps as
+    `0/1:H`; any other shape (tuples, labels, user objects) falls back to `str`/`repr`."""
+    if isinstance(o, frozenset | set) and all(_is_node(u) for u in o):
+        return "{" + ", ".join(_node(u) for u in sorted(o)) + "}"
+    if isinstance(o, tuple) and o and all(
+        isinstance(x, tuple) and len(x) == 2 and _is_node(x[0]) for x in o
+    ):
+        return " ".join(f"{_node(u)}:{getattr(s, 'value', s)}" for u, s in o)
+    if isinstance(o, str):
+        return o
     return repr(o)
 
 
@@ -184,9 +274,24 @@ def tighter(a: PointResult, b: PointResult) -> bool:
     return sign(a.delta * b.bound - b.delta * a.bound) > 0
 
 
+def _pairs(pairs: object) -> Iterable[tuple[object, object]]:
+    if isinstance(pairs, str | bytes) or not isinstance(pairs, Iterable):
+        raise ParameterError("pairs", repr(pairs), "an iterable of (database, added leaf)")
+    for pair in pairs:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise ParameterError("pairs", repr(pair), "(database, added leaf) pairs")
+        yield pair[0], pair[1]
+
+
 @dataclass
 class AuditVerdict:
-    """`holds` with the smallest exact margin, or the first refuting point."""
+    """`holds` with the smallest exact margin, or the first refuting point.
+
+    `worst` is the refuting point, else the tightest one; `counterexample()` describes the
+    refutation (None when the claim holds); `curve()` is the exact privacy curve `δ(ε)` of the
+    worst pair and `epsilon_at_delta()` the smallest `ε` at the worst point's claimed `δ` on it
+    (`betweencut.proofs.privacy.curve`), both computed on demand by direct enumeration.
+    """
 
     holds: bool
     pairs: int = 0
@@ -194,6 +299,41 @@ class AuditVerdict:
     tightest: PointResult | None = None
     refutation: PointResult | None = None
     results: list[PointResult] = field(default_factory=list)
+    cache: LawCache | None = field(default=None, repr=False, compare=False)
+    on: str = "output"
+
+    @property
+    def worst(self) -> PointResult | None:
+        return self.refutation if self.refutation is not None else self.tightest
+
+    def counterexample(self) -> dict[str, object] | None:
+        """The refutation's counterexample (databases, event, exact `P(S)`, `Q(S)`), or None."""
+        return None if self.refutation is None else self.refutation.counterexample()
+
+    def curve(self) -> PrivacyCurve | None:
+        """The exact `δ(ε)` of the worst pair (None when no pair was audited)."""
+        worst = self.worst
+        if worst is None or self.cache is None:
+            return None
+        return pair_curve(self.cache, worst.db, worst.z, self.on)
+
+    def epsilon_at_delta(self, delta: ExactDelta | None = None) -> LogOf | None:
+        """The smallest `ε` with `δ_worst(ε) <= delta` (default: the worst point's claimed
+        `δ`): a certified lower bound on the mechanism's `ε` at that `δ`. None: no pair, or no
+        finite `ε`."""
+        worst, curve = self.worst, self.curve()
+        if worst is None or curve is None:
+            return None
+        return curve.epsilon_at_delta(worst.bound if delta is None else delta)
+
+
+def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
+    """The exact privacy curve of `(D, D + z)` under projection `on`, from laws enumerated
+    directly (a `LawCache` subclass with a shortcut is not trusted here: a plain `LawCache`
+    re-enumerates the real code)."""
+    direct = cache if type(cache) is LawCache else LawCache(cache.run, cache.projections,
+                                                            cache.limit)
+    return curve_of_laws(direct.law(db, on), direct.law(with_record(db, z), on))
 
 
 def audit_mechanism(
@@ -212,14 +352,25 @@ def audit_mechanism(
     Returns: an `AuditVerdict`: holds (smallest margin, decided exactly) or the first refuting
     point, whose `counterexample()` names the databases, the event and both probabilities.
     """
-    if not claim_points:
+    if not callable(run):
+        raise ParameterError("run", repr(run), "a callable run(database, test) -> output")
+    if isinstance(claim_points, tuple) and len(claim_points) == 2 and not isinstance(
+        claim_points[0], tuple | list
+    ):
+        raise ParameterError("claim_points", repr(claim_points),
+                             "a list of (eps, delta) points, e.g. [(Fraction(1), 0)]")
+    points = [_claim_point(p) for p in claim_points]
+    if not points:
         raise ParameterError("claim", "[]", "at least one (eps, delta) point")
     cache = cache or LawCache(run, projections)
-    verdict = AuditVerdict(True)
-    for db, z in pairs:
+    if on not in cache.projections:
+        raise ParameterError("on", on, f"one of {sorted(cache.projections)}")
+    verdict = AuditVerdict(True, cache=cache, on=on)
+    for db_given, z_given in _pairs(pairs):
+        db, z = as_database(db_given), as_node(z_given)
         verdict.pairs += 1
-        for eps, bound in claim_points:
-            result = check_point(cache, db, z, on, Fraction(eps), bound)
+        for eps, bound in points:
+            result = check_point(cache, db, z, on, eps, bound)
             if keep:
                 verdict.results.append(result)
             if not result.holds:

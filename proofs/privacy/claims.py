@@ -39,6 +39,8 @@ from betweencut.proofs.privacy.audit import (
     Database,
     LawCache,
     PointResult,
+    as_database,
+    as_node,
     audit_mechanism,
     check_point,
     display,
@@ -121,10 +123,13 @@ def pair_report(
     return PairReport(db, z, rows["transcript"], rows["heavy"])
 
 
-def _validate(tree: PublicTree, params: Params, db: Iterable[Node], z: Node) -> Database:
+def _validate(
+    tree: PublicTree, params: Params, db: Iterable[Node], z: Node
+) -> tuple[Database, Node]:
     if params.lam > 1:
         raise ParameterError("lambda", params.lam, "0 < lambda <= 1 (Theorem 5.4)")
     h = tree.height
+    db, z = as_database(db), as_node(z, "z")  # lists work; anything else: ParameterError
     leaves = [*db, z]
     for leaf in leaves:
         if len(leaf) != h - 1 or tree.arity(leaf) != 0 or any(
@@ -132,7 +137,7 @@ def _validate(tree: PublicTree, params: Params, db: Iterable[Node], z: Node) -> 
         ):
             raise ParameterError("leaf", "/".join(map(str, leaf)),
                                  f"a leaf of the {tree.description}")
-    return tuple(sorted(db))
+    return db, z
 
 
 def _params(tree: PublicTree, params: Params, db: Database, z: Node) -> dict[str, object]:
@@ -162,7 +167,7 @@ def check_lemma_c_1(
     Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the two databases,
     the violating event, its exact probabilities and the violated inequality.
     """
-    d = _validate(tree, params, db, z)
+    d, z = _validate(tree, params, db, z)
     cache = cache or betweencut_cache(tree, params)
     report = pair_report(cache, tree, params, d, z)
     return _certify("Lemma C.1", report.transcript, _params(tree, params, d, z))
@@ -179,7 +184,7 @@ def check_theorem_5_4_enumerated(
     `<=` the transcript profile at the same `ε` (the Heavy set is a function of the transcript).
     Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the counterexample.
     """
-    d = _validate(tree, params, db, z)
+    d, z = _validate(tree, params, db, z)
     cache = cache or betweencut_cache(tree, params)
     report = pair_report(cache, tree, params, d, z)
     for heavy, full in zip(report.heavy, report.transcript, strict=True):
@@ -206,7 +211,7 @@ def check_theorem_5_5_enumerated(
     if cal.height != tree.height:
         raise ParameterError("cal", cal.height, f"a calibration for height {tree.height}")
     params = cal.params(tau)
-    d = _validate(tree, params, db, z)
+    d, z = _validate(tree, params, db, z)
     cache = betweencut_cache(tree, params)
     res = check_point(cache, d, z, on, cal.epsilon, cal.delta)
     info = {**_params(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta}

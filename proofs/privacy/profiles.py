@@ -26,6 +26,7 @@ from fractions import Fraction
 from functools import lru_cache, partial
 
 from betweencut.errors import ParameterError
+from betweencut.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.enumerate import Bag, bag_enclosure, bag_value, bags_value, round_out
 
@@ -187,7 +188,8 @@ class PairProfile:
 
 
 def check_eps(eps: Fraction) -> Fraction:
-    eps = Fraction(eps)
+    """An exact `ε >= 0` (int, Fraction or string; a float is refused: `ParameterError`)."""
+    eps = eps if type(eps) is Fraction else as_rational(eps, "eps")
     if eps < 0:
         raise ParameterError("eps", eps, "eps >= 0")
     return eps

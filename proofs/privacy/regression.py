@@ -1,0 +1,147 @@
+"""Regression mode for CI: does a candidate mechanism leak more than a baseline on the same pairs?
+
+A claim that still holds can hide a privacy regression: a change that raises `δ(ε)` at some `ε`
+without crossing the claimed point. `find_regressions(candidate, baseline, pairs)` enumerates both
+mechanisms (the real code, `betweencut.proofs.privacy.enumerate`) on every neighbouring pair
+`(D, D + z)`, builds both exact privacy curves (`betweencut.proofs.privacy.curve`) and reports
+every pair and maximal `ε` range where `δ_candidate(ε) > δ_baseline(ε)`, with exact ends. Each
+reported range carries a rational witness `ε` inside it at which the excess is re-decided by the
+gate from the two curves, and cross-checked against the hockey-stick divergence computed
+directly from the two laws (`profiles.Joint`), so a report never rests on the curve code alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from betweencut.errors import ParameterError
+from betweencut.proofs.exact.arith import ExpRational, enclose, exact_str, sign
+from betweencut.proofs.privacy.audit import (
+    Database,
+    LawCache,
+    Mechanism,
+    as_database,
+    as_node,
+    display,
+    with_record,
+)
+from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve, curve_of_laws, exceeds
+from betweencut.proofs.privacy.profiles import Joint
+from betweencut.tree import Node
+
+__all__ = ["Regression", "RegressionError", "find_regressions", "rational_inside"]
+
+
+class RegressionError(ParameterError):
+    """The curve and the direct hockey-stick computation disagree at a witness (a bug here)."""
+
+
+@dataclass(frozen=True)
+class Regression:
+    """On the pair `(D, D + z)`, `δ_candidate(ε) > δ_baseline(ε)` for `ε` in `(eps_from,
+    eps_to)` (`eps_to` None: up to `+∞`); at the rational `witness` both deltas are exact."""
+
+    db: Database
+    z: Node
+    on: str
+    eps_from: LogOf
+    eps_to: LogOf | None
+    witness: Fraction
+    candidate_delta: ExpRational
+    baseline_delta: ExpRational
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "D": ["/".join(map(str, u)) for u in self.db], "z": "/".join(map(str, self.z)),
+            "on": self.on,
+            "eps_from": self.eps_from.display(), "eps_from_exact": self.eps_from.exact_str(),
+            "eps_to": None if self.eps_to is None else self.eps_to.display(),
+            "eps_to_exact": None if self.eps_to is None else self.eps_to.exact_str(),
+            "witness_eps": str(self.witness),
+            "candidate_delta": display(self.candidate_delta),
+            "candidate_delta_exact": exact_str(self.candidate_delta),
+            "baseline_delta": display(self.baseline_delta),
+            "baseline_delta_exact": exact_str(self.baseline_delta),
+        }
+
+    def line(self) -> str:
+        to = "inf" if self.eps_to is None else f"{self.eps_to.display():.4g}"
+        return (f"privacy regression on D = {list(self.db)}, z = {self.z} ({self.on}): "
+                f"candidate delta > baseline delta for eps in ({self.eps_from.display():.4g}, "
+                f"{to}); at eps = {self.witness}: {display(self.candidate_delta):.6g} > "
+                f"{display(self.baseline_delta):.6g}")
+
+
+def rational_inside(lo: LogOf, hi: LogOf | None) -> Fraction:
+    """A simple rational strictly inside `(lo, hi)` (`hi` None: `+∞`), certified by the gate."""
+    prec = 64
+    while prec <= 4096:
+        _, lo_hi = lo.enclose(prec)
+        top = lo_hi + 2 if hi is None else hi.enclose(prec)[0]
+        if lo_hi < top:
+            mid = (lo_hi + top) / 2
+            for den in (1, 2, 4, 8, 10, 16, 100, 1000):
+                guess = Fraction(round(mid * den), den)
+                if lo_hi < guess < top:
+                    return guess
+            return mid
+        prec *= 2
+    raise ParameterError("interval", f"({lo}, {hi})", "an interval wide enough to name a point")
+
+
+def find_regressions(
+    candidate: Mechanism,
+    baseline: Mechanism,
+    pairs: Iterable[tuple[object, object]],
+    on: str = "output",
+    projections: dict[str, Callable[[object], Hashable]] | None = None,
+    first_only: bool = False,
+) -> list[Regression]:
+    """Every pair and `ε` range where the candidate's exact `δ(ε)` exceeds the baseline's.
+
+    Preconditions: both mechanisms are `run(database, test) -> output` with all their
+    randomness in `test`, on the same output space (projection `on`).
+    Checks: both exact curves per pair; where `candidate > baseline`, a rational witness `ε` is
+    re-decided by `sign` and by the direct hockey-stick divergence of both laws.
+    Returns: the regressions (empty: the candidate never leaks more on these pairs).
+    Raises: `ParameterError` on bad input; `RegressionError` if the two computations disagree.
+    """
+    for name, mech in (("candidate", candidate), ("baseline", baseline)):
+        if not callable(mech):
+            raise ParameterError(name, repr(mech), "a callable run(database, test) -> output")
+    mine = LawCache(candidate, projections)
+    theirs = LawCache(baseline, projections)
+    if on not in mine.projections:
+        raise ParameterError("on", on, f"one of {sorted(mine.projections)}")
+    found: list[Regression] = []
+    for db_given, z_given in pairs:
+        db, z = as_database(db_given), as_node(z_given)
+        curves = [_curve(cache, db, z, on) for cache in (mine, theirs)]
+        for lo, hi in exceeds(curves[0], curves[1]):
+            found.append(_witnessed(mine, theirs, curves, db, z, on, lo, hi))
+            if first_only:
+                return found
+    return found
+
+
+def _curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
+    return curve_of_laws(cache.law(db, on), cache.law(with_record(db, z), on))
+
+
+def _witnessed(
+    mine: LawCache, theirs: LawCache, curves: list[PrivacyCurve], db: Database, z: Node,
+    on: str, lo: LogOf, hi: LogOf | None,
+) -> Regression:
+    eps = rational_inside(lo, hi)
+    ours, base = curves[0].at(eps), curves[1].at(eps)
+    for cache, value in ((mine, ours), (theirs, base)):
+        direct = Joint(cache.law(db, on), cache.law(with_record(db, z), on)).profile(eps).delta
+        if sign(value - direct) != 0:
+            raise RegressionError("curve", exact_str(value),
+                                  f"the direct profile at eps = {eps}: {exact_str(direct)}")
+    if sign(ours - base) <= 0:
+        raise RegressionError("witness", eps, f"a point where the candidate exceeds "
+                              f"({enclose(ours)} vs {enclose(base)})")
+    return Regression(db, z, on, lo, hi, eps, ours, base)

@@ -1,0 +1,117 @@
+"""Auditing a user's mechanism against one claim `(ε, δ)`: the worst pair, by search or over a
+given list, and the largest certified lower bound on `ε` at `δ` those pairs show.
+
+`search_pairs` is the search mode for any mechanism `run(database, test) -> output` (not only
+BetweenCut): Hypothesis draws neighbouring pairs `(D, D + z)` with `|D| <= max_size`, and
+`hypothesis.target` pushes it toward a large `δ_pair(ε)`; the float given to `target` only steers,
+the pairs are compared by the exact `δ_pair(ε)` through the gate and a refutation stops the
+search. `epsilon_lower_bound` computes every pair's exact curve
+(`betweencut.proofs.privacy.curve`) and keeps the pair with the largest `ε_at_δ`: the mechanism's
+true `ε` at `δ` is at least that (a certified lower bound; `None` means no finite `ε` suffices).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from hypothesis import HealthCheck, Phase, given, settings, target
+from hypothesis import strategies as st
+
+from betweencut.errors import ParameterError
+from betweencut.proofs.exact.arith import sign
+from betweencut.proofs.privacy.audit import (
+    Database,
+    ExactDelta,
+    LawCache,
+    PointResult,
+    as_database,
+    as_node,
+    check_point,
+    display,
+    pair_curve,
+)
+from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve
+from betweencut.tree import Node
+
+__all__ = ["EpsilonBound", "PairSearch", "epsilon_lower_bound", "search_pairs"]
+
+
+@dataclass
+class PairSearch:
+    """The pairs tried (in order), the worst point by exact `δ_pair(ε)`, a refutation if any."""
+
+    tried: list[tuple[Database, Node]]
+    worst: PointResult | None = None
+    refutation: PointResult | None = None
+
+
+def search_pairs(
+    cache: LawCache, leaves: Sequence[Node], eps: Fraction, delta: ExactDelta, on: str = "output",
+    max_size: int = 3, max_examples: int = 40, seed: int | None = 0,
+) -> PairSearch:
+    """Hypothesis search over `(D, z)`, `|D| <= max_size`, maximising the exact `δ_pair(ε)`.
+
+    Preconditions: `cache.run` is a mechanism whose randomness is its test; `leaves` non-empty.
+    Returns: a `PairSearch` (worst by exact comparison; stops at the first refutation). With
+    `seed` an int the search is derandomised (the same pairs every run); None: random.
+    """
+    if max_size < 0 or max_examples < 1 or not leaves:
+        raise ParameterError("max_examples", max_examples,
+                             "max_size >= 0, max_examples >= 1 and at least one leaf")
+    found = PairSearch([])
+    options = sorted(as_node(u, "leaf") for u in leaves)
+
+    @settings(max_examples=max_examples, database=None, deadline=None,
+              derandomize=seed is not None, phases=[Phase.generate, Phase.target],
+              suppress_health_check=list(HealthCheck))
+    @given(db=st.lists(st.sampled_from(options), max_size=max_size),
+           z=st.sampled_from(options))
+    def probe(db: list[Node], z: Node) -> None:
+        if found.refutation is not None:
+            return
+        pair = (as_database(db), z)
+        found.tried.append(pair)
+        res = check_point(cache, pair[0], z, on, eps, delta)
+        target(display(res.delta), label="delta(eps)")  # steering only
+        if not res.holds:
+            found.refutation = res
+        elif found.worst is None or sign(res.delta - found.worst.delta) > 0:
+            found.worst = res
+
+    probe()
+    return found
+
+
+@dataclass
+class EpsilonBound:
+    """The pair with the largest `ε_at_δ` among those given, with its curve (`epsilon` None:
+    no finite `ε` reaches `δ` on that pair)."""
+
+    epsilon: LogOf | None
+    db: Database
+    z: Node
+    curve: PrivacyCurve
+
+
+def epsilon_lower_bound(
+    cache: LawCache, pairs: Iterable[tuple[Database, Node]], delta: ExactDelta, on: str = "output",
+) -> EpsilonBound | None:
+    """`max` over the pairs of the smallest `ε` with `δ_pair(ε) <= delta`, exactly (None when
+    no pair is given). Every pair's curve is computed from laws enumerated directly."""
+    best: EpsilonBound | None = None
+    for db, z in pairs:
+        curve = pair_curve(cache, db, z, on)
+        eps = curve.epsilon_at_delta(delta)
+        if best is None or _larger(eps, best.epsilon):
+            best = EpsilonBound(eps, db, z, curve)
+        if eps is None:
+            break  # nothing is larger than +inf
+    return best
+
+
+def _larger(a: LogOf | None, b: LogOf | None) -> bool:
+    if a is None:
+        return b is not None
+    return b is not None and a.compare(b) > 0

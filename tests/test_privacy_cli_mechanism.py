@@ -1,0 +1,229 @@
+"""`betweencut audit privacy --mechanism MODULE:CALLABLE` (issue 12): user code from the command
+line, the curve, regression mode, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from betweencut.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TREE = ["--arity", "2", "--height", "3"]
+USER = '''
+from fractions import Fraction
+from betweencut.noisy_test import BTQuery
+
+def one_test(db, test):
+    return test(BTQuery(Fraction(len(db)), Fraction(1, 2), Fraction(1, 2), Fraction(1)))
+
+def build(tree, params):
+    from betweencut.betweencut import BetweenCut
+    return BetweenCut(tree, params)
+
+def boom(db, test):
+    raise RuntimeError("kaboom\\nsecond line")
+
+def build_nothing(tree, params):
+    return 42
+
+value = 3
+'''
+
+
+@pytest.fixture
+def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "usermech_t.py").write_text(USER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    return "usermech_t"
+
+
+def _json(capsys: pytest.CaptureFixture[str]) -> dict:  # type: ignore[type-arg]
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_mechanism_contract_keys(user_module: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The contract line: a `(db, test)` function, one pair, JSON with the five keys."""
+    argv = ["audit", "privacy", "--mechanism", f"{user_module}:one_test", "--db", "0/0",
+            "--add", "0/1", *TREE, "--epsilon", "1", "--delta", "0", "--json"]
+    assert main(argv) == 0
+    out = _json(capsys)
+    keys = {"holds", "epsilon_at_delta", "epsilon_at_delta_exact", "worst", "regressions"}
+    assert keys <= set(out)
+    assert out["holds"] is True and out["regressions"] == []
+    assert out["epsilon_at_delta_exact"] == "1" and out["epsilon_at_delta"] == 1.0
+    assert out["kind"].startswith("function")
+    assert {"D", "z", "P", "Q", "event"} <= set(out["worst"])
+
+
+def test_mechanism_refuted_claim_exits_1_with_counterexample(
+    user_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["audit", "privacy", "--mechanism", f"{user_module}:one_test", "--db", "0/0",
+            "--add", "0/1", *TREE, "--epsilon", "1/2", "--delta", "0", "--json"]
+    assert main(argv) == 1
+    out = _json(capsys)
+    assert out["holds"] is False and out["counterexample"]["eps"] == "1/2"
+    assert out["epsilon_at_delta"] > 0.5  # the curve says why: it needs eps = 1 at delta 0
+
+
+def test_mechanism_regression_mode_on_the_readme_example(
+    user_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README: `flag_v2` (λ doubled) still meets its claim (2, 0), but regresses against
+    `flag`; `flag` against itself has no regression."""
+    base = ["audit", "privacy", "--height", "3", "--exhaustive", "1", "--json"]
+    assert main([*base, "--mechanism", "my_mechanism:flag_v2", "--baseline", "my_mechanism:flag",
+                 "--epsilon", "2", "--delta", "0"]) == 1
+    out = _json(capsys)
+    assert out["holds"] is True and out["regressions"]
+    first = out["regressions"][0]
+    assert first["candidate_delta"] > first["baseline_delta"]
+    assert {"eps_from_exact", "eps_to_exact", "witness_eps", "D", "z"} <= set(first)
+    assert main([*base, "--mechanism", "my_mechanism:flag", "--baseline", "my_mechanism:flag",
+                 "--epsilon", "1", "--delta", "0"]) == 0
+    out = _json(capsys)
+    assert out["regressions"] == [] and out["epsilon_at_delta_exact"] == "1/2"
+
+
+def test_mechanism_builders_class_and_tree_function(
+    user_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A class (`BetweenCut` itself) and a function whose first parameter is `tree` are
+    builders: the same audit, the same exact numbers."""
+    common = [*TREE, "--tau", "2", "--lam", "1/2", "--R", "1", "--db", "0/0", "--add", "0/0",
+              "--on", "heavy", "--epsilon", "1", "--delta", "1/10", "--json"]
+    results = []
+    for spec in ("betweencut.betweencut:BetweenCut", f"{user_module}:build",
+                 "my_mechanism:TopDown"):
+        assert main(["audit", "privacy", "--mechanism", spec, *common]) in (0, 1)
+        out = _json(capsys)
+        assert out["kind"].startswith("builder")
+        results.append(out)
+    assert results[0]["epsilon_at_delta_exact"] == results[1]["epsilon_at_delta_exact"]
+    assert results[0]["worst"] == results[1]["worst"]
+
+
+def test_mechanism_search_is_deterministic(
+    user_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["audit", "privacy", "--mechanism", "my_mechanism:flag", *TREE, "--search", "8",
+            "--max-size", "2", "--epsilon", "1", "--delta", "0", "--json"]
+    assert main(argv) == 0
+    first = _json(capsys)
+    assert main(argv) == 0
+    assert _json(capsys) == first and first["pairs"] >= 1
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("no_such_module_xyz:f", "did not import"),
+    ("usermech_t:nope", "has no attribute"),
+    ("usermech_t:value", "not callable"),
+    ("usermech_t", "MODULE:CALLABLE"),
+    ("usermech_t:boom", "raised RuntimeError"),
+    ("usermech_t:build", "is a builder"),
+    ("usermech_t:build_nothing", "without a run"),
+])
+def test_mechanism_errors_are_one_line_exit_2(
+    user_module: str, capsys: pytest.CaptureFixture[str], spec: str, words: str
+) -> None:
+    argv = ["audit", "privacy", "--mechanism", spec, "--db", "0/0", "--add", "0/1", *TREE,
+            "--epsilon", "1", "--delta", "0"]
+    if spec.endswith("build_nothing"):
+        argv += ["--tau", "2", "--lam", "1", "--R", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--delta", "1", "--epsilon", "1", "--db", "", "--add", "0/0"], "0 <= delta < 1"),
+    (["--epsilon", "1", "--db", "", "--add", "0/0"], "--epsilon E --delta D"),
+    (["--epsilon", "1", "--delta", "0"], "choose the pairs"),
+    (["--epsilon", "1", "--delta", "0", "--db", "", "--add", "0/0", "--plot", "c.gif"],
+     "unknown extension 'gif'"),
+    (["--epsilon", "1", "--delta", "0", "--db", "", "--add", "0/0", "--on", "heavy"],
+     "has no attribute 'heavy'"),
+])
+def test_mechanism_usage_errors(
+    user_module: str, capsys: pytest.CaptureFixture[str], extra: list[str], words: str
+) -> None:
+    argv = ["audit", "privacy", "--mechanism", f"{user_module}:one_test", *TREE, *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_mechanism_plot_draws_the_curve(
+    user_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "curve.png"
+    argv = ["audit", "privacy", "--mechanism", f"{user_module}:one_test", *TREE, "--db", "",
+            "--add", "0/0", "--epsilon", "1", "--delta", "0", "--plot", str(path), "--json"]
+    assert main(argv) == 0
+    assert _json(capsys)["plot"] == str(path)
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_builtin_pair_mode_reports_epsilon_at_delta(capsys: pytest.CaptureFixture[str]) -> None:
+    """The built-in pair mode gives, beside each `(rλ, δ_r)`, the exact `ε_at_δ_r` (<= rλ when
+    the row holds) and the curve."""
+    argv = ["audit", "privacy", *TREE, "--lam", "0.5", "--R", "2", "--tau", "2", "--db",
+            "0/0,0/1", "--add", "0/0", "--on", "heavy", "--json"]
+    assert main(argv) == 0
+    out = _json(capsys)
+    for row in out["heavy"]["rows"]:
+        assert row["holds"] and row["epsilon_at_delta"] <= row["eps"]
+        assert isinstance(row["epsilon_at_delta_exact"], str)
+    assert out["heavy"]["curve"][0]["eps_from_exact"] == "0"
+    assert main(["audit", "privacy", *TREE, "--tau", "2", "--baseline", "m:f"]) == 2
+
+
+def test_readme_audit_commands_run_on_the_example(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every `betweencut audit privacy --mechanism` line of the README runs as documented from
+    `examples/`: the first two hold, the regression line exits 1 with regressions."""
+    import re
+    import shlex
+
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    lines = re.findall(r"^    (betweencut audit privacy --mechanism .*?)(?<!\\)$",
+                       readme.replace("\\\n        ", ""), flags=re.M)
+    assert len(lines) == 3
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.chdir(tmp_path)
+    statuses = []
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        statuses.append(main(argv))
+        capsys.readouterr()
+    assert statuses == [0, 0, 1]
+    assert (tmp_path / "curve.png").exists()
+
+
+def test_builtin_exhaustive_mode_reports_epsilon_at_delta(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["audit", "privacy", *TREE, "--lam", "1", "--R", "1", "--tau", "1",
+            "--exhaustive", "0", "--on", "heavy", "--json"]
+    assert main(argv) == 0
+    worst = _json(capsys)["heavy"]["worst_pair"]
+    assert isinstance(worst["epsilon_at_delta_exact"], str) and worst["epsilon_at_delta"] >= 0
+
+
+def test_mechanism_builder_whole_run_as_output(
+    user_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A builder's `run` returns a `Run` (a dataclass holding a dict): `--on output` audits it
+    whole (made hashable field by field), no `TypeError`."""
+    argv = ["audit", "privacy", "--mechanism", "my_mechanism:TopDown", *TREE, "--tau", "2",
+            "--lam", "1/2", "--R", "1", "--db", "0/0", "--add", "0/0", "--epsilon", "1",
+            "--delta", "1/10", "--json"]
+    assert main(argv) == 0
+    out = _json(capsys)
+    assert out["on"] == "output" and out["holds"] is True and out["transcripts"] > 0
