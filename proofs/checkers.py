@@ -8,4 +8,9 @@ import betweencut.proofs.baselines.privtree_search  # noqa: F401
 from betweencut.proofs import calibration  # noqa: F401
 from betweencut.proofs.baselines import appendix_e, lumberjack, privtree  # noqa: F401
 from betweencut.proofs.laws import audit  # noqa: F401
-from betweencut.proofs.privacy import accountant_claims, claims, tight_calibration  # noqa: F401
+from betweencut.proofs.privacy import (  # noqa: F401
+    accountant_claims,
+    claims,
+    depth_audit,
+    tight_calibration,
+)

@@ -20,7 +20,7 @@ from betweencut.errors import ParameterError, Undecided
 from betweencut.proofs import CLAIMS, AuditCase, Certificate, ClaimRefuted, audit_cases
 
 # Audit groups with their own command-line flags: module name under betweencut.cli.
-SPECIAL_GROUPS = {"privacy": "audit_privacy", "corpus": "audit_corpus"}
+SPECIAL_GROUPS = {"privacy": "audit_privacy", "corpus": "audit_corpus", "depth": "audit_depth"}
 
 
 def _cases(group: str | None = None) -> list[AuditCase]:

@@ -1,0 +1,595 @@
+"""Exact privacy profiles of deep trees by path grouping (issue 13, Part 1).
+
+For a neighbouring pair `D`, `D' = D + z` whose off-path nodes are all decided by their guards
+(see `betweencut.proofs.privacy.depth_paths`), the transcript's law is the law of the answers
+on z's path, and answer sequences with the same signature have the same probability. So
+
+    δ_{D‖D'}(ε) = Σ_signature mult · (P(sig) - e^ε·Q(sig))_+,
+
+both directions kept apart and combined by max (Def. 2.7). Each signature's probability is a
+factor bag (`betweencut.proofs.privacy.enumerate`: the exact law values of the query object the
+mechanism built, `guard` then `query`), so the grouped pair is the same object full
+enumeration produces (`Joint.pairs`), and the tests compare the two *as data*, exactly.
+
+Two evaluations, one set of decisions:
+
+* `PathJoint` is a `Joint` (`betweencut.proofs.privacy.profiles`): its `hockey_stick` is the
+  package's exact one, a `bag_exceeds` decision per group (certified boxes, exact `ExpPoly`
+  sign when they straddle). Used for small cases and as the reference in tests.
+* `profile_rows` decides, per group and direction, the largest `r` with `P > e^{rλ}·Q`:
+  certified float boxes of `ln P - ln Q` (every operation rounded outward) settle all `r` but
+  the ones within the box, which go to the exact `bag_exceeds` (ties: exact zero). The sums
+  are then certified rational enclosures of `Σ P` and `Σ Q` over the violating groups, and
+  `exact=True` adds the exact `ExpPoly` value from the same groups. A verdict `δ <= bound` is
+  taken from the enclosures when they decide and from the exact value otherwise
+  (`Undecided` only if the exact sign itself cannot be decided).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+from mpmath import iv
+from mpmath.libmp import to_rational
+
+from betweencut.betweencut import BetweenCut
+from betweencut.errors import ParameterError, Undecided
+from betweencut.exact import iv_precision
+from betweencut.guarded_bt import BT
+from betweencut.noisy_test import Outcome
+from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
+from betweencut.proofs.laws.bt_laws import OUTCOMES
+from betweencut.proofs.privacy.depth_paths import (
+    OUTCOME_INDEX,
+    PathProfile,
+    Signature,
+    check_seams,
+    path_signatures,
+)
+from betweencut.proofs.privacy.enumerate import (
+    Bag,
+    bag_enclosure,
+    factor_value,
+    make_bag,
+    query_factor_ids,
+    round_out,
+)
+from betweencut.proofs.privacy.profiles import Joint, Law, bag_exceeds
+from betweencut.tree import PublicTree
+
+__all__ = [
+    "ClaimedBound", "DepthRow", "PathJoint", "SegmentLaw", "check_offpath", "depth_pair",
+    "law_at", "profile_rows", "worst_row",
+]
+
+SegmentLaw = dict[Outcome, int | None]  # outcome -> factor id, None = probability 1 (guard)
+Pairs = Counter[tuple[Bag | None, Bag | None]]
+ENCLOSURE_BITS = 96
+
+
+def law_at(query: BT, count: int) -> SegmentLaw:
+    """The answer law of the mechanism's own query at `count`: the guard's point mass
+    (`{outcome: None}`) or the factor id of each outcome of positive probability."""
+    decided = query.guard(count)
+    if decided is not None:
+        return {decided: None}
+    return dict(query_factor_ids(query.query(count)))
+
+
+def _is_chain(tree: PublicTree) -> bool:
+    return tree.height == 1 or (tree.leaves_at_full_depth and tree.max_arity(0) == 1)
+
+
+def check_offpath(mechanism: BetweenCut, query: BT, profile: PathProfile) -> None:
+    """Refuse a profile whose realising database has an off-path node that is not guarded.
+
+    Off the path a node holds 0 records (it must be guarded `L`: `guard(0) = L`, i.e. `τ >= E`
+    for Alg. 1's guards) or lies on a sibling's sub-path holding `s_k` records (guarded `L` or
+    `H`). Raises `ParameterError` naming the first undecided count.
+    """
+    tree = mechanism.tree
+    if tree.height != profile.height:
+        raise ParameterError("height", profile.height, f"the mechanism's tree height {tree.height}")
+    chain = _is_chain(tree)
+    if profile.segments > 1 and chain:
+        raise ParameterError("profile", profile.describe(),
+                             "a single segment on a chain (steps need an off-path sibling)")
+    if not chain and query.guard(0) is not Outcome.L:
+        raise ParameterError(
+            "tau", mechanism.params.tau, "off-path nodes of count 0 guarded L (tau >= E)",
+            "an off-path noisy node would make the transcript depend on more than the path")
+    for depth, s in profile.siblings():
+        if query.guard(s) is None:
+            raise ParameterError(
+                "profile", profile.describe(),
+                f"sibling counts decided by a guard (<= {getattr(query, 'lower_cut', '?')} "
+                f"or >= {getattr(query, 'upper_cut', '?')})",
+                f"the sibling at depth {depth} holds {s} records and would be asked noisily")
+
+
+class PathJoint(Joint):
+    """The grouped pair of one path profile, as a `Joint` (exact `hockey_stick` inherited).
+
+    `signatures` maps each signature to its number of answer sequences; `laws[k]` are the laws
+    of segment `k` under `D` and `D + z`. `pairs[(bag_D, bag_D')]` (built on first use) counts
+    the answer sequences whose probabilities are these factor bags (`None`: impossible there),
+    exactly the structure full enumeration gives (`Joint(law_D, law_D').pairs`).
+    """
+
+    def __init__(self, signatures: Counter[Signature],
+                 laws: list[tuple[SegmentLaw, SegmentLaw]], lam: Fraction,
+                 key: tuple[int, tuple[int, ...], tuple[tuple[Outcome, ...], ...]]) -> None:
+        self.signatures_key = key
+        self.p = self.q = Law({})
+        self.examples = {}
+        self.multi = []
+        self.signatures = signatures
+        self.laws = laws
+        self.lam = lam
+        self._pairs: Pairs | None = None
+
+    @property
+    def pairs(self) -> Pairs:  # type: ignore[override]
+        if self._pairs is None:
+            pairs: Pairs = Counter()
+            for sig, n in self.signatures.items():
+                key = (self.bag(sig, 0), self.bag(sig, 1))
+                if key != (None, None):
+                    pairs[key] += n
+            self._pairs = pairs
+        return self._pairs
+
+    def table(self) -> tuple[list[Signature], list[int], npt.NDArray[np.float64]]:
+        """The signatures, their multiplicities and the signature matrix (one row each)."""
+        return _table(self.signatures_key)
+
+    def bag(self, sig: Signature, side: int) -> Bag | None:
+        """The factor bag of `sig` under `D` (`side = 0`) or `D + z` (1); None if impossible."""
+        return _bag(sig, self.laws, side)
+
+    @property
+    def sequences(self) -> int:
+        return sum(self.signatures.values())
+
+
+def _bag(sig: Signature, laws: list[tuple[SegmentLaw, SegmentLaw]], side: int) -> Bag | None:
+    factors: list[int] = []
+    for k, pair in enumerate(laws):
+        law = pair[side]
+        for s in OUTCOMES:
+            n = sig[3 * k + OUTCOME_INDEX[s]]
+            if not n:
+                continue
+            if s not in law:
+                return None
+            fid = law[s]
+            if fid is not None:
+                factors.extend([fid] * n)
+    return make_bag(factors)
+
+
+def depth_pair(mechanism: BetweenCut, profile: PathProfile) -> PathJoint:
+    """The grouped laws of `Tr(D)` and `Tr(D + z)` for the database `profile` describes.
+
+    Preconditions (checked, `ParameterError` otherwise): the mechanism keeps Alg. 3's
+    `level_order`, `apply` and `run`; its count query is a `BT`; every off-path node of the
+    realising database is decided by the query's guard; the tree height is the profile's.
+    Returns: a `PathJoint`; its pairs equal those of full enumeration (tested).
+    """
+    query = check_seams(mechanism)
+    check_offpath(mechanism, query, profile)
+    laws = [(law_at(query, c), law_at(query, c + 1)) for c in profile.counts]
+
+    def support(k: int) -> tuple[Outcome, ...]:
+        return tuple(s for s in OUTCOMES if s in laws[k][0] or s in laws[k][1])
+
+    supports = tuple(support(k) for k in range(profile.segments))
+    key = (profile.height, tuple(d for d, _ in profile.steps), supports)
+    return PathJoint(_signatures(*key), laws, query.lam, key)
+
+
+@lru_cache(maxsize=64)
+def _table(key: tuple[int, tuple[int, ...], tuple[tuple[Outcome, ...], ...]]) -> tuple[
+        list[Signature], list[int], npt.NDArray[np.float64]]:
+    signatures = _signatures(*key)
+    sigs = list(signatures)
+    matrix = np.array(sigs, dtype=np.float64).reshape(len(sigs), 3 * len(key[1]))
+    return sigs, [signatures[s] for s in sigs], matrix
+
+
+@lru_cache(maxsize=64)
+def _signatures(height: int, starts: tuple[int, ...],
+                supports: tuple[tuple[Outcome, ...], ...]) -> Counter[Signature]:
+    """`path_signatures`, shared by every profile with the same segment depths and supports
+    (the whole noisy band of the single-leaf family has one table); the counts themselves
+    do not enter the search, so stand-in counts build the profile."""
+    n = len(starts)
+    stand_in = PathProfile(height, tuple((d, n - k) for k, d in enumerate(starts)))
+    return path_signatures(stand_in, lambda k: supports[k])
+
+
+# -- fast certified evaluation ----------------------------------------------------------------
+#
+# Dyadic intervals `[lo·2^e, hi·2^e]` with `PREC`-bit integer mantissas, every product rounded
+# outward (floor for `lo`, ceiling for `hi`); sums are kept as integers at the absolute scale
+# `2^-SCALE` (a term below it is enclosed by `[0, 2^-SCALE]`, still certified).
+
+PREC = 96
+SCALE = 2400
+Dyadic = tuple[int, int, int]
+
+
+def _dyadic(lo: Fraction, hi: Fraction) -> Dyadic:
+    """A dyadic interval containing `[lo, hi]`, `0 <= lo <= hi`, `hi > 0`."""
+    e = hi.numerator.bit_length() - hi.denominator.bit_length() - PREC
+    scale = Fraction(2) ** -e
+    return math.floor(max(lo, Fraction(0)) * scale), math.ceil(hi * scale), e
+
+
+def _mul(x: Dyadic, y: Dyadic) -> Dyadic:
+    lo, hi, e = x[0] * y[0], x[1] * y[1], x[2] + y[2]
+    shift = hi.bit_length() - PREC
+    if shift > 0:
+        lo, hi, e = lo >> shift, -((-hi) >> shift), e + shift
+    return lo, hi, e
+
+
+def _absolute(x: Dyadic) -> tuple[int, int]:
+    """`[lo, hi]` with `lo·2^-SCALE <= x <= hi·2^-SCALE`."""
+    lo, hi, e = x
+    k = e + SCALE
+    if k >= 0:
+        return lo << k, hi << k
+    return lo >> -k, -((-hi) >> -k)
+
+
+_ONE: Dyadic = (1 << PREC, 1 << PREC, -PREC)
+
+
+def _down(x: float) -> float:
+    return math.nextafter(x, -math.inf)
+
+
+def _up(x: float) -> float:
+    return math.nextafter(x, math.inf)
+
+
+@lru_cache(maxsize=4096)
+def _factor_tables(fid: int) -> tuple[tuple[float, float], Dyadic]:
+    """Certified float bounds of `ln F` and a dyadic enclosure of `F`, `F` = factor `fid`."""
+    lo, hi = bag_enclosure((fid,))
+    if lo <= 0:
+        raise Undecided(f"factor {fid} not certified positive at {ENCLOSURE_BITS} bits")
+    with iv_precision(90):
+        box = iv.log(iv.mpf([iv.mpf(lo.numerator) / lo.denominator,
+                             iv.mpf(hi.numerator) / hi.denominator]))
+        a, b = box._mpi_
+    ln = (_down(float(Fraction(*to_rational(a)))), _up(float(Fraction(*to_rational(b)))))
+    return ln, _dyadic(lo, hi)
+
+
+GAMMA_SLACK = 4  # float dot products of length W err by at most W·u·Σ|a_i·b_i| (u = 2^-53)
+
+
+class _Side:
+    """Per segment and outcome, under one database: impossible, probability 1, or a factor
+    with its log box and its powers as dyadic intervals; vectors over the signature columns."""
+
+    def __init__(self, laws: list[SegmentLaw], top: int) -> None:
+        width = 3 * len(laws)
+        self.zero = np.zeros(width, dtype=bool)
+        self.ln_lo = np.zeros(width)
+        self.ln_hi = np.zeros(width)
+        self.powers: list[list[Dyadic]] = []
+        self.values: dict[Signature, tuple[int, int]] = {}
+        for k, law in enumerate(laws):
+            for s in OUTCOMES:
+                i = 3 * k + OUTCOME_INDEX[s]
+                fid = law.get(s)
+                self.zero[i] = s not in law
+                table = [_ONE] * (top + 1)
+                if fid is not None:
+                    (self.ln_lo[i], self.ln_hi[i]), base = _factor_tables(fid)
+                    for n in range(1, top + 1):
+                        table[n] = _mul(table[n - 1], base)
+                self.powers.append(table)
+
+    def boxes(self, matrix: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.bool_],
+                                                                npt.NDArray[np.float64],
+                                                                npt.NDArray[np.float64]]:
+        """Per signature row: possible here?, and certified bounds of `ln P(sig)`.
+
+        The dot products are widened by `GAMMA_SLACK·W·2^-53·Σ|n·ln|` (the textbook bound for
+        any summation order, doubled) and one ulp outward."""
+        possible: npt.NDArray[np.bool_] = np.asarray(~(matrix[:, self.zero] > 0).any(axis=1))
+        width = matrix.shape[1]
+        absmax = np.maximum(np.abs(self.ln_lo), np.abs(self.ln_hi))
+        err = (GAMMA_SLACK * (width + 2) * 2.0**-53) * (matrix @ absmax) + 2.0**-1000
+        lo = np.nextafter(matrix @ self.ln_lo - err, -np.inf)
+        hi = np.nextafter(matrix @ self.ln_hi + err, np.inf)
+        return possible, lo, hi
+
+    def value(self, sig: Signature) -> tuple[int, int]:
+        found = self.values.get(sig)
+        if found is None:
+            out = _ONE
+            for n, table in zip(sig, self.powers, strict=True):
+                if n:
+                    out = _mul(out, table[n])
+            found = self.values[sig] = _absolute(out)
+        return found
+
+
+class _Steps:
+    """Certified float boxes of `rλ`, `r = 0..top + 1` (float comparisons are exact, so
+    `hi[r] < d` proves `rλ < d` and `lo[r] > d` proves `rλ > d`)."""
+
+    def __init__(self, lam: Fraction, top: int) -> None:
+        self.lam, self.top = lam, top
+        self.lo = np.array([_down(float(r * lam)) for r in range(top + 2)])
+        self.hi = np.array([_up(float(r * lam)) for r in range(top + 2)])
+
+
+@dataclass
+class _Direction:
+    """One direction (`D‖D+z` or `D+z‖D`): per `r`, certified `Σ P` and `Σ Q` over the
+    signatures with `P > e^{rλ}·Q` (integers at scale `2^-SCALE`), and those signatures."""
+
+    forward: bool
+    a: list[tuple[int, int]]
+    b: list[tuple[int, int]]
+    violating: list[tuple[int, Signature, int]]  # (threshold t, signature, multiplicity)
+
+
+Boxes = tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]
+
+
+def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
+               boxes: tuple[Boxes, Boxes]) -> _Direction:
+    """For each signature the largest `r` with `P > e^{rλ}·Q` (monotone in `r`): certified
+    log boxes settle every `r` outside the box, `bag_exceeds` (exact) the ones inside."""
+    x_side, y_side = sides if forward else sides[::-1]
+    (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = boxes if forward else boxes[::-1]
+    x_ix, y_ix = (0, 1) if forward else (1, 0)
+    top = steps.top
+    sigs, mults = pair.table()[:2]
+    d_lo = np.nextafter(x_lo - y_hi, -np.inf)
+    d_hi = np.nextafter(x_hi - y_lo, np.inf)
+    sure = np.clip(np.searchsorted(steps.hi, d_lo, side="left") - 1, 0, top)
+    never = np.searchsorted(steps.lo, d_hi, side="right")
+    t = np.where(y_ok, sure, top)
+    t = np.where(x_ok, t, 0)
+    for g in np.flatnonzero(x_ok & y_ok & (sure + 1 < never) & (sure < top)).tolist():
+        sig = sigs[g]
+        x, y = pair.bag(sig, x_ix), pair.bag(sig, y_ix)
+        r = int(sure[g])
+        stop = min(int(never[g]), top + 1)
+        while r + 1 < stop and x is not None and y is not None and bag_exceeds(
+                x, y, (r + 1) * pair.lam):
+            r += 1
+        t[g] = r
+    by_r: dict[int, list[int]] = {}
+    for g in np.flatnonzero(t > 0).tolist():
+        by_r.setdefault(int(t[g]), []).append(g)
+    a_lo = a_hi = b_lo = b_hi = 0
+    out = _Direction(forward, [(0, 0)] * (top + 1), [(0, 0)] * (top + 1), [])
+    for r in range(top, 0, -1):
+        for g in by_r.get(r, ()):
+            sig, n = sigs[g], mults[g]
+            out.violating.append((r, sig, n))
+            lo, hi = x_side.value(sig)
+            a_lo, a_hi = a_lo + n * lo, a_hi + n * hi
+            if y_ok[g]:
+                lo, hi = y_side.value(sig)
+                b_lo, b_hi = b_lo + n * lo, b_hi + n * hi
+        out.a[r], out.b[r] = (a_lo, a_hi), (b_lo, b_hi)
+    return out
+
+
+class _ExactSide:
+    """Exact sums of signature probabilities under one database, in integers.
+
+    Every factor value is `Σ c·e^{x}` with rational `c`, `x` (an `ExpPoly`); with `N` the common
+    denominator of the exponents and `D` that of the coefficients, `F = Σ C_j·e^{j/N} / D`
+    with integers `C_j`, and `F^n` is an integer table divided by `D^n`. A signature's
+    probability is the product of its columns' powers; sums are kept at the common
+    denominator `D^most`, so the whole accumulation is integer convolution and addition.
+    """
+
+    def __init__(self, laws: list[SegmentLaw], most: int) -> None:
+        self.most = most
+        values: list[ExpPoly | None] = []
+        for law in laws:
+            for s in OUTCOMES:
+                fid = law.get(s)
+                values.append(None if fid is None else factor_value(fid))
+        present = [v for v in values if v is not None]
+        self.N = math.lcm(1, *(x.denominator for v in present for x in v.terms))
+        self.D = math.lcm(1, *(c.denominator for v in present for c in v.terms.values()))
+        self.base = [None if v is None else {
+            x.numerator * (self.N // x.denominator): c.numerator * (self.D // c.denominator)
+            for x, c in v.terms.items()} for v in values]
+        self.powers: list[list[dict[int, int]]] = [[{0: 1}] for _ in values]
+
+    def power(self, col: int, n: int) -> dict[int, int]:
+        table = self.powers[col]
+        base = self.base[col]
+        while len(table) <= n:
+            if base is None:  # probability 1: a guard's answer
+                table.append({0: 1})
+            else:
+                table.append(_convolve(table[-1], base))
+        return table[n]
+
+    def add(self, acc: dict[int, int], sig: Signature, mult: int) -> None:
+        """`acc += mult·P(sig)` at the common denominator `D^most`."""
+        term: dict[int, int] = {0: mult}
+        weight = 0
+        for col, n in enumerate(sig):
+            if n:
+                term = _convolve(term, self.power(col, n))
+                if self.base[col] is not None:
+                    weight += n
+        scale = self.D ** (self.most - weight)
+        for e, c in term.items():
+            acc[e] = acc.get(e, 0) + c * scale
+
+    def value(self, acc: dict[int, int]) -> ExpPoly:
+        den = self.D**self.most
+        return ExpPoly({Fraction(e, self.N): Fraction(c, den) for e, c in acc.items() if c})
+
+
+def _convolve(x: dict[int, int], y: dict[int, int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for e, c in x.items():
+        for f, d in y.items():
+            out[e + f] = out.get(e + f, 0) + c * d
+    return out
+
+
+def _exact_values(pair: PathJoint, d: _Direction, top: int) -> list[ExpPoly]:
+    """The exact `Σ (P - e^{rλ}Q)` over the signatures `d` found violating at `r`, every `r`
+    (one pass, violating sets grow as `r` falls)."""
+    x_ix, y_ix = (0, 1) if d.forward else (1, 0)
+    most = max([top, *(sum(sig) for _, sig, _ in d.violating)])
+    x_side = _ExactSide([law[x_ix] for law in pair.laws], most)
+    y_side = _ExactSide([law[y_ix] for law in pair.laws], most)
+    in_p: dict[int, int] = {}
+    in_q: dict[int, int] = {}
+    out = [ExpPoly()] * (top + 1)
+    i = 0
+    for r in range(top, 0, -1):
+        while i < len(d.violating) and d.violating[i][0] >= r:
+            _, sig, n = d.violating[i]
+            x_side.add(in_p, sig, n)
+            if pair.bag(sig, y_ix) is not None:
+                y_side.add(in_q, sig, n)
+            i += 1
+        out[r] = x_side.value(in_p) - y_side.value(in_q) * ExpPoly.exp(r * pair.lam)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _exp_box(eps: Fraction) -> tuple[Fraction, Fraction]:
+    return round_out(*ExpPoly.exp(eps).enclose(ENCLOSURE_BITS))
+
+
+@dataclass(frozen=True)
+class ClaimedBound:
+    """A claimed `δ` at `ε = rλ`: exact, with a certified enclosure computed once."""
+
+    r: int
+    exact: object
+    lo: Fraction
+    hi: Fraction
+
+    @staticmethod
+    def of(r: int, value: object) -> ClaimedBound:
+        lo, hi = enclose(value, 64)  # type: ignore[arg-type]
+        return ClaimedBound(r, value, lo, hi)
+
+
+@dataclass
+class DepthRow:
+    """One claim point of one profile: `δ(rλ)` enclosed (exact on request) vs the bound."""
+
+    profile: PathProfile
+    r: int
+    eps: Fraction
+    delta_lo: Fraction
+    delta_hi: Fraction
+    bound: ClaimedBound
+    holds: bool
+    direction: str
+    exact: Callable[[], ExpPoly] = field(repr=False)
+    _exact: ExpPoly | None = field(default=None, repr=False)
+
+    def delta_exact(self) -> ExpPoly:
+        """The exact `δ(rλ)` (the larger direction, decided exactly), computed once."""
+        if self._exact is None:
+            self._exact = self.exact()
+        return self._exact
+
+    def tightness(self) -> tuple[Fraction, Fraction]:
+        """Certified bounds of `δ / bound`."""
+        if self.bound.lo <= 0:
+            return (Fraction(0), Fraction(0)) if self.delta_hi <= 0 else (
+                self.delta_lo, self.delta_hi)
+        return self.delta_lo / self.bound.hi, self.delta_hi / self.bound.lo
+
+
+def profile_rows(
+    pair: PathJoint, profile: PathProfile, bounds: Sequence[ClaimedBound],
+    exact: bool = False,
+) -> list[DepthRow]:
+    """`δ(rλ)` of the grouped pair against `bounds[r - 1]`, `r = 1..len(bounds)`, certified.
+
+    Preconditions: `pair = depth_pair(mechanism, profile)`; each bound exact, with `r` its index.
+    Checks: per row `δ(rλ) <= bound`, both directions, decided by certified enclosures and,
+    when those straddle the bound, by the exact value (`DepthRow.delta_exact`, computed from
+    the same violating signatures).
+    Returns: one `DepthRow` per bound. `exact=True` computes every exact value now.
+    """
+    top = len(bounds)
+    matrix = pair.table()[2]
+    most = max(top, int(matrix.max(initial=0)))  # the largest power any signature needs
+    sides = (_Side([law[0] for law in pair.laws], most),
+             _Side([law[1] for law in pair.laws], most))
+    boxes = (sides[0].boxes(matrix), sides[1].boxes(matrix))
+    steps = _Steps(pair.lam, top)
+    fwd = _direction(pair, True, steps, sides, boxes)
+    bwd = _direction(pair, False, steps, sides, boxes)
+    unit = Fraction(1, 1 << SCALE)
+    exact_values: list[list[ExpPoly]] = []
+    rows = []
+    for claimed in bounds:
+        r = claimed.r
+        eps = r * pair.lam
+        x_lo, x_hi = _exp_box(eps)
+        encl: list[tuple[Fraction, Fraction]] = []
+        for d in (fwd, bwd):
+            (a_lo, a_hi), (b_lo, b_hi) = d.a[r], d.b[r]
+            encl.append((max(Fraction(0), (a_lo - x_hi * b_hi) * unit),
+                         max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
+
+        def value(r: int = r) -> ExpPoly:
+            if not exact_values:
+                exact_values.extend([_exact_values(pair, fwd, top), _exact_values(pair, bwd, top)])
+            f, b = exact_values[0][r], exact_values[1][r]
+            return f if sign(f - b) >= 0 else b
+
+        lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
+        direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
+        row = DepthRow(profile, r, eps, lo, hi, claimed, True, direction, value)
+        if hi <= claimed.lo:
+            row.holds = True
+        elif lo > claimed.hi:
+            row.holds = False
+        else:
+            row.holds = sign(row.delta_exact() - claimed.exact) <= 0  # type: ignore[operator]
+        if exact:
+            row.delta_exact()
+        rows.append(row)
+    return rows
+
+
+def worst_row(rows: Sequence[DepthRow]) -> DepthRow | None:
+    """A refuted row if any, else the row with the largest certified upper bound of
+    `δ/bound` (a report, not a verdict)."""
+    refuted = [row for row in rows if not row.holds]
+    if refuted:
+        return refuted[0]
+    best: DepthRow | None = None
+    best_hi = Fraction(-1)
+    for row in rows:
+        hi = row.tightness()[1]
+        if hi > best_hi:
+            best, best_hi = row, hi
+    return best

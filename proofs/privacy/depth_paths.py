@@ -1,0 +1,206 @@
+"""The answer sequences on the added record's path, grouped by probability (issue 13, Part 1).
+
+For neighbours `D` and `D' = D + z` only the nodes of z's root-to-leaf path `P_z` have different
+counts (Eq. 4). When every node off that path is decided by its guard (Alg. 1, l. 1-4) under both
+databases, the transcript `Tr(D)` (Eq. 112) is a function of the answers on the path alone, and
+by DepO (Alg. 2) and the marking (Alg. 6) the path is asked like a binary search: on the depth
+interval `[i, j]` still open, DepO asks depth `m = i + ⌊(j - i + 1)/2⌋` first; `H` marks every
+ancestor Heavy (the search goes on in `[m + 1, j]`), `L` marks every descendant Light (it goes on
+in `[i, m - 1]`), `B` marks the parent and above Heavy and `m` and below Light (the search ends).
+So at most `L = ⌈log2(h + 1)⌉` answers per path (Lemma 4.2), nothing after a `B` (Lemma 4.3), and
+the map "answer sequence on the path -> transcript" is one-to-one: the off-path entries are
+deterministic given the path answers, the same under `D` and `D'`.
+
+`path_signatures` counts those answer sequences by *signature*: for each count segment of the
+path, how many `L`, `B` and `H` answers fall in it. Two sequences with one signature have the same
+probability under `D` and under `D'` (a product of per-answer law values), so the privacy profile
+is a sum over signatures weighted by their multiplicities. The recursion is over DepO intervals,
+memoised on `(length, segment)` for intervals inside one count segment: only `O(log h)` distinct
+lengths per recursion level, so the cost is polynomial in `L` (and the number of segments),
+never in `h`; `h` may be any integer up to `2^64 - 1` (or larger).
+
+What this module models and what it refuses. It models Alg. 3's `level_order` (DepO) and `apply`
+(the marking of Alg. 6) and the main loop `run`: `check_seams` refuses any mechanism overriding
+one of them (answering for it would be answering for code that does not run). The count query
+(`make_query`) is *not* modelled: the laws are read off the query object the mechanism itself
+built (`BetweenCut(tree, params).count_query`), through its own `guard` and `query`. The tests
+prove the grouping equal, answer law by answer law, to the full enumeration of the real code
+(`betweencut.proofs.privacy.enumerate`) on small trees and on chains and sparse runs of moderate
+height (`tests/test_privacy_depth.py`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from betweencut.betweencut import BetweenCut
+from betweencut.errors import ParameterError, public_height
+from betweencut.guarded_bt import BT
+from betweencut.noisy_test import Outcome
+from betweencut.tree import Node
+
+__all__ = [
+    "MAX_HEIGHT", "OUTCOME_INDEX", "PathProfile", "Signature", "check_seams", "midpoint",
+    "path_signatures", "sequence_count",
+]
+
+MAX_HEIGHT = (1 << 64) - 1
+Signature = tuple[int, ...]  # segment k: counts of L, B, H at indices 3k, 3k + 1, 3k + 2
+OUTCOME_INDEX = {Outcome.L: 0, Outcome.B: 1, Outcome.H: 2}
+MODELLED_SEAMS = ("level_order", "apply", "run")
+
+
+def midpoint(i: int, j: int) -> int:
+    """The first depth DepO(i, j) asks (Alg. 2, l. 3); `tests` check it against `depo`."""
+    return i + (j - i + 1) // 2
+
+
+@dataclass(frozen=True)
+class PathProfile:
+    """Counts along z's path under `D`: `steps[k] = (d_k, c_k)` means the path nodes of depths
+    `d_k <= d < d_{k+1}` hold `c_k` records (`d_0 = 0`, depths increasing, counts non-increasing
+    since a node holds its child's records). `D' = D + z` adds one record on every path node.
+
+    Realisation (what database this is): `c_last` records on the leaf `z`, and for every step
+    `k >= 1` the `s_k = c_{k-1} - c_k` extra records on one leaf below a sibling of the path node
+    of depth `d_k` (a tree of arity >= 2); every other node has count 0. `check_offpath` decides
+    whether that database has every off-path node decided by its guard.
+    """
+
+    height: int
+    steps: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        h = public_height(self.height)
+        if h > MAX_HEIGHT:
+            raise ParameterError("height", h, f"1 <= h <= 2^64 - 1 = {MAX_HEIGHT}")
+        if not self.steps or self.steps[0][0] != 0:
+            raise ParameterError("steps", self.steps, "a non-empty list starting at depth 0")
+        last_d, last_c = -1, None
+        for d, c in self.steps:
+            if not (isinstance(d, int) and isinstance(c, int)) or isinstance(c, bool):
+                raise ParameterError("steps", self.steps, "(depth, count) pairs of integers")
+            if not last_d < d < h:
+                raise ParameterError("steps", self.steps, f"depths increasing inside 0..{h - 1}")
+            if c < 0 or (last_c is not None and c > last_c):
+                raise ParameterError(
+                    "steps", self.steps, "counts >= 0, non-increasing along the path",
+                    "a node holds all the records of its children")
+            if last_c == c:
+                raise ParameterError("steps", self.steps, "a real change of count at every step")
+            last_d, last_c = d, c
+
+    @staticmethod
+    def single_leaf(height: int, count: int) -> PathProfile:
+        """`D` = `count` records on one leaf (the leaf of `z`)."""
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ParameterError("count", count, "an integer C >= 0")
+        return PathProfile(height, ((0, count),))
+
+    @property
+    def segments(self) -> int:
+        return len(self.steps)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return tuple(c for _, c in self.steps)
+
+    def segment(self, depth: int) -> int:
+        """The index of the count segment holding `depth`."""
+        return bisect.bisect_right(self._starts, depth) - 1
+
+    @property
+    def _starts(self) -> list[int]:
+        return [d for d, _ in self.steps]
+
+    def siblings(self) -> list[tuple[int, int]]:
+        """`(d_k, s_k)`: the depth of the sibling subtree and the records it holds."""
+        return [(self.steps[k][0], self.steps[k - 1][1] - self.steps[k][1])
+                for k in range(1, len(self.steps))]
+
+    def database(self) -> tuple[tuple[Node, ...], Node]:
+        """The realising `(D, z)` on any tree of arity >= 2 of this height (child 0 on the path,
+        child 1 for the siblings); for a one-segment profile any arity, the chain included."""
+        h = self.height
+        z: Node = (0,) * (h - 1)
+        leaves: list[Node] = [z] * self.steps[-1][1]
+        for d, s in self.siblings():
+            leaves += [(0,) * (d - 1) + (1,) + (0,) * (h - 1 - d)] * s
+        return tuple(sorted(leaves)), z
+
+    def describe(self) -> str:
+        return ", ".join(f"depth {d}+: {c}" for d, c in self.steps)
+
+
+def check_seams(mechanism: BetweenCut) -> BT:
+    """The count query of `mechanism`, after refusing the seams the path DP does not model.
+
+    Raises: `ParameterError` if the mechanism's class overrides `level_order`, `apply` or `run`
+    (the DP is DepO + Alg. 6 marking + Alg. 3's loop), or if its count query is not a `BT`
+    whose call is `BT.__call__` (guard first, then one noisy test): a `make_query` returning
+    such an object is modelled exactly, through its own `guard` and `query`.
+    """
+    cls = type(mechanism)
+    for name in MODELLED_SEAMS:
+        if getattr(cls, name) is not getattr(BetweenCut, name):
+            raise ParameterError(
+                "mechanism", cls.__name__, f"a BetweenCut that keeps Alg. 3's {name}",
+                f"the depth audit models {', '.join(MODELLED_SEAMS)}; enumerate this variant "
+                "with betweencut.proofs.privacy.audit instead")
+    query = mechanism.count_query
+    if not isinstance(query, BT) or type(query).__call__ is not BT.__call__:
+        raise ParameterError("mechanism", cls.__name__,
+                             "a count query that is a BT calling guard, then one noisy test")
+    return query
+
+
+def path_signatures(
+    profile: PathProfile, support: Callable[[int], tuple[Outcome, ...]]
+) -> Counter[Signature]:
+    """Every answer sequence of the path search with its signature, counted.
+
+    Preconditions: `support(k)` lists the outcomes of positive probability under `D` or `D'`
+    at a path node of segment `k` (an answer impossible under both is never taken).
+    Returns: `Counter` signature -> number of answer sequences with it. With full support on
+    one segment the counts sum to `2h + 1` (one sequence per `B` position, plus the `h + 1`
+    sequences without `B`).
+    """
+    width = 3 * profile.segments
+    zero: Signature = (0,) * width
+    memo: dict[tuple[int, int, int], Counter[Signature]] = {}
+    supports = [support(k) for k in range(profile.segments)]
+
+    def unit(sig: Signature, k: int, s: Outcome) -> Signature:
+        i = 3 * k + OUTCOME_INDEX[s]
+        return (*sig[:i], sig[i] + 1, *sig[i + 1:])
+
+    def search(i: int, j: int) -> Mapping[Signature, int]:
+        if i > j:
+            return {zero: 1}
+        k_i, k_j = profile.segment(i), profile.segment(j)
+        key = (0, j - i + 1, k_i) if k_i == k_j else (1, i, j)
+        found = memo.get(key)
+        if found is not None:
+            return found
+        m = midpoint(i, j)
+        k = profile.segment(m)
+        out: Counter[Signature] = Counter()
+        for s in supports[k]:
+            if s is Outcome.B:
+                out[unit(zero, k, s)] += 1
+                continue
+            rest = search(i, m - 1) if s is Outcome.L else search(m + 1, j)
+            for sig, n in rest.items():
+                out[unit(sig, k, s)] += n
+        memo[key] = out
+        return out
+
+    return Counter(search(0, profile.height - 1))
+
+
+def sequence_count(height: int) -> int:
+    """The number of answer sequences of the path search with every answer possible: `2h + 1`."""
+    return 2 * public_height(height) + 1

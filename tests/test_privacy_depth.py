@@ -1,0 +1,304 @@
+"""Privacy at depth (issue 13, Part 1): the path grouping equals the real mechanism, exactly.
+
+Principle 2: every value of `betweencut.proofs.privacy.depth` is compared, as data (the
+multiset of probability pairs of the answer sequences) and as exact `δ(rλ)` for every `r`,
+with the full enumeration of the real `BetweenCut` code through `ReplayTest`
+(`betweencut.proofs.privacy.enumerate`): on small complete trees (binary h <= 4, ternary
+h <= 3) for every family member, on chains (dense Alg. 3) and on binary trees through the
+sparse implementation (Appendix D) at moderate heights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+import pytest
+
+from betweencut.betweencut import BetweenCut
+from betweencut.depo import depo
+from betweencut.errors import ParameterError
+from betweencut.noisy_test import NoisyTest, Outcome
+from betweencut.params import Params
+from betweencut.proofs.exact.arith import sign
+from betweencut.proofs.exact.certificate import ClaimRefuted
+from betweencut.proofs.laws.tct import theorem_5_4_bound
+from betweencut.proofs.privacy import gallery
+from betweencut.proofs.privacy.audit import LawCache
+from betweencut.proofs.privacy.claims import PROJECTIONS
+from betweencut.proofs.privacy.depth import ClaimedBound, PathJoint, depth_pair, profile_rows
+from betweencut.proofs.privacy.depth_audit import (
+    check_theorem_5_4_at_depth,
+    gallery_at_depth,
+    paper_bounds,
+    single_leaf_band,
+    step_profiles,
+)
+from betweencut.proofs.privacy.depth_paths import (
+    MAX_HEIGHT,
+    PathProfile,
+    midpoint,
+    path_signatures,
+    sequence_count,
+)
+from betweencut.proofs.privacy.depth_search import search_profiles
+from betweencut.proofs.privacy.profiles import Joint
+from betweencut.proofs.registry import CLAIMS
+from betweencut.sparse import sparse_between_cut
+from betweencut.tree import PublicTree, kary_tree
+
+# (tau, lambda, R): lower guard cut 0 (only count 0 guarded), cut 3 (L-guarded siblings up to 3)
+PARAMS = [
+    Params.of(Fraction(4), Fraction(1, 2), Fraction(2)),
+    Params.of(Fraction(6), Fraction(1), Fraction(2)),
+]
+FULL = (Outcome.L, Outcome.B, Outcome.H)
+
+
+def _enumerated(tree: PublicTree, params: Params, profile: PathProfile,
+                run: Callable[[tuple[tuple[int, ...], ...], NoisyTest], object] | None = None,
+                variant: type[BetweenCut] = BetweenCut) -> Joint:
+    """The two transcript laws of the real code, every answer sequence enumerated."""
+    if run is None:
+        mechanism = variant(tree, params)
+
+        def run(db: tuple[tuple[int, ...], ...], test: NoisyTest) -> object:
+            return mechanism.run(db, test)
+
+    cache = LawCache(run, PROJECTIONS)
+    db, z = profile.database()
+    return Joint(cache.law(db, "transcript"), cache.law(tuple(sorted((*db, z))), "transcript"))
+
+
+def _assert_equal(pair: PathJoint, joint: Joint, profile: PathProfile, params: Params) -> None:
+    """Same grouped law (as data) and the same exact δ(rλ) for every r, both ways."""
+    assert pair.pairs == joint.pairs, profile
+    L = profile.height.bit_length()
+    bounds = [ClaimedBound.of(r, theorem_5_4_bound(L, params.lam, params.R, r))
+              for r in range(1, L + 1)]
+    for row in profile_rows(pair, profile, bounds, exact=True):
+        expected = joint.profile(row.eps).delta
+        assert row.delta_exact() == expected, (profile, row.r)
+        lo, hi = expected.enclose(80)
+        assert row.delta_lo <= hi and lo <= row.delta_hi, (profile, row.r)
+        assert row.holds == (sign(expected - row.bound.exact) <= 0)  # type: ignore[operator]
+
+
+def _profiles(tree: PublicTree, params: Params) -> list[PathProfile]:
+    mechanism = BetweenCut(tree, params)
+    out = single_leaf_band(mechanism)
+    if tree.max_arity(0) >= 2:
+        h = tree.height
+        query = mechanism.count_query
+        for s in {1, query.lower_cut, query.upper_cut} - {0}:  # type: ignore[attr-defined]
+            if query.guard(s) is None:
+                continue
+            for d in range(1, h):
+                for c in (0, 1, query.upper_cut - 1):  # type: ignore[attr-defined]
+                    out.append(PathProfile(h, ((0, c + s), (d, c))))
+        if h >= 4:
+            u = query.upper_cut  # type: ignore[attr-defined]
+            out.append(PathProfile(h, ((0, 2 * u + 1), (1, u + 1), (3, 1))))  # two H siblings
+    return out
+
+
+def test_midpoint_is_the_first_level_depo_asks() -> None:
+    for h in range(1, 65):
+        stack = [(0, h - 1)]
+        while stack:
+            i, j = stack.pop()
+            if i > j:
+                continue
+            m = midpoint(i, j)
+            assert depo(i, j)[0] == m
+            stack += [(i, m - 1), (m + 1, j)]
+
+
+@pytest.mark.parametrize("h", [1, 2, 3, 7, 100, 2**20 - 1, MAX_HEIGHT])
+def test_path_search_has_2h_plus_1_answer_sequences(h: int) -> None:
+    sigs = path_signatures(PathProfile.single_leaf(h, 0), lambda k: FULL)
+    assert sum(sigs.values()) == sequence_count(h) == 2 * h + 1
+    assert max(sum(sig) for sig in sigs) == h.bit_length()  # Lemma 4.2: at most L answers
+    assert all(sig[1] <= 1 for sig in sigs)  # Lemma 4.3: at most one B
+
+
+@pytest.mark.parametrize("k, h", [(2, 4), (3, 3), (1, 7)])
+def test_depth_equals_enumeration_on_small_trees_every_member(k: int, h: int) -> None:
+    """Every single-leaf C across the band and the two-segment profiles, first parameters."""
+    tree = kary_tree(k, h)
+    params = PARAMS[0] if k != 2 else PARAMS[1]
+    mechanism = BetweenCut(tree, params)
+    for profile in _profiles(tree, params):
+        _assert_equal(depth_pair(mechanism, profile), _enumerated(tree, params, profile),
+                      profile, params)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", PARAMS)
+@pytest.mark.parametrize("k, h", [(2, 1), (2, 2), (2, 3), (2, 4), (3, 2), (3, 3), (1, 15)])
+def test_depth_equals_enumeration_exhaustive_sweep(k: int, h: int, params: Params) -> None:
+    tree = kary_tree(k, h)
+    mechanism = BetweenCut(tree, params)
+    for profile in _profiles(tree, params):
+        _assert_equal(depth_pair(mechanism, profile), _enumerated(tree, params, profile),
+                      profile, params)
+
+
+def _chain_case(h: int, count: int) -> None:
+    params = PARAMS[0]
+    tree = kary_tree(1, h)
+    profile = PathProfile.single_leaf(h, count)
+    _assert_equal(depth_pair(BetweenCut(tree, params), profile),
+                  _enumerated(tree, params, profile), profile, params)
+
+
+@pytest.mark.parametrize("h", [15, 31])
+def test_depth_equals_enumeration_on_chains(h: int) -> None:
+    for count in (0, 2, 5, 7):
+        _chain_case(h, count)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("h", [63, 127])
+def test_depth_equals_enumeration_on_long_chains(h: int) -> None:
+    for count in (range(9) if h < 100 else (0, 4, 7)):
+        _chain_case(h, count)
+
+
+def _sparse_case(h: int, profile: PathProfile, params: Params) -> None:
+    tree = kary_tree(2, h)
+
+    def run(db: tuple[tuple[int, ...], ...], test: NoisyTest) -> object:
+        return _Transcript(sparse_between_cut(tree, list(db), params, test, record=True).transcript)
+
+    _assert_equal(depth_pair(BetweenCut(tree, params), profile),
+                  _enumerated(tree, params, profile, run=run), profile, params)
+
+
+class _Transcript:
+    """The sparse run seen through the `transcript` projection."""
+
+    def __init__(self, transcript: object) -> None:
+        self.transcript = transcript
+
+
+@pytest.mark.parametrize("h", [31])
+def test_depth_equals_sparse_enumeration_with_guarded_siblings(h: int) -> None:
+    params = PARAMS[1]  # lower cut 3, upper cut 9
+    for profile in (PathProfile.single_leaf(h, 5), PathProfile(h, ((0, 8), (5, 5))),
+                    PathProfile(h, ((0, 22), (3, 13), (17, 4)))):
+        _sparse_case(h, profile, params)
+
+
+@pytest.mark.slow
+def test_depth_equals_sparse_enumeration_at_h61() -> None:
+    params = PARAMS[1]
+    for profile in (PathProfile(61, ((0, 6), (30, 4))), PathProfile(61, ((0, 17), (1, 8))),
+                    PathProfile(61, ((0, 12), (2, 9), (40, 6), (59, 3)))):
+        _sparse_case(61, profile, params)
+
+
+GALLERY_LAW_VARIANTS = ["guards wrong sign", "guards without R", "Laplace scale lambda"]
+
+
+@pytest.mark.parametrize("name", GALLERY_LAW_VARIANTS)
+def test_variants_changing_the_query_law_equal_their_enumeration(name: str) -> None:
+    variant = gallery.PRIVACY_BREAKING[name].variant
+    for params in (Params.of(Fraction(8), Fraction(1, 2), Fraction(2)),
+                   Params.of(Fraction(18), Fraction(1, 2), Fraction(16))):
+        tree = kary_tree(2, 4)
+        mechanism = variant(tree, params)
+        for profile in single_leaf_band(mechanism)[::3]:
+            _assert_equal(depth_pair(mechanism, profile),
+                          _enumerated(tree, params, profile, variant=variant), profile, params)
+
+
+def test_half_width_variant_equals_its_enumeration() -> None:
+    variant = gallery.STRUCTURAL_ONLY["half-width thresholds"][0]
+    params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
+    tree = kary_tree(3, 3)
+    mechanism = variant(tree, params)
+    for profile in single_leaf_band(mechanism)[::2]:
+        _assert_equal(depth_pair(mechanism, profile),
+                      _enumerated(tree, params, profile, variant=variant), profile, params)
+
+
+@pytest.mark.parametrize("name", ["top-down levels"])
+def test_depth_refuses_variants_overriding_modelled_seams(name: str) -> None:
+    params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
+    for variant in (gallery.PRIVACY_BREAKING[name].variant,
+                    gallery.STRUCTURAL_ONLY["B does not cut"][0]):
+        with pytest.raises(ParameterError, match=r"keeps Alg\. 3"):
+            depth_pair(variant(kary_tree(2, 15), params), PathProfile.single_leaf(15, 3))
+
+    class OwnRun(BetweenCut):
+        def run(self, leaves, test=None):  # type: ignore[no-untyped-def]
+            return super().run(leaves, test)
+
+    with pytest.raises(ParameterError, match="run"):
+        depth_pair(OwnRun(kary_tree(2, 15), params), PathProfile.single_leaf(15, 3))
+
+
+def test_depth_refuses_unguarded_off_path_nodes() -> None:
+    params = Params.of(Fraction(3), Fraction(1, 2), Fraction(2))  # tau < E = 4
+    with pytest.raises(ParameterError, match="tau"):
+        depth_pair(BetweenCut(kary_tree(2, 7), params), PathProfile.single_leaf(7, 3))
+    no_guards = gallery.STRUCTURAL_ONLY["no guards"][0]
+    with pytest.raises(ParameterError, match="guarded L"):
+        depth_pair(no_guards(kary_tree(2, 7), PARAMS[0]), PathProfile.single_leaf(7, 3))
+    # a sibling of 1 record is noisy when only count 0 is guarded
+    with pytest.raises(ParameterError, match="sibling"):
+        depth_pair(BetweenCut(kary_tree(2, 7), PARAMS[0]), PathProfile(7, ((0, 3), (2, 2))))
+    # on a chain there is no sibling to hold the step
+    with pytest.raises(ParameterError, match="chain"):
+        depth_pair(BetweenCut(kary_tree(1, 7), PARAMS[1]), PathProfile(7, ((0, 12), (2, 2))))
+    with pytest.raises(ParameterError):
+        PathProfile(7, ((0, 2), (3, 5)))  # counts must not grow along the path
+    with pytest.raises(ParameterError):
+        PathProfile(MAX_HEIGHT + 1, ((0, 2),))
+
+
+def test_theorem_5_4_at_depth_holds_for_betweencut_at_h_2_64_minus_1() -> None:
+    assert CLAIMS["Theorem 5.4"]
+    params = Params.of(Fraction(18), Fraction(1, 2), Fraction(16))
+    cert = check_theorem_5_4_at_depth(MAX_HEIGHT, params, counts=(15, 17, 34, 35))
+    assert cert.verdict == "holds" and cert.method == "enumerated"
+
+
+def test_theorem_5_4_at_depth_refutes_laplace_scale_lambda_missed_at_h15() -> None:
+    """Principle 5, and a refutation small trees miss: noise `Lap(λ)` instead of `Lap(1/λ)`
+    holds Theorem 5.4 on the whole band at h = 15 but is refuted at h = 2^16 - 1 (r = 3,
+    C = 15 vs 16), by an exact excess certified in (0.0430, 0.0431)."""
+    variant = gallery.PRIVACY_BREAKING["Laplace scale lambda"].variant
+    params = Params.of(Fraction(18), Fraction(1, 2), Fraction(16))
+    check_theorem_5_4_at_depth(15, params, variant=variant)  # holds on the whole band
+    with pytest.raises(ClaimRefuted) as info:
+        check_theorem_5_4_at_depth(2**16 - 1, params, counts=(15,), variant=variant)
+    facts = info.value.counterexample
+    assert facts["r"] == 3 and facts["count"] == 15
+    mechanism = variant(kary_tree(2, 2**16 - 1), params)
+    profile = PathProfile.single_leaf(2**16 - 1, 15)
+    rows = profile_rows(depth_pair(mechanism, profile), profile, paper_bounds(16, params))
+    excess = rows[2].delta_exact() - rows[2].bound.exact  # type: ignore[operator]
+    lo, hi = excess.enclose(64)
+    assert sign(excess) > 0 and Fraction(430, 10**4) < lo <= hi < Fraction(431, 10**4)
+
+
+def test_gallery_at_depth_reports_refusals_and_refutations() -> None:
+    params = Params.of(Fraction(18), Fraction(1, 2), Fraction(16))
+    variants = {name: gallery.PRIVACY_BREAKING[name].variant
+                for name in ("guards without R", "top-down levels")}
+    found = gallery_at_depth([MAX_HEIGHT], params, variants)
+    refuted = found["guards without R"][MAX_HEIGHT]
+    assert not isinstance(refuted, str) and not refuted.holds
+    assert isinstance(found["top-down levels"][MAX_HEIGHT], str)
+
+
+def test_step_profiles_and_search_hold_for_betweencut() -> None:
+    params = PARAMS[1]
+    mechanism = BetweenCut(kary_tree(2, 1023), params)
+    assert step_profiles(mechanism)
+    deep = step_profiles(BetweenCut(kary_tree(2, MAX_HEIGHT), params))  # depths 1, h/2, h - 1
+    assert {p.steps[1][0] for p in deep} == {1, MAX_HEIGHT // 2, MAX_HEIGHT - 1}
+    found = search_profiles(mechanism, paper_bounds(10, params), max_examples=8)
+    assert found.tried >= 1 and found.rows and not found.refuted
