@@ -880,15 +880,17 @@ points = depth.depth_points(heights, 1, "1/20")
 print(depth.format_depth_table(points))
 """),
     md("""
-Read the table from the top: the paper's bound at `ε = 1` sits at `0.025` (Theorem 5.5 spends
-half of `δ` on it), the exact attack on a pair straddling a guard cut (`C = 0`: `D`'s path is
-all guarded `L`, `D + z`'s is noisy) gets within a few percent of it at every height, and the
-tight accountant lies between them. The exact column moves up and down with `h` because the
-integer `τ` lands at a different distance from the guard cut at each height (the slack `κ` of
-Lemma 5.3 is `½·e^{−λd}` for a noisy count `d` inside the guard), not because depth helps. For `h ≥ 2^20 − 1`, `r` stops at `r0 = 17`: the calibration
-no longer changes `λ`, only `R` grows (slowly, with `ln L`). At `h = 2^64 − 1` KOV and the
-envelope compose `L = 64` rounds against the paper's 17 target hits, and `tight` falls back on
-the paper's bound.
+Read the table from the top. Theorem 5.5 sets the guard term `(L/2)·e^{−λ(R−1)}` of Theorem
+5.4 to `δ/2` (Eq. (119)), so the paper's bound at `ε = rλ = 1` is `0.025` when `r = L`, and a
+little more when `r = r0 < L` adds the term `(1 − q_λ)^r ≤ δ/2` (Eq. (120)). The exact attack
+on a pair straddling a guard cut (`C = 0`: `D`'s path is all guarded `L`, `D + z`'s is noisy)
+gets within a few percent of it at every height, and the tight accountant lies between them.
+The exact column moves up and down with `h` because the integer `τ` lands at a different
+distance from the guard cut at each height (the slack `κ` of Lemma 5.3 is `½·e^{−λd}` for a
+noisy count `d` inside the guard), not because depth helps. For `h ≥ 2^20 − 1`, `r` stops at
+`r0 = 17`: the calibration no longer changes `λ`, only `R` grows (slowly, like `ln L`). At
+`h = 2^64 − 1` KOV and the envelope compose `L = 64` rounds against the paper's 17 target
+hits, and `tight` falls back on the paper's bound.
 """),
     code("""
 fig, ax = plt.subplots(figsize=(9, 4.5))
@@ -938,15 +940,15 @@ L = ceil(log2(2^64)) = 64 (Lemma 4.2).""", [
     ], """
 print(exercises.check_path_query_bound(2**64 - 1, answer))"""),
     exercise(2, """
-the envelope composes the exact worst GuardedBT pair, a little below KOV's (lambda, delta0)
-rounds; both are below the paper's bound here (see the table).""", [
+the envelope composes the exact worst GuardedBT pair, a little below
+KOV's (lambda, delta0) rounds; both are below the paper's bound here (see the table).""", [
         ('answer', '"envelope"'),
     ], """
 p = points[4]
 print(exercises.check_smallest_accountant(20, p.params.lam, p.params.R, Fraction(1), answer))"""),
     exercise(3, """
-the event "some answer is not L" has probability 1 - (1 - exp(-1)/2)^2 under D + z and 0
-under D; the other direction gives a negative hockey stick.""", [
+the event "some answer is not L" has probability
+1 - (1 - exp(-1)/2)^2 under D + z and 0 under D; the other direction is negative.""", [
         ('answer', '"1 - (1 - exp(-1)/2)**2"'),
     ], """
 print(exercises.check_single_leaf_delta(3, small, 0, Fraction(1), answer))"""),

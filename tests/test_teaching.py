@@ -77,8 +77,8 @@ def test_single_leaf_delta_agrees_with_direct_enumeration() -> None:
 
 
 def test_depth_point_orders_exact_tight_paper_and_picks_the_worst_count() -> None:
-    from betweencut.properties.teaching import depth
     from betweencut.proofs.exact.arith import certainly_le
+    from betweencut.properties.teaching import depth
 
     point = depth.depth_point(15, 1, Fraction(1, 20))
     assert point.exact_le_tight and point.tight_le_paper

@@ -57,7 +57,7 @@ class DepthPoint:
 
 def threshold_for(cal: Calibration) -> Fraction:
     """The smallest integer `τ >= E` (certified: `E <= τ` by the exact gate)."""
-    lo, hi = cal.E.bounds(64)
+    hi = cal.E.bounds(64)[1]
     tau = Fraction(math.ceil(hi))
     while tau > 0 and certainly_le(cal.E, tau - 1):
         tau -= 1
