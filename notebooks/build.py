@@ -859,9 +859,9 @@ print("   exact: delta(1) =", basics.certified_decimal(exact), "(0 vs 1 records 
 """),
     md("""
 The paper's `δ(1)` is above 1 here (a true but empty bound: with `r = 1 < L` its term
-`(1 − q_λ)^r` is large), KOV and the envelope are far better, and at `ε = 2λ` every bound
-agrees to six digits with the exact `δ(1)` of this pair: the pair attains the KOV bound
-`1 − (1 − δ0)^2` (exercise 3 asks why).
+`(1 − q_λ)^r` is large), KOV and the envelope are far better, and at `ε = 2λ` their bound
+`1 − (1 − δ0)^2` agrees to six digits with the exact `δ(1)` of this pair (which is also its
+`δ(2)`): this pair attains the KOV bound exactly (exercise 3 asks why).
 """),
     md("""
 ## As the tree grows
