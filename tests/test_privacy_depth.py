@@ -239,6 +239,43 @@ def test_depth_refuses_variants_overriding_modelled_seams(name: str) -> None:
         depth_pair(OwnRun(kary_tree(2, 15), params), PathProfile.single_leaf(15, 3))
 
 
+def test_depth_refuses_query_objects_it_cannot_observe_per_count() -> None:
+    """The shared-path soundness class of issue 12, at depth: a query whose noisy test reads the
+    node, or whose guard answers without noise at one count while `guard()` is unchanged in
+    spirit but not in code, is either modelled from its observed call or refused."""
+    from betweencut.guarded_bt import GuardedBT
+    from betweencut.noisy_test import BTQuery
+
+    params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
+
+    class NodeRate(GuardedBT):
+        def query(self, count: int, node: object = None) -> BTQuery:
+            lam = self.lam * 2 if node == (0,) else self.lam
+            return BTQuery(Fraction(count), self.a, self.b, lam, node)
+
+    class Reads(BetweenCut):
+        def make_query(self) -> GuardedBT:
+            q = super().make_query()
+            return NodeRate(q.a, q.b, q.lam, q.R, q.lower_cut, q.upper_cut)  # type: ignore[attr-defined]
+
+    with pytest.raises(ParameterError, match="node"):
+        depth_pair(Reads(kary_tree(2, 15), params), PathProfile.single_leaf(15, 3))
+
+    class Noiseless(GuardedBT):
+        def guard(self, count: int) -> Outcome | None:
+            return Outcome.H if count == 5 else GuardedBT.guard(self, count)
+
+    class Observed(BetweenCut):
+        def make_query(self) -> GuardedBT:
+            q = super().make_query()
+            return Noiseless(q.a, q.b, q.lam, q.R, q.lower_cut, q.upper_cut)  # type: ignore[attr-defined]
+
+    mechanism = Observed(kary_tree(2, 4), params)
+    profile = PathProfile.single_leaf(4, 5)
+    _assert_equal(depth_pair(mechanism, profile),
+                  _enumerated(kary_tree(2, 4), params, profile, variant=Observed), profile, params)
+
+
 def test_depth_refuses_unguarded_off_path_nodes() -> None:
     params = Params.of(Fraction(3), Fraction(1, 2), Fraction(2))  # tau < E = 4
     with pytest.raises(ParameterError, match="tau"):

@@ -52,8 +52,12 @@ class ShiftedThresholds(BetweenCut):
 NO_MARKUP, NO_MARKUP_CLAIM = STRUCTURAL_MUTANTS["no MarkUp on B"]
 
 
-def test_same_seed_same_failure_and_the_replay_line_replays_it() -> None:
-    """A random run names its seed; the replayed call finds the same shrunk input."""
+def test_same_seed_same_failure_and_the_replay_line_replays_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A random run names its seed; the replayed call finds the same shrunk input. (Under the
+    random `dev` profile: CI's `ci` profile is derandomised, see the next test.)"""
+    monkeypatch.setenv(ENV_VAR, "dev")
     fn = classifier(NO_MARKUP)
     first = check_implementation(fn, claims=[NO_MARKUP_CLAIM], max_examples=30)
     (result,) = first.results
@@ -81,6 +85,7 @@ def test_hypothesis_profile_ci_in_the_environment_derandomises(
 
 
 def test_seed_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_VAR, "dev")
     monkeypatch.setenv(SEED_ENV, "1234")
     report = check_implementation(classifier(NO_MARKUP), claims=[NO_MARKUP_CLAIM],
                                   max_examples=20)

@@ -58,9 +58,9 @@ from betweencut.proofs.privacy.enumerate import (
     bag_enclosure,
     factor_value,
     make_bag,
-    query_factor_ids,
     round_out,
 )
+from betweencut.proofs.privacy.observed import observed_law
 from betweencut.proofs.privacy.profiles import Joint, Law, bag_exceeds
 from betweencut.tree import PublicTree
 
@@ -75,12 +75,20 @@ ENCLOSURE_BITS = 96
 
 
 def law_at(query: BT, count: int) -> SegmentLaw:
-    """The answer law of the mechanism's own query at `count`: the guard's point mass
-    (`{outcome: None}`) or the factor id of each outcome of positive probability."""
-    decided = query.guard(count)
-    if decided is not None:
-        return {decided: None}
-    return dict(query_factor_ids(query.query(count)))
+    """The answer law of the mechanism's own query at `count`, observed by running the call the
+    mechanism makes (`betweencut.proofs.privacy.observed.observed_law`: the guard's point mass
+    `{outcome: None}`, or the factor id of each outcome of the single query it asks).
+
+    Raises: `ParameterError` when the call neither decides nor asks exactly one query and
+    passes its answer on (the path grouping would not describe what the code does).
+    """
+    law = observed_law(query, count, None)
+    if law is None:
+        raise ParameterError(
+            "mechanism", type(query).__name__,
+            f"a count query that, at count {count}, either decides or asks one noisy test and "
+            "returns its answer", "enumerate this variant with betweencut.proofs.privacy.audit")
+    return law
 
 
 def _is_chain(tree: PublicTree) -> bool:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError, public_height
-from betweencut.guarded_bt import BT
+from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import Outcome
 from betweencut.tree import Node
 
@@ -140,8 +140,10 @@ def check_seams(mechanism: BetweenCut) -> BT:
 
     Raises: `ParameterError` if the mechanism's class overrides `level_order`, `apply` or `run`
     (the DP is DepO + Alg. 6 marking + Alg. 3's loop), or if its count query is not a `BT`
-    whose call is `BT.__call__` (guard first, then one noisy test): a `make_query` returning
-    such an object is modelled exactly, through its own `guard` and `query`.
+    whose call is `BT.__call__` (guard first, then one noisy test), or whose `query` is
+    overridden (it may read the node). A `make_query` returning such an object is modelled
+    exactly, through the law its real call is observed to have at each count
+    (`betweencut.proofs.privacy.depth.law_at`).
     """
     cls = type(mechanism)
     for name in MODELLED_SEAMS:
@@ -154,6 +156,11 @@ def check_seams(mechanism: BetweenCut) -> BT:
     if not isinstance(query, BT) or type(query).__call__ is not BT.__call__:
         raise ParameterError("mechanism", cls.__name__,
                              "a count query that is a BT calling guard, then one noisy test")
+    if type(query).query not in (BT.query, GuardedBT.query):
+        # `query(count, node)` may read the node, and the path grouping has one law per count.
+        raise ParameterError("mechanism", cls.__name__,
+                             "a count query whose noisy test does not depend on the node "
+                             "(BT.query or GuardedBT.query)")
     return query
 
 
