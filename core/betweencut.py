@@ -93,6 +93,16 @@ class BetweenCut:
         return Run(heavy, tuple(transcript), tuple(labels.log), labels.label)
 
 
+def check_run_arguments(tree: object, params: object, test: object) -> None:
+    """The checks every entry point of Alg. 3 (dense or sparse) makes before any work: `tree`
+    a `PublicTree`, `params` a `Params`, `test` a `NoisyTest` or None."""
+    check_tree(tree)
+    if not isinstance(params, Params):
+        raise ParameterError(
+            "params", params, "a betweencut.params.Params: Params.of(tau, lam, R)")
+    check_test(test)
+
+
 def between_cut(
     tree: PublicTree, leaves: Iterable[Node], params: Params, test: NoisyTest | None = None
 ) -> Run:
@@ -100,11 +110,7 @@ def between_cut(
 
     Every argument is checked first: `tree` a `PublicTree`, `params` a `Params`, `test` a
     `NoisyTest` or None, and every record a leaf of the public tree (`RecordError` otherwise)."""
-    check_tree(tree)
-    if not isinstance(params, Params):
-        raise ParameterError(
-            "params", params, "a betweencut.params.Params: Params.of(tau, lam, R)")
-    check_test(test)
+    check_run_arguments(tree, params, test)
     size = tree.size(limit=DENSE_NODE_LIMIT)
     if size > DENSE_NODE_LIMIT:
         raise ParameterError(

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from betweencut.betweencut import Step
+from betweencut.betweencut import Step, check_run_arguments
 from betweencut.depo import depth_order
 from betweencut.errors import ParameterError
 from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import NoisyTest, Outcome, check_test, checked_outcome
+from betweencut.noisy_test import NoisyTest, Outcome, checked_outcome
 from betweencut.params import Params
 from betweencut.sampler import ExactSampler
 from betweencut.tree import Node, PublicTree
-from betweencut.validate import check_leaves, check_tree
+from betweencut.validate import check_leaves
 
 IntArray = npt.NDArray[np.int64]
 _UNKNOWN, _LIGHT, _HEAVY = 0, 1, 2
@@ -336,11 +336,7 @@ def sparse_between_cut(
 
     Every argument is checked first: `tree` a `PublicTree`, `params` a `Params`, `test` a
     `NoisyTest` or None, and every record a leaf of the public tree (`RecordError` otherwise)."""
-    check_tree(tree)
-    if not isinstance(params, Params):
-        raise ParameterError(
-            "params", params, "a betweencut.params.Params: Params.of(tau, lam, R)")
-    check_test(test)
+    check_run_arguments(tree, params, test)
     encoding = Encoding.of(tree)
     leaves = check_leaves(tree, leaves)
     return sparse_between_cut_codes(

@@ -13,6 +13,7 @@ from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.noisy_laws import shared_answers_probability
 from betweencut.proofs.privacy.audit import Database
+from betweencut.proofs.privacy.enumerate import MechanismNotReplayable
 from betweencut.proofs.privacy.profiles import epsilon_for_delta
 from betweencut.proofs.privacy.shared_noise import (
     ExactJoint,
@@ -87,3 +88,19 @@ def test_enumeration_limit_is_a_parameter_error() -> None:
         enumerate_queries(lambda t: two_above((), t), limit=2)
     with pytest.raises(ParameterError):
         enumerate_queries(lambda t: two_above((), t), limit=0)
+
+
+def test_enumeration_refuses_a_mechanism_with_hidden_state() -> None:
+    """Issue 12's promise for the shared-noise seam too: a mechanism that asks its noisy test on
+    the first run only (then releases the exact answer) is not a function of its answers; the
+    enumeration says so instead of handing a 'law' to a verdict."""
+    calls = [0]
+
+    def hidden(test: QueryTest) -> bool:
+        calls[0] += 1
+        if calls[0] == 1:
+            return bool(test(AboveThreshold(Fraction(1), Fraction(1), Fraction(1))))
+        return True
+
+    with pytest.raises(MechanismNotReplayable, match="not a function of its noisy answers"):
+        enumerate_queries(hidden)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 import pytest
+from hypothesis import settings
 
 from betweencut.betweencut import BetweenCut, between_cut
 from betweencut.guarded_bt import BT, GuardedBT
@@ -52,12 +53,18 @@ class ShiftedThresholds(BetweenCut):
 NO_MARKUP, NO_MARKUP_CLAIM = STRUCTURAL_MUTANTS["no MarkUp on B"]
 
 
+# A profile that is random whatever profile the suite loaded (a profile that leaves
+# `derandomize` unset may inherit it from the loaded one).
+RANDOM_PROFILE = "betweencut-replay-test"
+settings.register_profile(RANDOM_PROFILE, derandomize=False, deadline=None, max_examples=30)
+
+
 def test_same_seed_same_failure_and_the_replay_line_replays_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A random run names its seed; the replayed call finds the same shrunk input. (Under the
-    random `dev` profile: CI's `ci` profile is derandomised, see the next test.)"""
-    monkeypatch.setenv(ENV_VAR, "dev")
+    """A random run names its seed; the replayed call finds the same shrunk input. (Under a
+    random profile: CI's `ci` profile is derandomised, see the next test.)"""
+    monkeypatch.setenv(ENV_VAR, RANDOM_PROFILE)
     fn = classifier(NO_MARKUP)
     first = check_implementation(fn, claims=[NO_MARKUP_CLAIM], max_examples=30)
     (result,) = first.results
@@ -85,7 +92,7 @@ def test_hypothesis_profile_ci_in_the_environment_derandomises(
 
 
 def test_seed_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ENV_VAR, "dev")
+    monkeypatch.setenv(ENV_VAR, RANDOM_PROFILE)
     monkeypatch.setenv(SEED_ENV, "1234")
     report = check_implementation(classifier(NO_MARKUP), claims=[NO_MARKUP_CLAIM],
                                   max_examples=20)

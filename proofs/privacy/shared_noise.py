@@ -41,6 +41,7 @@ from betweencut.proofs.privacy.audit import (
     audit_mechanism,
     with_record,
 )
+from betweencut.proofs.privacy.enumerate import MechanismNotReplayable
 from betweencut.proofs.privacy.profiles import (
     HockeyStick,
     PairProfile,
@@ -146,16 +147,29 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
 
     Preconditions: `run` is deterministic given the answers of `test` (its only randomness)
     and asks finitely many queries on every answer sequence; outputs are hashable.
+    Checks (as `enumerate_mechanism` does): a replayed prefix meets the queries of the run that
+    created it, and the probabilities sum to exactly 1.
     Returns: a `QueryLaw` whose values sum to exactly 1.
-    Raises: `ParameterError` past `limit` answer sequences.
+    Raises: `ParameterError` past `limit` answer sequences; `MechanismNotReplayable` when the
+    mechanism is not a function of its answers.
     """
     if limit < 1:
         raise ParameterError("limit", limit, "a positive integer")
     law = QueryLaw()
     stack: list[tuple[bool | int, ...]] = [()]
+    met: dict[tuple[bool | int, ...], tuple[object, ...]] = {(): ()}
     while stack:
-        test = BranchingQueries(stack.pop())
+        prefix = stack.pop()
+        test = BranchingQueries(prefix)
         output = run(test)
+        asked = tuple(q for q, _ in test.log)
+        if asked[:len(prefix)] != met[prefix]:
+            raise MechanismNotReplayable(
+                f"replaying the answers {prefix} met the queries {asked[:len(prefix)]}, not the "
+                f"{met[prefix]} of the run that created them: the mechanism is not a function "
+                "of its noisy answers (hidden state or its own randomness)")
+        for branch in test.branches:
+            met[branch] = asked[:len(branch)]
         stack.extend(reversed(test.branches))
         law.transcripts += 1
         try:
@@ -167,6 +181,13 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
         p = sequence_probability(test.log)
         if not p.is_zero():
             law.values[output] = law.values[output] + p if output in law.values else p
+    total = ExpPoly()
+    for value in law.values.values():
+        total = total + value
+    if total != ExpPoly.const(1):
+        raise MechanismNotReplayable(
+            f"the probabilities of its {law.transcripts} answer sequences sum to {total}, not "
+            "exactly 1: the mechanism is not a function of its noisy answers")
     return law
 
 
