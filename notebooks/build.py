@@ -566,7 +566,7 @@ import matplotlib.pyplot as plt
 
 from betweencut.baselines.margins import BASELINES, MarginSetting, crossover
 from betweencut.datasets import unicode_leaves, unicode_tree
-from betweencut.properties.teaching import exercises, margins
+from betweencut.properties.teaching import depth, exercises, margins
 """),
     md("""
 ## Margins against the height
@@ -602,6 +602,31 @@ plt.show()
 The paper notes that its constants are large: against the Lumberjack-style baseline BetweenCut's
 margin is the smaller one only for astronomically deep trees (the crossover above), while against
 the full-tree baselines it wins almost at once.
+
+## A tighter privacy accountant, a smaller margin
+
+Eq. (24)'s margin comes from calibrating with the paper's privacy bound (Theorem 5.4/5.5). The
+package also has a certified accountant, `tight` (the least of the paper's bound, the optimal
+composition bound of Kairouz, Oh and Viswanath for `L` rounds, and an exact envelope of the
+GuardedBT laws; notebook 6 shows it against exact attacks). `calibrate_tight` picks `λ` and `R`
+for the smallest `E` that `tight` still certifies at `(ε, δ)`; `betweencut margins --accountant
+tight` prints it as the row `betweencut_tight`. Each height costs about a second, so a handful:
+"""),
+    code("""
+tight_heights = [15, 2**8 - 1, 2**16 - 1, 2**32 - 1, 2**64 - 1]
+pairs = depth.margin_pairs(tight_heights, setting.epsilon, setting.delta)
+print(depth.format_margin_pairs(pairs))
+fig, ax = plt.subplots(figsize=(9, 4.5))
+depth.plot_margin_pairs(ax, pairs, margins.baseline_margins(setting, tight_heights))
+ax.set_title("BetweenCut's E: Eq. (24) vs the tight accountant (eps = 1/2, delta = 1/20)")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+Under the tight accountant BetweenCut's margin shrinks to 30-56% of Eq. (24)'s, and at these
+settings it falls below the Lumberjack-style margin at every height shown, where Eq. (24)'s
+crossover lies near `h = 2^191`. (The crossover heights above stay Eq. (24)'s; the
+Lumberjack-style baseline keeps its own calibration.)
 
 ## Measured errors on data
 
@@ -760,6 +785,173 @@ both sides are 256 wide, so the first axis is halved at 128.""", [
         ('answer', '((128, 256), (0, 256))'),
     ], """
 print(exercises.check_first_split(mech, (200, 17), answer))"""),
+]
+
+NOTEBOOKS["6_privacy_at_depth.ipynb"] = [
+    md("""
+# 6. Privacy at depth
+
+**What you will learn.**
+
+* why BetweenCut's privacy loss does not grow with the height `h` of the tree, only with
+  `L = ⌈log2(h + 1)⌉`, the most nodes it ever queries on one root-to-leaf path (Lemma 4.2);
+* three numbers at the same `(ε, δ)` as `h` grows from 15 to `2^64 − 1`: the paper's bound
+  (Theorem 5.4), a certified accountant that is never larger (`tight`), and the largest exact
+  `δ(ε)` an attacker gets on the pairs we can compute exactly at that depth;
+* how much smaller the margin `E` becomes when the mechanism is calibrated by the tight
+  accountant instead of the paper's Theorem 5.5.
+
+Every number below is exact or certified: decimals are printed only with digits an interval
+enclosure guarantees (`…` means the value continues), and every verdict (`≤`) is decided by the
+package's exact comparison gate, never by a float. Floats appear only in the figures.
+"""),
+    code("""
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+
+from betweencut.params import Params
+from betweencut.proofs.privacy.accountant import accountant
+from betweencut.properties.teaching import basics, depth, exercises
+"""),
+    md("""
+## The reduction, in words
+
+Take neighbouring databases `D` and `D + z` (one added record `z`).
+
+1. Only the counts on `z`'s root-to-leaf path differ, each by exactly one (the paper's Eq. (4));
+   every other node has the same count, so its noisy test has the same law under both.
+2. On any run, whatever the data, BetweenCut queries at most `L = ⌈log2(h + 1)⌉` nodes of any
+   one path (Lemma 4.2, Eq. (14)): it visits the levels in the DepO order and a target hit
+   (`B`) stops it on that path.
+3. Each queried node on the path is a GuardedBT test at count `c` under one database and `c + 1`
+   under the other, and such a pair is `(λ, δ0)`-indistinguishable, `δ0 = ½·e^{−λ(R−1)}`
+   (Lemma 5.3, Eq. (105)): the probability of any set of answers changes by a factor at most
+   `e^λ`, up to an additive slack `δ0` that comes from the guards.
+4. So the whole transcript is at worst an adaptive composition of `L` such tests. Theorem 5.4
+   bounds it with the target-hit argument (the *paper* accountant); the *KOV* accountant uses
+   the optimal composition theorem of Kairouz, Oh and Viswanath for `L` rounds of
+   `(λ, δ0)`; the *envelope* accountant composes the exact worst pair of GuardedBT laws; and
+   *tight* takes the smallest of the three at each `ε`. Each is a certified upper bound.
+
+The exact side: when the added record sits on one leaf and every other node's count is 0, only
+that path carries information, and answer sequences along the path with the same *signature*
+have the same probability. `betweencut.proofs.privacy.depth` groups them and sums exactly, so
+the exact `δ(ε)` of the full transcript is computable at any height up to `2^64 − 1`
+(`betweencut audit depth` on the command line). The pairs are the *single-leaf family*: `C`
+records on one leaf against `C + 1`.
+"""),
+    md("""
+## A tiny case first
+
+Height `h = 3` (so `L = 2`), `λ = 1`, `R = 2`, `τ = 3`: the thresholds are `a = 2`, `b = 4`
+and the lower guard answers `L` without noise for counts `≤ a − R = 0`. The pair `C = 0`
+against `C = 1`: the accountants' bounds at `ε = λ` and `ε = 2λ`, and the exact `δ`:
+"""),
+    code("""
+small = Params.of(3, 1, 2)
+for name in ("paper", "kov", "envelope", "tight"):
+    acct = accountant(name, L=2, lam=small.lam, R=small.R)
+    print(f"{name:>8}:", *(f"delta({eps}) <= {basics.certified_decimal(acct.delta_upper(eps))}"
+                            for eps in (Fraction(1), Fraction(2))))
+exact = depth.single_leaf_delta(3, small, 0, Fraction(1))
+print("   exact: delta(1) =", basics.certified_decimal(exact), "(0 vs 1 records on one leaf)")
+"""),
+    md("""
+The paper's `δ(1)` is above 1 here (a true but empty bound: with `r = 1 < L` its term
+`(1 − q_λ)^r` is large), KOV and the envelope are far better, and at `ε = 2λ` their bound
+`1 − (1 − δ0)^2` agrees to six digits with the exact `δ(1)` of this pair (which is also its
+`δ(2)`): this pair attains the KOV bound exactly (exercise 3 asks why).
+"""),
+    md("""
+## As the tree grows
+
+At `ε = 1`, `δ = 1/20`, each height gets Theorem 5.5's calibration (`λ = ε/r` with
+`r = min(L, r0)`, so `ε = rλ` is one of Theorem 5.4's points; `R` from `δ`) and the smallest
+integer threshold `τ ≥ E`. For `h ≤ 1023` the exact column is the largest `δ(1)` over the whole
+band of single-leaf counts (both guards, both thresholds and every count between); above, over
+the two pairs that straddle a guard cut (at smaller heights these were the worst ones). An
+attacker might do better with other pairs, so this column is a lower bound on the true worst
+`δ`; the bounds are upper bounds. The last column checks `exact ≤ tight ≤ paper` exactly.
+"""),
+    code("""
+heights = [15, 2**6 - 1, 2**10 - 1, 2**16 - 1, 2**20 - 1, 2**32 - 1, 2**64 - 1]
+points = depth.depth_points(heights, 1, "1/20")
+print(depth.format_depth_table(points))
+"""),
+    md("""
+Read the table from the top. Theorem 5.5 sets the guard term `(L/2)·e^{−λ(R−1)}` of Theorem
+5.4 to `δ/2` (Eq. (119)), so the paper's bound at `ε = rλ = 1` is `0.025` when `r = L`, and a
+little more when `r = r0 < L` adds the term `(1 − q_λ)^r ≤ δ/2` (Eq. (120)). The exact attack
+on a pair straddling a guard cut (`C = 0`: `D`'s path is all guarded `L`, `D + z`'s is noisy)
+gets within a few percent of it at every height, and the tight accountant lies between them.
+The exact column moves up and down with `h` because the integer `τ` lands at a different
+distance from the guard cut at each height (the slack `κ` of Lemma 5.3 is `½·e^{−λd}` for a
+noisy count `d` inside the guard), not because depth helps. For `h ≥ 2^20 − 1`, `r` stops at
+`r0 = 17`: the calibration no longer changes `λ`, only `R` grows (slowly, like `ln L`). At
+`h = 2^64 − 1` KOV and the envelope compose `L = 64` rounds against the paper's 17 target
+hits, and `tight` falls back on the paper's bound.
+"""),
+    code("""
+fig, ax = plt.subplots(figsize=(9, 4.5))
+depth.plot_depth(ax, points)
+ax.set_title("delta(eps = 1) at Theorem 5.5's calibration to (1, 1/20)")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+## What the tight accountant buys: a smaller margin
+
+`calibrate_tight` (`betweencut.proofs.privacy.tight_calibration`) searches `λ` and `R` for the
+smallest margin `E = 1/λ + R` whose `tight` bound still certifies `δ(ε) ≤ δ`; Theorem 5.5's
+`calibrate` uses the paper's bound. A smaller `E` means a narrower band `[τ − E, τ + E]` of
+counts that may be misclassified (Theorem 5.6). The table and figure give both margins and
+their ratio (`tight < paper` is certified by interval bounds).
+"""),
+    code("""
+pairs = depth.margin_pairs([15, 2**10 - 1, 2**20 - 1, 2**64 - 1], 1, "1/20")
+print(depth.format_margin_pairs(pairs))
+fig, ax = plt.subplots(figsize=(9, 4.5))
+depth.plot_margin_pairs(ax, pairs)
+ax.set_title("margin E at (eps, delta) = (1, 1/20); the tight/paper ratio under each point")
+fig.tight_layout()
+plt.show()
+"""),
+    md("""
+The gain is largest around `h = 2^20`, where the paper's `r = 17` target hits force a small
+`λ = 1/17` while KOV and the envelope, composing 20 rounds, allow a much larger `λ`; at
+`h = 2^64 − 1` the 64 rounds cost more and the ratio moves back towards 1.
+
+## Exercises
+
+1. How many nodes of one path can BetweenCut query at `h = 2^64 − 1`? Check with
+   `exercises.check_path_query_bound(2**64 - 1, answer)`.
+2. At `h = 2^20 − 1` (the point `points[4]` above: `L = 20`, `λ = 1/17`), which of the
+   accountants `"paper"`, `"kov"`, `"envelope"` gives the smallest bound at `ε = 1`? Check with
+   `exercises.check_smallest_accountant(20, p.params.lam, p.params.R, Fraction(1), answer)`.
+3. In the tiny case above (`h = 3`, `λ = 1`, `R = 2`, `τ = 3`, `C = 0` vs `1`), `D`'s path
+   is guarded and always answers `L`; `D + z`'s path has count 1 at each node, and each queried
+   node answers `L` with probability `1 − ½e^{−1}`. Give the exact `δ(1)` and check with
+   `exercises.check_single_leaf_delta(3, small, 0, Fraction(1), answer)`.
+"""),
+    exercise(1, """
+L = ceil(log2(2^64)) = 64 (Lemma 4.2).""", [
+        ('answer', '64'),
+    ], """
+print(exercises.check_path_query_bound(2**64 - 1, answer))"""),
+    exercise(2, """
+the envelope composes the exact worst GuardedBT pair, a little below
+KOV's (lambda, delta0) rounds; both are below the paper's bound here (see the table).""", [
+        ('answer', '"envelope"'),
+    ], """
+p = points[4]
+print(exercises.check_smallest_accountant(20, p.params.lam, p.params.R, Fraction(1), answer))"""),
+    exercise(3, """
+the event "some answer is not L" has probability
+1 - (1 - exp(-1)/2)^2 under D + z and 0 under D; the other direction is negative.""", [
+        ('answer', '"1 - (1 - exp(-1)/2)**2"'),
+    ], """
+print(exercises.check_single_leaf_delta(3, small, 0, Fraction(1), answer))"""),
 ]
 
 # NOTEBOOK CELLS

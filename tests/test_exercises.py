@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from betweencut.betweencut import BetweenCut
+from betweencut.errors import BetweenCutError
 from betweencut.exact import LogReal
 from betweencut.guarded_bt import GuardedBT
 from betweencut.noisy_test import Outcome, ReplayTest
@@ -171,3 +172,31 @@ def test_privtree_checkers_accept_the_references_and_reject_wrong_answers() -> N
     for wrong in (((0, 128), (0, 256)), ((0, 256), (0, 128)), ((128, 256), (0, 128))):
         with pytest.raises(WrongAnswer):
             exercises.check_first_split(mech, (200, 17), wrong)
+
+
+# -- notebook 6 -------------------------------------------------------------------------------
+def test_smallest_accountant_accepts_the_reference_and_rejects_the_others() -> None:
+    from betweencut.calibration import calibrate
+
+    cal = calibrate(2**20 - 1, 1, Fraction(1, 20))
+    assert exercises.check_smallest_accountant(cal.L, cal.lam, cal.R, Fraction(1),
+                                               "envelope").startswith("correct")
+    for wrong in ("kov", "paper", "tight", 0.0247):
+        with pytest.raises(WrongAnswer):
+            exercises.check_smallest_accountant(cal.L, cal.lam, cal.R, Fraction(1), wrong)
+
+
+def test_single_leaf_delta_accepts_the_reference_and_rejects_a_wrong_form() -> None:
+    small = Params.of(3, 1, 2)
+    for ok in ("1 - (1 - exp(-1)/2)**2", "exp(-1) - exp(-2)/4",
+               ExpPoly.exp(-1) - ExpPoly.exp(-2) / 4):
+        assert exercises.check_single_leaf_delta(3, small, 0, Fraction(1), ok).startswith(
+            "correct")
+    for wrong in ("exp(-1)/2", "1 - exp(-1)/2", 0.334045, Fraction(1, 3)):
+        with pytest.raises(WrongAnswer):
+            exercises.check_single_leaf_delta(3, small, 0, Fraction(1), wrong)
+
+
+def test_single_leaf_delta_refuses_an_epsilon_off_the_grid() -> None:
+    with pytest.raises(BetweenCutError):
+        exercises.check_single_leaf_delta(3, Params.of(3, 1, 2), 0, Fraction(1, 2), "0")

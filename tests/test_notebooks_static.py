@@ -24,8 +24,8 @@ def _source(cell: dict[str, object]) -> str:
     return "".join(src) if isinstance(src, list) else str(src)
 
 
-def test_there_are_five_notebooks() -> None:
-    assert len(NOTEBOOKS) == 5, [p.name for p in NOTEBOOKS]
+def test_there_are_six_notebooks() -> None:
+    assert len(NOTEBOOKS) == 6, [p.name for p in NOTEBOOKS]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

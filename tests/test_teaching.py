@@ -63,3 +63,39 @@ def test_certified_decimal_prints_only_certain_digits() -> None:
 def test_expect_refuted_raises_when_the_checker_accepts() -> None:
     with pytest.raises(BetweenCutError):
         privacy.expect_refuted(lambda: "a certificate")
+
+
+# -- notebook 6: privacy at depth -------------------------------------------------------------
+def test_single_leaf_delta_agrees_with_direct_enumeration() -> None:
+    from betweencut.properties.teaching import depth
+
+    small, tree = Params.of(3, 1, 2), kary_tree(2, 3)
+    for count, eps in ((0, Fraction(1)), (0, Fraction(2)), (2, Fraction(1))):
+        grouped = depth.single_leaf_delta(3, small, count, eps)
+        direct = privacy.profile_curve(tree, small, [(0, 0, 0)] * count, (0, 0, 0), [eps])[0]
+        assert (grouped - direct.delta).is_zero(), (count, eps)
+
+
+def test_depth_point_orders_exact_tight_paper_and_picks_the_worst_count() -> None:
+    from betweencut.proofs.exact.arith import certainly_le
+    from betweencut.properties.teaching import depth
+
+    point = depth.depth_point(15, 1, Fraction(1, 20))
+    assert point.exact_le_tight and point.tight_le_paper
+    assert point.worst_count in point.counts and len(point.counts) > 2
+    assert certainly_le(point.params.margin, point.params.tau)
+    assert not certainly_le(point.params.margin, point.params.tau - 1)
+    deep = depth.depth_point(2**64 - 1, 1, Fraction(1, 20))
+    assert deep.counts == tuple(depth.guard_counts(BetweenCut(kary_tree(2, 3), deep.params)))
+    assert deep.exact_le_tight and deep.tight_le_paper
+    assert "2^64 - 1" in depth.format_depth_table([deep])
+
+
+def test_margin_pairs_certify_the_tight_margin_smaller() -> None:
+    from betweencut.baselines.margins import MarginSetting
+    from betweencut.properties.teaching import depth, margins
+
+    pairs = depth.margin_pairs([15], 1, Fraction(1, 20))
+    assert pairs[0].tight_smaller and pairs[0].tight.approx() < pairs[0].paper.approx()
+    others = margins.baseline_margins(MarginSetting.of("1/2", "1/20"), [15, 255])
+    assert [len(v) for v in others.values()] == [2]

@@ -332,3 +332,38 @@ def check_first_split(mechanism: object, point: tuple[int, ...], answer: object)
     if given != inside[0]:
         raise WrongAnswer(f"{point} is not in the child box {given}")
     return _correct(f"{point} lies in {inside[0]}")
+
+
+# -- notebook 6: privacy at depth --------------------------------------------------------------
+@answer_required('one of the names "paper", "kov", "envelope"')
+def check_smallest_accountant(L: int, lam: Fraction, R: object, eps: Fraction,
+                              answer: object) -> str:
+    """Exercise: which accountant (`betweencut.proofs.privacy.accountant`) gives the smallest
+    certified upper bound on `δ(ε)` for BetweenCut with `L`, `λ`, `R`; decided by the exact
+    gate (the exercise's point must have a unique smallest one)."""
+    from betweencut.proofs.exact.arith import certainly_lt
+    from betweencut.proofs.privacy.accountant import accountant
+
+    names = ("paper", "kov", "envelope")
+    if answer not in names:
+        raise WrongAnswer(f"{answer!r} is not one of {', '.join(names)}")
+    values = {n: accountant(n, L=L, lam=lam, R=R).delta_upper(eps) for n in names}  # type: ignore[arg-type]
+    given = values[str(answer)]
+    beaten = [n for n in names if n != answer and not certainly_lt(given, values[n])]
+    if beaten:
+        raise WrongAnswer(f"the {answer} bound is not below the {beaten[0]} bound at eps = {eps}")
+    return _correct(f"the {answer} accountant's bound is the smallest at eps = {eps}")
+
+
+@answer_required('an exact number (a string such as "exp(-1) - exp(-2)/4")')
+def check_single_leaf_delta(height: int, params: Params, count: int, eps: Fraction,
+                            answer: ExactAnswer) -> str:
+    """Exercise: the exact transcript `δ(ε)` (both directions, Def. 2.7) of the single-leaf pair
+    `count` vs `count + 1` records on one leaf of the binary tree of `height`, at `ε = rλ`, by
+    the path grouping of `betweencut.proofs.privacy.depth`."""
+    from betweencut.properties.teaching.depth import single_leaf_delta
+
+    value = single_leaf_delta(height, params, count, eps)
+    if not _same_number(answer, value):
+        raise WrongAnswer(f"delta({eps}) of the pair {count} vs {count + 1} is not {answer}")
+    return _correct(f"delta({eps}) = {exact_str(value)}")

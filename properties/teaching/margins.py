@@ -79,6 +79,16 @@ def plot_margins(ax: Any, rows: Sequence[Mapping[str, Any]],
     ax.legend(fontsize="small", loc="lower right" if log else "upper left")
 
 
+def baseline_margins(setting: Any, heights: Iterable[int],
+                     names: Sequence[str] = ("lumberjack",)) -> dict[str, list[float]]:
+    """The margins `names` of `margin_row` at each height, keyed by the command's label
+    (floats, for display beside `depth.plot_margin_pairs`)."""
+    from betweencut.cli.margins import LABELS
+
+    rows = margin_table(setting, heights)
+    return {LABELS[n]: [float(r[n]) for r in rows] for n in names}
+
+
 def _log2_int(h: int) -> float:
     from math import log2
 
