@@ -11,8 +11,8 @@ release must never show (see `betweencut.cli.release`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from betweencut.betweencut import DENSE_NODE_LIMIT, BetweenCut
 from betweencut.calibration import Calibration, calibrate
@@ -37,6 +37,7 @@ class Diagnostics:
     records: int
     noisy_draws: int
     seconds: float
+    more: Mapping[str, object] = field(default_factory=dict)  # e.g. a counting engine's own
 
 
 @dataclass(frozen=True)

@@ -416,3 +416,24 @@ def test_memory_engine_reads_a_directory_of_text_files(tmp_path: Path) -> None:
     (tmp_path / "b.txt").write_text("0/1\n0/2\n", encoding="utf-8")
     with pytest.raises(SourceRecordError, match=r"b\.txt, line 2: component '2'"):
         read_leaves(Source.of(str(tmp_path)), tree)
+
+
+def test_engine_and_null_diagnostics_go_under_the_header_only(tmp_path: Path) -> None:
+    """Issue 18's release rule for the engines: their counts (and skipped nulls) are printed only
+    with --diagnostics, on stderr, after the line saying they are not private."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "r.csv"
+    data.write_text("id,path\n1,0/1\n2,\n3,1/0\n4,0/1\n", encoding="utf-8")
+    for engine in ("memory", "duckdb"):
+        argv = [sys.executable, "-m", "betweencut", "classify", str(data), "--column", "path",
+                "--height", "3", "--tau", "30", "--epsilon", "1", "--delta", "0.05",
+                "--engine", engine, "--skip-null", "--seed", "1", "--json"]
+        quiet = subprocess.run(argv, capture_output=True, text=True, check=True)
+        loud = subprocess.run([*argv, "--diagnostics"], capture_output=True, text=True,
+                              check=True)
+        assert quiet.stdout == loud.stdout and "null" not in quiet.stdout + quiet.stderr
+        head, _, rest = loud.stderr.partition("diagnostics (NOT differentially private")
+        assert ("records" not in head and "null_records_skipped" in rest) or engine != "memory"
+        assert "records" in rest

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
+from dataclasses import replace
 
 from betweencut.calibration import Calibration
 from betweencut.classifier import Classification, Diagnostics, classify, plan
@@ -93,21 +93,20 @@ def _public_tree(args: argparse.Namespace) -> PublicTree:
     return kary_tree(args.arity or 2, args.height)
 
 
-def _leaves(args: argparse.Namespace, tree: PublicTree) -> list[Node]:
+def _leaves(args: argparse.Namespace, tree: PublicTree) -> tuple[list[Node], int]:
     """The records, read with a bound on line length and checked to be UTF-8 (naming the line
-    and byte offset) and leaves of the public tree (naming the line)."""
+    and byte offset) and leaves of the public tree (naming the line), and how many null records
+    `--skip-null` skipped (a diagnostic)."""
     if args.input is None:
-        return unicode_leaves(tree)
+        return unicode_leaves(tree), 0
     if args.input == "-":
-        return parse_records(text_lines(sys.stdin.buffer, "stdin"), tree)
+        return parse_records(text_lines(sys.stdin.buffer, "stdin"), tree), 0
     source = _source(args)
     if source is not None and (source.format != "text" or len(source.files) > 1):
         leaves, diagnostics = read_leaves(source, tree)  # CSV, or a directory or glob of text
-        if args.diagnostics and diagnostics["null_records_skipped"]:
-            print(f"null records skipped: {diagnostics['null_records_skipped']}", file=sys.stderr)
-        return leaves
+        return leaves, int(str(diagnostics["null_records_skipped"]))
     with open(args.input, "rb") as handle:
-        return parse_records(text_lines(handle, args.input), tree)
+        return parse_records(text_lines(handle, args.input), tree), 0
 
 
 def _source(args: argparse.Namespace) -> Source | None:
@@ -131,10 +130,10 @@ def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Ca
     test = ExactSampler(args.seed)
     result = classify_source(engine, source, tree, params, test,
                              spark_master=args.spark_master)
-    if args.diagnostics:
-        print(f"engine diagnostics: {json.dumps(result.diagnostics)}", file=sys.stderr)
     diagnostics = Diagnostics(int(str(result.diagnostics["records"])), test.draws,
-                              time.perf_counter() - start)
+                              time.perf_counter() - start,
+                              {k: v for k, v in result.diagnostics.items()
+                               if k not in ("records", "noisy_draws")})
     return Classification(tree, result.heavy, cal, params,
                           f"{engine} counts, sparse (Appendix D) on the candidates",
                           test.seeded, diagnostics, cal.accountant)
@@ -151,9 +150,12 @@ def run(args: argparse.Namespace) -> int:
         result = _engine_run(args, engine, tree, cal)
     else:
         status("reading the records")
-        leaves = _leaves(args, tree)
+        leaves, skipped = _leaves(args, tree)
         result = classify(tree, leaves, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
                           seed=args.seed, progress=status, calibration=cal)
+        if skipped:
+            more = {"null_records_skipped": skipped}
+            result = replace(result, diagnostics=replace(result.diagnostics, more=more))
     print_release(result, args.json, sys.stdout)
     if args.diagnostics:
         sys.stdout.flush()

@@ -113,7 +113,7 @@ def print_diagnostics(result: Classification, as_json: bool, err: TextIO) -> Non
     """The data holder's diagnostics on `err`, under the header that says what they are."""
     diag = result.diagnostics
     values = {"records": diag.records, "noisy_draws": diag.noisy_draws,
-              "seconds": round(diag.seconds, 4)}
+              "seconds": round(diag.seconds, 4), **diag.more}
     err.write(DIAGNOSTICS_HEADER + "\n")
     if as_json:
         err.write(json.dumps(values) + "\n")
