@@ -27,14 +27,12 @@ from typing import Any
 import pytest
 
 
-@pytest.fixture
-def betweencut_check() -> Callable[..., Any]:
-    """`check(classify_fn, **options) -> Report`; calls `pytest.fail` with the report (the
-    failing claims, their shrunk inputs and witnesses) when any claim fails."""
-    from betweencut.properties.check import check_implementation
+def _failing(checker: Callable[..., Any]) -> Callable[..., Any]:
+    """`checker`, calling `pytest.fail` with its report (the failing claims, their shrunk
+    inputs and witnesses) when any claim fails."""
 
-    def check(classify_fn: Callable[..., Any], **options: Any) -> Any:
-        report = check_implementation(classify_fn, **options)
+    def check(fn: Callable[..., Any], **options: Any) -> Any:
+        report = checker(fn, **options)
         if not report.ok:
             pytest.fail(
                 f"claims failing: {', '.join(report.failed_claims)}\n{report.summary()}",
@@ -43,6 +41,15 @@ def betweencut_check() -> Callable[..., Any]:
         return report
 
     return check
+
+
+@pytest.fixture
+def betweencut_check() -> Callable[..., Any]:
+    """`check(classify_fn, **options) -> Report`; calls `pytest.fail` with the report (the
+    failing claims, their shrunk inputs and witnesses) when any claim fails."""
+    from betweencut.properties.check import check_implementation
+
+    return _failing(check_implementation)
 
 
 @pytest.fixture
@@ -51,13 +58,4 @@ def betweencut_heavy_check() -> Callable[..., Any]:
     (`betweencut.properties.heavy_only.check_heavy_classifier`); `pytest.fail` on a failure."""
     from betweencut.properties.heavy_only import check_heavy_classifier
 
-    def check(heavy_fn: Callable[..., Any], **options: Any) -> Any:
-        report = check_heavy_classifier(heavy_fn, **options)
-        if not report.ok:
-            pytest.fail(
-                f"claims failing: {', '.join(report.failed_claims)}\n{report.summary()}",
-                pytrace=False,
-            )
-        return report
-
-    return check
+    return _failing(check_heavy_classifier)
