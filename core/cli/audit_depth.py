@@ -6,8 +6,10 @@ matters) and public parameters, it prints for each audited neighbouring pair and
 probability, `betweencut.proofs.privacy.depth`) beside the chosen accountant's bound. Without
 `--count`: the single-leaf family (every `C` across the band), two-segment profiles and a
 Hypothesis search over profiles; with `--count C`: the pair `C` vs `C + 1` (exact values for
-every row). Family rows carry the certified `delta_in` (the worst row also `delta_exact`) and
-the bound as a float; the exact bounds are listed once per `r` under `bounds`.
+every row). Every row carries the exact `delta_exact` (text with one common denominator, read
+exactly by sympy; grammar in `betweencut.proofs.privacy.depth_exact`) and the certified
+`delta_in`; family rows carry the bound as a float, the exact bounds listed once per `r` under
+`bounds`.
 Exit 0 all hold, 1 refuted, 2 bad usage, 3 undecided.
 """
 
@@ -100,7 +102,7 @@ def _bounds(accountant: str, L: int, params: Params) -> list[Any]:
     return [ClaimedBound.of(r, tight.delta_upper(r * params.lam)) for r in range(1, L + 1)]
 
 
-def _row(row: Any, exact: bool, bound_exact: bool = True) -> dict[str, Any]:
+def _row(row: Any, bound_exact: bool = True) -> dict[str, Any]:
     from betweencut.proofs.exact.arith import exact_str
 
     single = row.profile.segments == 1
@@ -112,7 +114,7 @@ def _row(row: Any, exact: bool, bound_exact: bool = True) -> dict[str, Any]:
     out.update({
         "r": row.r, "eps": float(row.eps), "eps_exact": str(row.eps),
         "delta": float((lo + hi) / 2),  # display only
-        "delta_exact": exact_str(row.delta_exact()) if exact else None,
+        "delta_exact": row.delta_exact_str(),
         "delta_in": [str(lo), str(hi)],
         "bound": float((row.bound.lo + row.bound.hi) / 2),  # display only
         "holds": row.holds, "direction": row.direction,
@@ -165,10 +167,10 @@ def run(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {
         "height": str(h), "L": L, "tau": str(params.tau), "lambda": str(params.lam),
         "R": params.R.exact_str(), "accountant": args.accountant, **info,
-        "rows": [_row(row, single, bound_exact=single) for row in audit.rows],
+        "rows": [_row(row, bound_exact=single) for row in audit.rows],
         "bounds": [{"r": b.r, "eps_exact": str(b.r * params.lam), "bound": float((b.lo + b.hi) / 2),
                     "bound_exact": _exact(b.exact)} for b in bounds],
-        "worst": _row(worst, True) if worst is not None else None,
+        "worst": _row(worst) if worst is not None else None,
         "refused": [[p.describe(), why] for p, why in audit.refused],
         "holds": audit.holds,
     }

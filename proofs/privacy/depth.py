@@ -46,6 +46,7 @@ from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
 from betweencut.proofs.laws.bt_laws import OUTCOMES
+from betweencut.proofs.privacy.depth_exact import ExactTables, ExactValue
 from betweencut.proofs.privacy.depth_paths import (
     OUTCOME_INDEX,
     PathProfile,
@@ -56,7 +57,6 @@ from betweencut.proofs.privacy.depth_paths import (
 from betweencut.proofs.privacy.enumerate import (
     Bag,
     bag_enclosure,
-    factor_value,
     make_bag,
     round_out,
 )
@@ -401,89 +401,6 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
     return out
 
 
-class _ExactSide:
-    """Exact sums of signature probabilities under one database, in integers.
-
-    Every factor value is `Σ c·e^{x}` with rational `c`, `x` (an `ExpPoly`); with `N` the common
-    denominator of the exponents and `D` that of the coefficients, `F = Σ C_j·e^{j/N} / D`
-    with integers `C_j`, and `F^n` is an integer table divided by `D^n`. A signature's
-    probability is the product of its columns' powers; sums are kept at the common
-    denominator `D^most`, so the whole accumulation is integer convolution and addition.
-    """
-
-    def __init__(self, laws: list[SegmentLaw], most: int) -> None:
-        self.most = most
-        values: list[ExpPoly | None] = []
-        for law in laws:
-            for s in OUTCOMES:
-                fid = law.get(s)
-                values.append(None if fid is None else factor_value(fid))
-        present = [v for v in values if v is not None]
-        self.N = math.lcm(1, *(x.denominator for v in present for x in v.terms))
-        self.D = math.lcm(1, *(c.denominator for v in present for c in v.terms.values()))
-        self.base = [None if v is None else {
-            x.numerator * (self.N // x.denominator): c.numerator * (self.D // c.denominator)
-            for x, c in v.terms.items()} for v in values]
-        self.powers: list[list[dict[int, int]]] = [[{0: 1}] for _ in values]
-
-    def power(self, col: int, n: int) -> dict[int, int]:
-        table = self.powers[col]
-        base = self.base[col]
-        while len(table) <= n:
-            if base is None:  # probability 1: a guard's answer
-                table.append({0: 1})
-            else:
-                table.append(_convolve(table[-1], base))
-        return table[n]
-
-    def add(self, acc: dict[int, int], sig: Signature, mult: int) -> None:
-        """`acc += mult·P(sig)` at the common denominator `D^most`."""
-        term: dict[int, int] = {0: mult}
-        weight = 0
-        for col, n in enumerate(sig):
-            if n:
-                term = _convolve(term, self.power(col, n))
-                if self.base[col] is not None:
-                    weight += n
-        scale = self.D ** (self.most - weight)
-        for e, c in term.items():
-            acc[e] = acc.get(e, 0) + c * scale
-
-    def value(self, acc: dict[int, int]) -> ExpPoly:
-        den = self.D**self.most
-        return ExpPoly({Fraction(e, self.N): Fraction(c, den) for e, c in acc.items() if c})
-
-
-def _convolve(x: dict[int, int], y: dict[int, int]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for e, c in x.items():
-        for f, d in y.items():
-            out[e + f] = out.get(e + f, 0) + c * d
-    return out
-
-
-def _exact_values(pair: PathJoint, d: _Direction, top: int) -> list[ExpPoly]:
-    """The exact `Σ (P - e^{rλ}Q)` over the signatures `d` found violating at `r`, every `r`
-    (one pass, violating sets grow as `r` falls)."""
-    x_ix, y_ix = (0, 1) if d.forward else (1, 0)
-    most = max([top, *(sum(sig) for _, sig, _ in d.violating)])
-    x_side = _ExactSide([law[x_ix] for law in pair.laws], most)
-    y_side = _ExactSide([law[y_ix] for law in pair.laws], most)
-    in_p: dict[int, int] = {}
-    in_q: dict[int, int] = {}
-    out = [ExpPoly()] * (top + 1)
-    i = 0
-    for r in range(top, 0, -1):
-        while i < len(d.violating) and d.violating[i][0] >= r:
-            _, sig, n = d.violating[i]
-            x_side.add(in_p, sig, n)
-            if pair.bag(sig, y_ix) is not None:
-                y_side.add(in_q, sig, n)
-            i += 1
-        out[r] = x_side.value(in_p) - y_side.value(in_q) * ExpPoly.exp(r * pair.lam)
-    return out
-
-
 @lru_cache(maxsize=1024)
 def _exp_box(eps: Fraction) -> tuple[Fraction, Fraction]:
     return round_out(*ExpPoly.exp(eps).enclose(ENCLOSURE_BITS))
@@ -516,14 +433,26 @@ class DepthRow:
     bound: ClaimedBound
     holds: bool
     direction: str
-    exact: Callable[[], ExpPoly] = field(repr=False)
-    _exact: ExpPoly | None = field(default=None, repr=False)
+    exact: Callable[[], ExactValue] = field(repr=False)
+    _exact: ExactValue | None = field(default=None, repr=False)
+    _poly: ExpPoly | None = field(default=None, repr=False)
 
-    def delta_exact(self) -> ExpPoly:
-        """The exact `δ(rλ)` (the larger direction, decided exactly), computed once."""
+    def delta_value(self) -> ExactValue:
+        """The exact `δ(rλ)` (the larger direction, decided exactly) as an integer table over
+        the pair's common denominator (`betweencut.proofs.privacy.depth_exact`), computed once."""
         if self._exact is None:
             self._exact = self.exact()
         return self._exact
+
+    def delta_exact(self) -> ExpPoly:
+        """The exact `δ(rλ)` as an `ExpPoly`."""
+        if self._poly is None:
+            self._poly = self.delta_value().to_exppoly()
+        return self._poly
+
+    def delta_exact_str(self) -> str:
+        """The exact `δ(rλ)` as text, one common denominator (grammar: `depth_exact`)."""
+        return self.delta_value().text()
 
     def tightness(self) -> tuple[Fraction, Fraction]:
         """Certified bounds of `δ / bound`."""
@@ -555,7 +484,7 @@ def profile_rows(
     fwd = _direction(pair, True, steps, sides, boxes)
     bwd = _direction(pair, False, steps, sides, boxes)
     unit = Fraction(1, 1 << SCALE)
-    exact_values: list[list[ExpPoly]] = []
+    tables = ExactTables(pair.laws, pair.lam, top, (fwd.violating, bwd.violating))
     rows = []
     for claimed in bounds:
         r = claimed.r
@@ -567,11 +496,8 @@ def profile_rows(
             encl.append((max(Fraction(0), (a_lo - x_hi * b_hi) * unit),
                          max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
 
-        def value(r: int = r) -> ExpPoly:
-            if not exact_values:
-                exact_values.extend([_exact_values(pair, fwd, top), _exact_values(pair, bwd, top)])
-            f, b = exact_values[0][r], exact_values[1][r]
-            return f if sign(f - b) >= 0 else b
+        def value(r: int = r, encl: list[tuple[Fraction, Fraction]] = encl) -> ExactValue:
+            return _larger(tables.value(True, r), tables.value(False, r), encl)
 
         lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
         direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
@@ -586,6 +512,19 @@ def profile_rows(
             row.delta_exact()
         rows.append(row)
     return rows
+
+
+def _larger(f: ExactValue, b: ExactValue, encl: list[tuple[Fraction, Fraction]]) -> ExactValue:
+    """The larger of the two directions' exact values: by their certified enclosures when
+    these are disjoint, by equality of the tables, else by the exact sign of the difference."""
+    (f_lo, f_hi), (b_lo, b_hi) = encl
+    if f_lo > b_hi:
+        return f
+    if b_lo > f_hi:
+        return b
+    if f == b:
+        return f
+    return f if sign(f.to_exppoly() - b.to_exppoly()) >= 0 else b
 
 
 def worst_row(rows: Sequence[DepthRow]) -> DepthRow | None:
