@@ -329,8 +329,9 @@ def _flint_direction(x_side: _Side, y_side: _Side, found: list[Violating], ks: l
     class Side:
         def __init__(self, side: _Side) -> None:
             self.side = side
-            self.base = [None if b is None else ctx.from_dict({(e,): c for e, c in b.items()})
-                         for b in side.base]
+            self.base: list[Any] = [
+                None if b is None else ctx.from_dict({(e,): c for e, c in b.items()})
+                for b in side.base]
             self.powers: dict[tuple[int, int], Any] = {}
             self.products: dict[Signature, Any] = {}
 
