@@ -98,7 +98,7 @@ def test_delta_exact_text_rejects_a_perturbed_value() -> None:
 
 def test_exact_value_text_grammar() -> None:
     half = ExactValue(((-1, -1), (0, 1)), 2, 2, 2)  # (1 - e^{-1/2})/4
-    assert half.text() == "(-exp(-1/2) + 1)/2**2"
+    assert half.text() == "(-exp(-1/2) + 1)/4"
     assert ExactValue((), 2, 2, 2).text() == "0"
     assert ExactValue(((0, 4),), 1, 2, 2).text() == "1"
     assert ExactValue(((-4, 6), (3, -9)), 2, 6, 1).text() == "(2*exp(-2) - 3*exp(3/2))/2"

@@ -34,6 +34,7 @@ from betweencut.cli._common import (
 from betweencut.params import Params
 
 MAX_HEIGHT = (1 << 64) - 1
+_ROWS = "__rows__"  # where the streamed rows go in the JSON object
 ACCOUNTANTS = ("paper", "tight")
 
 
@@ -102,7 +103,7 @@ def _bounds(accountant: str, L: int, params: Params) -> list[Any]:
     return [ClaimedBound.of(r, tight.delta_upper(r * params.lam)) for r in range(1, L + 1)]
 
 
-def _row(row: Any, bound_exact: bool = True) -> dict[str, Any]:
+def _row(row: Any, bound_exact: bool = True, exact: bool = True) -> dict[str, Any]:
     from betweencut.proofs.exact.arith import exact_str
 
     single = row.profile.segments == 1
@@ -114,7 +115,7 @@ def _row(row: Any, bound_exact: bool = True) -> dict[str, Any]:
     out.update({
         "r": row.r, "eps": float(row.eps), "eps_exact": str(row.eps),
         "delta": float((lo + hi) / 2),  # display only
-        "delta_exact": row.delta_exact_str(),
+        "delta_exact": row.delta_exact_str() if exact else None,
         "delta_in": [str(lo), str(hi)],
         "bound": float((row.bound.lo + row.bound.hi) / 2),  # display only
         "holds": row.holds, "direction": row.direction,
@@ -167,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {
         "height": str(h), "L": L, "tau": str(params.tau), "lambda": str(params.lam),
         "R": params.R.exact_str(), "accountant": args.accountant, **info,
-        "rows": [_row(row, bound_exact=single) for row in audit.rows],
+        "rows": _ROWS,
         "bounds": [{"r": b.r, "eps_exact": str(b.r * params.lam), "bound": float((b.lo + b.hi) / 2),
                     "bound_exact": _exact(b.exact)} for b in bounds],
         "worst": _row(worst) if worst is not None else None,
@@ -177,8 +178,14 @@ def run(args: argparse.Namespace) -> int:
     if searched:
         out["search"] = searched
     if args.json:
-        print(json.dumps(out))
+        # streamed: the rows' exact values are most of the output (tens of MB at h = 2^64 - 1)
+        head, tail = json.dumps(out).split(json.dumps(_ROWS), 1)
+        sys.stdout.write(head + "[")
+        for i, row in enumerate(audit.rows):
+            sys.stdout.write(("," if i else "") + json.dumps(_row(row, bound_exact=single)))
+        sys.stdout.write("]" + tail + "\n")
     else:
+        out["rows"] = [_row(row, bound_exact=single, exact=False) for row in audit.rows]
         _print(out, single)
     sys.stdout.flush()
     return EXIT_OK if audit.holds else EXIT_REFUTED
