@@ -116,6 +116,24 @@ class LawCache:
     def profile(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
         return self.joint(db, z, on).profile(eps)
 
+    def fresh(self) -> LawCache:
+        """A cache of the same kind whose laws come from direct enumeration of the real code.
+
+        The hook the curves rely on (`pair_curve`, `AuditVerdict.curve`): a plain `LawCache`
+        already enumerates directly, so it returns itself; a subclass with a shortcut (a
+        reweighting cache) inherits this and gets a new plain `LawCache` of the same mechanism.
+        A cache of another enumeration kind (shared noise: `QueryLawCache`) overrides it to
+        return its own plain kind; a shortcut subclass of that kind inherits that override.
+        """
+        if type(self) is LawCache:
+            return self
+        return LawCache(self.run, self.projections, self.limit)
+
+    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+        """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
+        only on a cache returned by `fresh()`)."""
+        return curve_of_laws(self.law(db, on), self.law(with_record(db, z), on))
+
 
 def _identity(x: object) -> Hashable:
     return as_hashable(x)
@@ -329,11 +347,9 @@ class AuditVerdict:
 
 def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
     """The exact privacy curve of `(D, D + z)` under projection `on`, from laws enumerated
-    directly (a `LawCache` subclass with a shortcut is not trusted here: a plain `LawCache`
-    re-enumerates the real code)."""
-    direct = cache if type(cache) is LawCache else LawCache(cache.run, cache.projections,
-                                                            cache.limit)
-    return curve_of_laws(direct.law(db, on), direct.law(with_record(db, z), on))
+    directly: `cache.fresh()` (a shortcut cache is not trusted here; a cache of the same
+    enumeration kind re-enumerates the real code)."""
+    return cache.fresh().curve(db, z, on)
 
 
 def audit_mechanism(

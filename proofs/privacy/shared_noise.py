@@ -41,6 +41,7 @@ from betweencut.proofs.privacy.audit import (
     audit_mechanism,
     with_record,
 )
+from betweencut.proofs.privacy.curve import PrivacyCurve, direction_curve
 from betweencut.proofs.privacy.enumerate import MechanismNotReplayable
 from betweencut.proofs.privacy.profiles import (
     HockeyStick,
@@ -252,6 +253,21 @@ class QueryLawCache(LawCache):
 
     def make_joint(self, db: Database, z: Node, on: str) -> ExactJoint:
         return ExactJoint(self.exact(db, on), self.exact(with_record(db, z), on))
+
+    def fresh(self) -> QueryLawCache:
+        """`LawCache.fresh` for this kind: itself (its laws come from `enumerate_queries`, the
+        direct enumeration of the real code), or a new plain `QueryLawCache` for a subclass."""
+        if type(self) is QueryLawCache:
+            return self
+        return QueryLawCache(self.query_run, self.projections, self.limit)
+
+    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+        """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of `(D, D + z)` from the two exact laws."""
+        p, q = self.exact(db, on), self.exact(with_record(db, z), on)
+        zero = ExpPoly()
+        forward = [(p.get(o, zero), q.get(o, zero)) for o in {*p, *q}]
+        backward = [(b, a) for a, b in forward]
+        return direction_curve(forward).maximum(direction_curve(backward))
 
 
 def audit_query_mechanism(
