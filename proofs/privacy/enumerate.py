@@ -296,6 +296,8 @@ class ProbeTest:
         self.leaves, self.asked = 1, 0
 
     def __call__(self, query: BTQuery) -> Outcome:
+        if not isinstance(query, BTQuery):
+            raise ForeignQuery(query, self.asked)
         self.asked += 1
         if self.asked > self.max_queries:
             raise EnumerationBudgetExceeded(
