@@ -250,3 +250,26 @@ def test_the_cli_guard_lets_the_kind_signal_through(monkeypatch: pytest.MonkeyPa
     run = guarded("inline:shared", _shared_run)
     verdict = audit_mechanism(run, [((), (0,))], [(F(2), F(0))])
     assert verdict.holds and verdict.epsilon_at_delta() is not None
+
+
+MIXED = '''
+from fractions import Fraction as F
+from betweencut.noisy_test import BTQuery
+from betweencut.noisy_queries import AboveThreshold, DrawNoise
+
+def mixed(db, test):
+    first = test(BTQuery(F(len(db)), F(1), F(2), F(1, 2)))
+    rho = test(DrawNoise(F(2)))
+    return first, test(AboveThreshold(F(len(db)), F(1), F(2), rho))
+'''
+
+
+def test_cli_mixed_kinds_exit_2_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "mixed_kinds_t.py").write_text(MIXED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(_argv("mixed_kinds_t:mixed", "--exhaustive", "1", "--epsilon", "1",
+                      "--delta", "0")) == 2
+    err = capsys.readouterr().err
+    assert "mixes" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
