@@ -116,8 +116,9 @@ class LawCache:
     enumerated here (factor bags); at the first query of another kind (`ForeignQuery`, e.g. a
     shared-noise `AboveThreshold`), the cache hands every later joint and curve to the cache of
     that kind (`kind_for`, e.g. `QueryLawCache`), built on the same mechanism, projections and
-    budget. The databases enumerated before asked no noisy query (else the mechanism mixes two
-    kinds, which the other kind's enumeration refuses), so their laws are the same either way.
+    budget. Each law is exact for the kind that enumerated it, and a pair is never compared
+    across two kinds: the other kind's enumeration refuses a `BTQuery` (`ParameterError`), so a
+    mechanism that mixes both kinds is refused at the first pair that meets both.
     """
 
     def __init__(
