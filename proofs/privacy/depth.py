@@ -497,7 +497,7 @@ def profile_rows(
                          max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
 
         def value(r: int = r, encl: list[tuple[Fraction, Fraction]] = encl) -> ExactValue:
-            return _larger(tables.value(True, r), tables.value(False, r), encl)
+            return _larger(lambda: tables.value(True, r), lambda: tables.value(False, r), encl)
 
         lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
         direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
@@ -514,17 +514,20 @@ def profile_rows(
     return rows
 
 
-def _larger(f: ExactValue, b: ExactValue, encl: list[tuple[Fraction, Fraction]]) -> ExactValue:
+def _larger(f: Callable[[], ExactValue], b: Callable[[], ExactValue],
+            encl: list[tuple[Fraction, Fraction]]) -> ExactValue:
     """The larger of the two directions' exact values: by their certified enclosures when
-    these are disjoint, by equality of the tables, else by the exact sign of the difference."""
+    these are disjoint (only that direction's value is read), by equality of the tables, else
+    by the exact sign of the difference."""
     (f_lo, f_hi), (b_lo, b_hi) = encl
     if f_lo > b_hi:
-        return f
+        return f()
     if b_lo > f_hi:
-        return b
-    if f == b:
-        return f
-    return f if sign(f.to_exppoly() - b.to_exppoly()) >= 0 else b
+        return b()
+    fv, bv = f(), b()
+    if fv == bv:
+        return fv
+    return fv if sign(fv.to_exppoly() - bv.to_exppoly()) >= 0 else bv
 
 
 def worst_row(rows: Sequence[DepthRow]) -> DepthRow | None:
