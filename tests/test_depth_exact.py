@@ -161,3 +161,15 @@ def test_set_backend_validates() -> None:
     if not depth_exact.flint_available():
         with pytest.raises(ParameterError):
             depth_exact.set_backend("flint")
+
+
+def test_without_flint_the_pure_path_is_chosen_and_flint_refused(
+        monkeypatch: pytest.MonkeyPatch, pure: None) -> None:
+    """As on a machine without python-flint: `flint` is refused, values still computed."""
+    monkeypatch.setattr(depth_exact, "_flint_context", lambda: None)
+    assert not depth_exact.flint_available()
+    with pytest.raises(ParameterError):
+        depth_exact.set_backend("flint")
+    mechanism = BetweenCut(kary_tree(2, 7), PARAMS)
+    for row in _rows(mechanism, single_leaf_band(mechanism)[::5]):
+        assert _parse(row.delta_exact_str()) == row.delta_exact()

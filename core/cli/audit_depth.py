@@ -155,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
     def bar(items: list[Any]) -> Any:
         return progress(items, len(items), "profiles")
 
-    audit = audit_profiles(mechanism, profiles, bounds, exact=single, skip_refused=not single,
-                           progress=bar)
+    audit = audit_profiles(mechanism, profiles, bounds, exact=args.json or single,
+                           skip_refused=not single, progress=bar)
     searched: dict[str, Any] = {}
     if not single and args.search:
         from betweencut.proofs.privacy.depth_search import search_profiles

@@ -472,7 +472,8 @@ def profile_rows(
     Checks: per row `δ(rλ) <= bound`, both directions, decided by certified enclosures and,
     when those straddle the bound, by the exact value (`DepthRow.delta_exact`, computed from
     the same violating signatures).
-    Returns: one `DepthRow` per bound. `exact=True` computes every exact value now.
+    Returns: one `DepthRow` per bound. `exact=True` computes every exact value now (and frees
+    the tables behind them).
     """
     top = len(bounds)
     matrix = pair.table()[2]
@@ -508,9 +509,11 @@ def profile_rows(
             row.holds = False
         else:
             row.holds = sign(row.delta_exact() - claimed.exact) <= 0  # type: ignore[operator]
-        if exact:
-            row.delta_exact()
         rows.append(row)
+    if exact:
+        for row in rows:
+            row.delta_value()
+        tables.release()  # the values are kept by the rows; the sums' snapshots can go
     return rows
 
 

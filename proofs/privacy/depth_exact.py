@@ -271,6 +271,11 @@ class ExactTables:
             found = self._values[key] = ExactValue(tuple(sorted(table.items())), *self._common)
         return found
 
+    def release(self) -> None:
+        """Drop the sums behind the values (values read so far stay; a later `value` of an
+        unread one computes the tables again)."""
+        self._tables = None
+
     def _compute(self) -> list[Tables]:
         values = [factor_value(fid) for pair in self.laws for law in pair
                   for fid in law.values() if fid is not None]
