@@ -61,8 +61,9 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--on", choices=(*PROJECTIONS, "output"),
                    help="only the transcript or the Heavy set (with --mechanism also 'output', "
                         "the default there: the callable's whole return value)")
-    p.add_argument("--exhaustive", type=positive_int("exhaustive", 0, 64), metavar="N",
-                   help="every database of size <= N and every added leaf")
+    p.add_argument("--exhaustive", type=positive_int("exhaustive", 0, 1000), metavar="N",
+                   help="every database of size <= N and every added leaf (a PrivTree: every "
+                        "database of at most N points)")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     from betweencut.cli.audit_mechanism import add_arguments
@@ -131,7 +132,12 @@ def _setup(args: argparse.Namespace) -> tuple[PublicTree, Params, dict[str, Any]
 
 def run(args: argparse.Namespace) -> int:
     if args.mechanism is not None:
+        from betweencut.cli import audit_privtree
         from betweencut.cli.audit_mechanism import run as run_mechanism
+
+        privtree = audit_privtree.privtree_of(args.mechanism)
+        if privtree is not None:  # a zero-parameter callable building a PrivTree
+            return audit_privtree.run(args, privtree)
 
         return run_mechanism(args)
     if args.baseline is not None or args.search is not None:
