@@ -16,6 +16,8 @@ plain `LawCache` (direct enumeration) at the claim `(ε, 0)` must give the same 
 exact curve's `epsilon_at_delta(0)` must equal `ln` of the ratio exactly. Losses are printed as
 certified enclosures rounded outward to 4 decimals; `> ε` is decided exactly.
 
+Then the half-open rule on `[0, 16)` and on `[0, 4)²` at the largest size (count DP).
+
 Run: python bench/privtree_loss_table.py [--sizes 1 2 3 10 100] [--json FILE]
 """
 
@@ -28,6 +30,7 @@ import time
 from fractions import Fraction
 from typing import Any
 
+from betweencut.baselines.privtree import PrivTree
 from betweencut.proofs.baselines.privtree_audit import (
     exhaustive_pairs,
     multiplicities,
@@ -132,6 +135,14 @@ def main() -> None:
         pair = ", ".join(f"{k} copies of {p}" for p, k in last["D"].items()) or "empty"
         print(f"| {RULE_TEXT[name]} | " + " | ".join(shown) + f" | `D` = {pair}, `z = "
               f"{last['z']}` |")
+    print()
+    for box in (((0, 16),), ((0, 4), (0, 4))):  # the half-open rule on other public boxes
+        other = PrivTree.of(box, 1)
+        size = max(args.sizes)
+        ratio, db, z, what, pairs = search(other, size)
+        lo, hi = enclosure(ratio)
+        print(f"half-open on {box}, N = {size} ({what}): loss in [{float(lo):.4f}, "
+              f"{float(hi):.4f}] at D = {db}, z = {z}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
