@@ -192,7 +192,7 @@ def test_readme_audit_commands_run_on_the_example(
     import shlex
 
     readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    lines = re.findall(r"^    (betweencut audit privacy --mechanism .*?)(?<!\\)$",
+    lines = re.findall(r"^    (betweencut audit privacy --mechanism my_mechanism:.*?)(?<!\\)$",
                        readme.replace("\\\n        ", ""), flags=re.M)
     assert len(lines) == 3
     monkeypatch.syspath_prepend(str(EXAMPLES))

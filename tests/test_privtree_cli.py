@@ -104,3 +104,21 @@ def test_cli_privtree_bad_usage_is_one_line(argv: list[str],
     assert main(["audit", "privacy", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert "error:" in err and "\n" not in err and "Traceback" not in err
+
+
+def test_readme_privtree_commands_run_on_the_example(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every README line auditing `my_privtree` runs as documented: the half-open rule holds
+    over every database of 100 points, the closed rule is refuted twice."""
+    import re
+    import shlex
+
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    lines = re.findall(r"^    (betweencut audit privacy --mechanism my_privtree:.*)$", readme,
+                       flags=re.M)
+    assert len(lines) == 3
+    statuses = []
+    for line in lines:
+        statuses.append(main(shlex.split(line)[1:]))
+        capsys.readouterr()
+    assert statuses == [0, 1, 1]
