@@ -128,6 +128,25 @@ def test_closed_rule_refuted_by_audit_mechanism_with_two_copies_of_a_point() -> 
     assert small.holds
 
 
+class HalvedScale(PrivTree):
+    """A broken variant overriding the noise scale (calibrated for 2ε, claims ε)."""
+
+    @property
+    def scale(self) -> Fraction:
+        return super().scale / 2
+
+
+def test_halved_noise_variant_is_refuted_and_agrees_with_direct_enumeration() -> None:
+    leaky = variant(HalvedScale, RULES["half-open"])
+    fast = PrivTreeLawCache(leaky)
+    verdict = audit_mechanism(privtree_run(leaky), exhaustive_pairs(leaky, 1),
+                              [(leaky.epsilon, 0)], cache=fast)
+    assert not verdict.holds and verdict.worst is not None
+    direct = LawCache(privtree_run(leaky)).profile(verdict.worst.db, verdict.worst.z, "output",
+                                                    leaky.epsilon)
+    assert sign(direct.delta - verdict.worst.delta) == 0 and sign(direct.delta) > 0
+
+
 def test_half_open_rule_holds_at_its_eps_with_curve_and_epsilon_at_delta() -> None:
     mech = RULES["half-open"]
     pair, found = dp_pair(mech, 20)

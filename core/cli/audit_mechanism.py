@@ -35,8 +35,9 @@ HELP = (
     "subclass, or a function whose first parameter is named `tree`), called once as "
     "CALLABLE(tree, params) and whose result has run(leaves, test); or any other callable, "
     "used as a function (db, test) -> output. It may ask BTQuery tests or the shared-noise "
-    "primitives of betweencut.noisy_queries (SVT, noisy max). --epsilon/--delta are then the "
-    "claim audited (0 <= delta < 1)"
+    "primitives of betweencut.noisy_queries (SVT, noisy max). A callable without parameters "
+    "returning a PrivTree is audited on PrivTree databases (--db 4*2 --add 4; --exhaustive N "
+    "and --search N are sizes). --epsilon/--delta are then the claim audited (0 <= delta < 1)"
 )
 
 
