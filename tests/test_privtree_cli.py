@@ -25,6 +25,9 @@ from betweencut.baselines.privtree import PrivTree
 def not_a_tree():
     return 42
 
+def defaults_only(db=(), test=None):
+    return len(db)
+
 def broken_rule():
     def member(point, box):
         raise RuntimeError("rule failed")
@@ -75,6 +78,13 @@ def test_cli_half_open_rule_holds_at_its_eps_over_every_database_of_20_points(
     code, out = _run(capsys, "--mechanism", "my_privtree:privtree", "--db", "0*2",
                      "--add", "0", "--epsilon", "1/2")
     assert code == 1 and out["worst"]["D"] == {"0": 2} and out["worst"]["delta"] > 0
+
+
+def test_a_function_with_defaulted_db_and_test_is_not_taken_for_a_privtree_factory() -> None:
+    from betweencut.cli.audit_privtree import privtree_of
+
+    assert privtree_of("userprivtree_t:defaults_only") is None
+    assert privtree_of("my_privtree:privtree") is not None
 
 
 def test_cli_text_report(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,12 +1,13 @@
 """`betweencut audit privacy --mechanism MODULE:CALLABLE` when the callable builds a PrivTree.
 
-A callable with no required parameters cannot be a mechanism function `(db, test)` nor a
-builder `(tree, params)`; it is called once, and if it returns a `PrivTree` (the baseline, a
-subclass overriding a seam, or one built with another membership or split rule) the audit runs
-here: the pairs are PrivTree databases given as multiplicities, the exact laws come from the
-reachable decomposition (`betweencut.proofs.baselines.privtree_audit.PrivTreeLawCache`,
-equal to direct enumeration of the real `run`), and the verdict is the same `AuditVerdict`
-with the same JSON keys as for any mechanism. The PrivTree carries its own public box, so the
+A callable without positional parameters (keyword-only ones with defaults aside) cannot be a
+mechanism function `(db, test)` nor a builder `(tree, params)`; it is called once, and if it
+returns a `PrivTree` (the baseline, a subclass overriding a seam, or one built with another
+membership or split rule) the audit runs here: the pairs are PrivTree databases given as
+multiplicities, the exact laws come from the reachable decomposition
+(`betweencut.proofs.baselines.privtree_audit.PrivTreeLawCache`, equal to direct enumeration of
+the real `run`), and the verdict is the same `AuditVerdict` with the same JSON keys as for any
+mechanism. The PrivTree carries its own public box, so the
 tree flags are refused; the claim defaults to `(mech.epsilon, 0)`. N means a database size:
 
 * `--exhaustive N`: every database of at most `N` points. For a rule that partitions every box
@@ -48,9 +49,9 @@ def privtree_of(spec: str) -> PrivTree | None:
         params = inspect.signature(loaded.target).parameters.values()
     except (TypeError, ValueError):
         return None
-    if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
-                                               p.KEYWORD_ONLY) for p in params):
-        return None
+    if any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+           or p.default is p.empty for p in params):
+        return None  # it can take (db, test) or needs arguments: one of the other two kinds
     try:
         built = loaded.target()
     except Exception as exc:
