@@ -58,10 +58,13 @@ from betweencut.proofs.privacy.depth import (
     ClaimedBound,
     DepthRow,
     PathJoint,
+    _bag,
+    _ExactSide,
     _exp_box,
     _Side,
     _Steps,
     depth_pair,
+    profile_rows,
 )
 from betweencut.proofs.privacy.depth_paths import (
     OUTCOME_INDEX,
@@ -78,8 +81,8 @@ from betweencut.proofs.privacy.enumerate import (
 from betweencut.proofs.privacy.profiles import HockeyStick, PairProfile, bag_exceeds, check_eps
 
 __all__ = [
-    "HeavyJoint", "HeavyKey", "TailKey", "check_heavy_offpath", "heavy_data_of", "heavy_outputs",
-    "heavy_pair", "heavy_rows", "merge_of",
+    "PROJECTIONS_AT_DEPTH", "HeavyJoint", "HeavyKey", "TailKey", "check_heavy_offpath", "check_on",
+    "heavy_data_of", "heavy_outputs", "heavy_pair", "heavy_rows", "merge_of", "rows_on",
 ]
 
 TailKey = tuple[Signature | None, Signature | None]  # from node b: (L then all H, B); None: none
@@ -423,27 +426,32 @@ def _direction(pair: HeavyJoint, forward: bool, steps: _Steps, sides: tuple[_Sid
 
 def _exact_values(pair: HeavyJoint, forward: bool, violating: list[tuple[int, int]],
                   top: int) -> list[ExpPoly]:
-    """The exact `Σ (P - e^{rλ}Q)` over the outputs violating at `r`, every `r` (one pass)."""
+    """The exact `Σ (P - e^{rλ}Q)` over the outputs violating at `r`, every `r` (one pass):
+    each merged sequence adds its exact probability (`depth._ExactSide`, integer sums) to the
+    side where it is possible."""
     x_ix, y_ix = (0, 1) if forward else (1, 0)
     keys, mults = pair.table()[:2]
-    in_p = in_q = ExpPoly()
+    laws = pair.transcript.laws
+    merged = [(r, mults[g], [sig for sig in merge_of(keys[g]) if sig is not None])
+              for r, g in violating]
+    most = max([top, *(sum(sig) for _, _, sigs in merged for sig in sigs)])
+    x_law = [law[x_ix] for law in laws]
+    y_law = [law[y_ix] for law in laws]
+    x_side, y_side = _ExactSide(x_law, most), _ExactSide(y_law, most)
+    in_p: dict[int, int] = {}
+    in_q: dict[int, int] = {}
     out = [ExpPoly()] * (top + 1)
     i = 0
     for r in range(top, 0, -1):
-        batch_p: Counter[Bag] = Counter()
-        batch_q: Counter[Bag] = Counter()
-        while i < len(violating) and violating[i][0] >= r:
-            g = violating[i][1]
-            for bag, k in pair.bags(keys[g], x_ix).items():
-                batch_p[bag] += mults[g] * k
-            for bag, k in pair.bags(keys[g], y_ix).items():
-                batch_q[bag] += mults[g] * k
+        while i < len(merged) and merged[i][0] >= r:
+            _, n, sigs = merged[i]
+            for sig in sigs:
+                if _bag(sig, laws, x_ix) is not None:
+                    x_side.add(in_p, sig, n)
+                if _bag(sig, laws, y_ix) is not None:
+                    y_side.add(in_q, sig, n)
             i += 1
-        if batch_p:
-            in_p = in_p + bags_value(batch_p)
-        if batch_q:
-            in_q = in_q + bags_value(batch_q)
-        out[r] = in_p - in_q * ExpPoly.exp(r * pair.lam)
+        out[r] = x_side.value(in_p) - y_side.value(in_q) * ExpPoly.exp(r * pair.lam)
     return out
 
 
@@ -511,3 +519,25 @@ def heavy_data_of(law_p: Mapping[Hashable, Counter[Bag]], law_q: Mapping[Hashabl
         out[(frozenset(law_p.get(o, Counter()).items()),
              frozenset(law_q.get(o, Counter()).items()))] += 1
     return out
+
+
+PROJECTIONS_AT_DEPTH = ("transcript", "heavy")
+
+
+def check_on(on: object) -> str:
+    """`on` names what is released: `"transcript"` (Tr(D), Eq. 112) or `"heavy"` (the Heavy
+    set); anything else is a `ParameterError`."""
+    if on not in PROJECTIONS_AT_DEPTH:
+        raise ParameterError("on", on, "'transcript' or 'heavy'")
+    return str(on)
+
+
+def rows_on(
+    mechanism: BetweenCut, profile: PathProfile, bounds: Sequence[ClaimedBound],
+    on: str = "transcript", exact: bool = False,
+) -> list[DepthRow]:
+    """The rows of one profile on the transcript (`depth.profile_rows`) or on the Heavy set
+    (`heavy_rows`); the preconditions of `depth_pair` (and `check_heavy_offpath`) checked."""
+    if check_on(on) == "heavy":
+        return heavy_rows(heavy_pair(mechanism, profile), profile, bounds, exact=exact)
+    return profile_rows(depth_pair(mechanism, profile), profile, bounds, exact=exact)
