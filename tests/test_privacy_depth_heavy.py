@@ -122,8 +122,8 @@ def test_one_output_per_boundary_merging_2h_plus_1_sequences(h: int) -> None:
     assert merged == path_signatures(PathProfile.single_leaf(h, 0), lambda k: FULL)
 
 
-@pytest.mark.parametrize("k, h, p", [(2, 1, 0), (2, 2, 0), (2, 3, 0), (2, 3, 1), (3, 2, 0), (3, 2, 1),
-                                     (1, 7, 0), (1, 15, 1)])
+@pytest.mark.parametrize("k, h, p", [(2, 1, 0), (2, 2, 0), (2, 3, 0), (2, 3, 1), (3, 2, 0),
+                                     (3, 2, 1), (1, 7, 0), (1, 15, 1)])
 def test_heavy_at_depth_equals_enumeration_every_member(k: int, h: int, p: int) -> None:
     _check_tree(k, h, PARAMS[p])
 
