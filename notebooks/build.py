@@ -56,18 +56,26 @@ def render(kind: str, cell: str | Exercise, edition: str) -> str:
     return "\n".join([*head, *lines, checks])
 
 
-def write(name: str, cells: list[Cell], edition: str) -> Path:
+def render_notebook(name: str, cells: list[Cell], edition: str) -> str:
+    """The notebook file's text, byte for byte (stable cell ids, so a rebuild of an unchanged
+    notebook rewrites nothing)."""
     nb = new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     nb.cells = [new_markdown_cell(c) if kind == "md" else new_code_cell(render(kind, c, edition))
                 for kind, c in cells]
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"{Path(name).stem[:40]}-{i:03d}"
+    nbformat.validate(nb)
+    return nbformat.writes(nb) + "\n"
+
+
+def write(name: str, cells: list[Cell], edition: str) -> Path:
     folder = EDITIONS[edition]
     folder.mkdir(exist_ok=True)
     path = folder / name
-    nbformat.validate(nb)
-    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    path.write_text(render_notebook(name, cells, edition), encoding="utf-8")
     return path
 
 

@@ -274,3 +274,22 @@ def test_cli_script_broken_pipe_is_quiet(tmp_path: Path) -> None:
                           check=False)
     assert done.stdout.startswith("BetweenCut release:") and len(done.stdout.splitlines()) == 1
     assert done.stderr == ""
+
+
+def test_cli_commands_other_than_audit_do_not_load_the_checkers() -> None:
+    """`calibrate` and `--help` start without importing every checker (the audit groups are
+    built only when the command line names `audit`); `audit --help` still lists them all."""
+    import sys
+
+    probe = ("import sys; from betweencut.cli import main; main({argv!r}); "
+             "print('CHECKERS' if 'betweencut.proofs.checkers' in sys.modules else 'LIGHT')")
+
+    def run(argv: list[str]) -> str:
+        done = subprocess.run([sys.executable, "-c", probe.format(argv=argv)],
+                              capture_output=True, text=True, check=False)
+        return done.stdout.strip().splitlines()[-1]
+    assert run(["calibrate", "--epsilon", "1", "--delta", "0.05", "--height", "15"]) == "LIGHT"
+    out = subprocess.run([sys.executable, "-m", "betweencut.cli", "audit", "--help"],
+                         capture_output=True, text=True, check=False).stdout
+    for group in ("privacy", "depth", "corpus", "calibration"):
+        assert group in out

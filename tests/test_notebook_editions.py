@@ -64,3 +64,22 @@ def test_student_edition_checkers_ask_for_the_missing_answer(path: Path) -> None
             assert errors[0]["evalue"].startswith("no answer yet: replace ... in the cell with")
         else:
             assert not errors, (_source(cell), errors)
+
+
+def test_committed_notebooks_are_what_build_py_writes() -> None:
+    """Both editions in the repository equal `notebooks/build.py`'s output byte for byte (so a
+    notebook is never edited by hand past its source, and a rebuild with no change rewrites
+    nothing: the cell ids are stable)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("nb_build", HERE / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    stale = [
+        str(build.EDITIONS[edition] / name)
+        for name, cells in build.NOTEBOOKS.items() for edition in build.EDITIONS
+        if (build.EDITIONS[edition] / name).read_text(encoding="utf-8")
+        != build.render_notebook(name, cells, edition)
+    ]
+    assert stale == [], f"rebuild with python notebooks/build.py: {stale}"

@@ -91,6 +91,25 @@ def test_epsilon_for_delta_brackets_the_smallest_epsilon() -> None:
     assert joint.profile(hi).delta.sign() <= 0 < joint.profile(lo).delta.sign()
 
 
+def test_epsilon_for_delta_takes_an_exact_expression_target() -> None:
+    """A claim's `δ` given as an `ExpPoly` (`e^{-2}/8`) is compared exactly: the bracket meets
+    the definition at that target, and sits between the brackets of two rationals around it."""
+    run = _randomized_response(Fraction(1))
+    p = Law(enumerate_mechanism(lambda t: run((), t)).grouped(lambda o: o))
+    q = Law(enumerate_mechanism(lambda t: run(((0,),), t)).grouped(lambda o: o))
+    joint = Joint(p, q)
+    target = ExpPoly.exp(Fraction(-2), Fraction(1, 8))  # 0.0169...
+    lo, hi = epsilon_for_delta(joint, target)  # type: ignore[misc]
+    delta_at = {eps: joint.profile(eps).delta - target for eps in (lo, hi)}
+    assert delta_at[hi].sign() <= 0 < delta_at[lo].sign()
+    below = epsilon_for_delta(joint, Fraction(169, 10000))
+    above = epsilon_for_delta(joint, Fraction(17, 1000))
+    assert below is not None and above is not None
+    assert above[0] <= lo and hi <= below[1]
+    with pytest.raises(ParameterError):
+        epsilon_for_delta(joint, ExpPoly.exp(Fraction(-2), Fraction(-1, 8)))
+
+
 @pytest.mark.parametrize("tau, lam, R", [(2, Fraction(1, 2), 2), (0, 1, 1), (1, 1, 1)])
 def test_shared_outcome_tree_equals_direct_enumeration(tau: int, lam: Fraction, R: int) -> None:
     """The re-weighted laws (one enumeration per guard pattern) equal the directly enumerated

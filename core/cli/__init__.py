@@ -33,8 +33,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "betweencut audit\n  betweencut classify --tau 30 --epsilon 1 --delta 0.05",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=type(parser))
+    words = list(sys.argv[1:] if argv is None else argv)
     for command in COMMANDS:
-        command.add_parser(sub)
+        if command is audit:  # its groups import every checker: only when asked for
+            audit.add_parser(sub, groups="audit" in words)
+        else:
+            command.add_parser(sub)
     try:
         args = parser.parse_args(argv)
         if args.command is None:

@@ -32,7 +32,9 @@ def _cases(group: str | None = None) -> list[AuditCase]:
     return audit_cases(group)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction, groups: bool = True) -> None:  # type: ignore[type-arg]
+    """The `audit` command; its groups (which import every checker, about a second) only when
+    `groups`, i.e. when the command line names `audit` at all."""
     p = add_command(
         sub, "audit",
         "Check the paper's claims by exact or certified arithmetic (the main job). "
@@ -41,10 +43,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(handler=run, group=None)
-    groups = p.add_subparsers(dest="group", metavar="GROUP", parser_class=type(p))
+    if not groups:
+        return
+    groups_parser = p.add_subparsers(dest="group", metavar="GROUP", parser_class=type(p))
     names = sorted({case.group for case in _cases()} - set(SPECIAL_GROUPS))
     for name in names:
-        g = add_command(groups, name, f"only the {name} checks",
+        g = add_command(groups_parser, name, f"only the {name} checks",
                         f"betweencut audit {name} --json")
         g.add_argument("--json", action="store_true", help="one JSON object")
         g.set_defaults(handler=run, group=name)
@@ -53,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
             module = importlib.import_module(f"betweencut.cli.{module_name}")
         except ImportError:
             continue
-        module.add_parser(groups)
+        module.add_parser(groups_parser)
 
 
 def registry_claim(name: str) -> str:

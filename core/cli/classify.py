@@ -58,6 +58,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="skip null records (counted under --diagnostics) instead of refusing them")
     p.add_argument("--spark-master", metavar="URL",
                    help="with --engine spark: the cluster's master URL (default local[*])")
+    p.add_argument("--max-candidates", metavar="N", type=positive_int("max-candidates", 1),
+                   help="with --engine duckdb|spark: refuse (exit 2) rather than fetch more than "
+                        "N candidate nodes (default 50,000,000)")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--diagnostics", action="store_true",
@@ -129,7 +132,8 @@ def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Ca
     params = cal.params(args.tau)
     test = ExactSampler(args.seed)
     result = classify_source(engine, source, tree, params, test,
-                             spark_master=args.spark_master)
+                             spark_master=args.spark_master,
+                             max_candidates=args.max_candidates)
     diagnostics = Diagnostics(int(str(result.diagnostics["records"])), test.draws,
                               time.perf_counter() - start,
                               {k: v for k, v in result.diagnostics.items()

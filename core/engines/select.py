@@ -36,15 +36,22 @@ def classify_source(
     test: NoisyTest | None = None,
     *,
     spark_master: str | None = None,
+    max_candidates: int | None = None,
 ) -> EngineResult:
-    """The Heavy set of `source` through a counting engine (`duckdb` or `spark`)."""
+    """The Heavy set of `source` through a counting engine (`duckdb` or `spark`);
+    `max_candidates` (default `DEFAULT_MAX_CANDIDATES`) bounds the nodes fetched from it."""
+    if max_candidates is not None and (
+            not isinstance(max_candidates, int) or isinstance(max_candidates, bool)
+            or max_candidates < 1):
+        raise ParameterError("max_candidates", max_candidates, "an integer >= 1")
     codec = TreeCodec.of(tree)
     if engine == "duckdb":
         from betweencut.engines import duckdb
 
-        return duckdb.classify(source, codec, params, test)
+        return duckdb.classify(source, codec, params, test, max_candidates=max_candidates)
     if engine == "spark":
         from betweencut.engines import spark
 
-        return spark.classify(source, codec, params, test, master=spark_master)
+        return spark.classify(source, codec, params, test, master=spark_master,
+                              max_candidates=max_candidates)
     raise ParameterError("engine", engine, "duckdb or spark (memory reads with read_leaves)")

@@ -277,7 +277,7 @@ def profile(p: Law, q: Law, eps: Fraction) -> HockeyStick:
 
 
 def epsilon_for_delta(
-    joint: PairProfile, target: Fraction, width: Fraction = Fraction(1, 1024),
+    joint: PairProfile, target: Fraction | ExpPoly, width: Fraction = Fraction(1, 1024),
     eps_max: Fraction = Fraction(64),
 ) -> tuple[Fraction, Fraction] | None:
     """The smallest `ε` with `δ(ε) <= target`, certified to an interval `(lo, hi]` of `width`.
@@ -285,11 +285,16 @@ def epsilon_for_delta(
     `δ(ε)` is non-increasing in `ε`; the answer is `(lo, hi)` with `δ(hi) <= target` and either
     `lo = hi = 0` (`δ(0) <= target`) or `δ(lo) > target`, both decided exactly. Returns None if
     `δ(eps_max) > target` (no finite `ε` up to `eps_max`; e.g. an output possible under one
-    database only, of probability above the target).
+    database only, of probability above the target). `target` is a rational or an exact
+    `ExpPoly` (e.g. a claim's `δ` such as `e^{-λ(R-1)}/2`), compared exactly either way.
     """
-    target = Fraction(target)
-    if target < 0 or width <= 0:
-        raise ParameterError("target", target, "target >= 0 and width > 0")
+    exact: Fraction | ExpPoly = target if isinstance(target, ExpPoly) else as_rational(
+        target, "target")
+    if sign(exact) < 0:
+        raise ParameterError("target", str(exact), "an exact delta >= 0")
+    if width <= 0:
+        raise ParameterError("width", width, "a rational width > 0")
+    target = exact
 
     def ok(eps: Fraction) -> bool:
         return sign(joint.profile(eps).delta - target) <= 0
