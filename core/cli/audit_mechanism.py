@@ -8,6 +8,10 @@ with the largest `epsilon_at_delta` (a certified lower bound on the mechanism's 
 with `--baseline MODULE:CALLABLE`, every pair and `ε` range where the mechanism's `δ` exceeds the
 baseline's (privacy regressions). Exit 0: holds, no regression; 1: claim refuted or a
 regression; 2: bad usage, or the user's code failed to import or raised.
+
+The mechanism may ask fresh-noise `BTQuery` tests or the shared-noise primitives of
+`betweencut.noisy_queries` (SVT, noisy max): the `LawCache` below picks the enumeration from
+what the code asks (`betweencut.proofs.privacy.audit.KINDS`), everything else is the same.
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ HELP = (
     "audit your own mechanism: MODULE:CALLABLE, either a builder (a class such as a BetweenCut "
     "subclass, or a function whose first parameter is named `tree`), called once as "
     "CALLABLE(tree, params) and whose result has run(leaves, test); or any other callable, "
-    "used as a function (db, test) -> output. --epsilon/--delta are then the claim audited "
-    "(0 <= delta < 1)"
+    "used as a function (db, test) -> output. It may ask BTQuery tests or the shared-noise "
+    "primitives of betweencut.noisy_queries (SVT, noisy max). --epsilon/--delta are then the "
+    "claim audited (0 <= delta < 1)"
 )
 
 

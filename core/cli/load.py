@@ -106,11 +106,12 @@ class MechanismFailed(UsageError):
 def guarded(spec: str, run: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """`run`, with any exception it raises turned into one `MechanismFailed` line."""
     from betweencut.noisy_test import UnansweredQuery
+    from betweencut.proofs.privacy.enumerate import ForeignQuery
 
     def call(db: Any, test: Any) -> Any:
         try:
             return run(db, test)
-        except UnansweredQuery:
+        except (UnansweredQuery, ForeignQuery):  # the enumeration's own signals
             raise
         except Exception as exc:
             raise MechanismFailed(f"the mechanism {spec} raised {type(exc).__name__} on D = "

@@ -10,6 +10,11 @@ and, for every neighbouring pair and every point, decides `δ_pair(ε) <= δ` th
 * **holds**: with the exact smallest margin `δ - δ_pair(ε)` and the pair where it occurs;
 * **refuted**: with a counterexample: the two databases, the output event `S`, its two exact
   probabilities and the violated inequality `P(S) > e^ε·P'(S) + δ`.
+
+The same entry point audits mechanisms that ask the shared-noise primitives of
+`betweencut.noisy_queries` (SVT, report-noisy-max): `LawCache` sees what the mechanism asks
+during enumeration and, at the first such query, enumerates it with the shared-noise kind
+(`betweencut.proofs.privacy.shared_noise.QueryLawCache`); `KINDS` lists the kinds.
 """
 
 from __future__ import annotations
@@ -17,20 +22,25 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
-from typing import Union
+from typing import TypeVar, Union, cast
 
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve, curve_of_laws
-from betweencut.proofs.privacy.enumerate import DEFAULT_LIMIT, Enumeration, enumerate_mechanism
+from betweencut.proofs.privacy.enumerate import (
+    DEFAULT_LIMIT,
+    Enumeration,
+    ForeignQuery,
+    enumerate_mechanism,
+)
 from betweencut.proofs.privacy.profiles import HockeyStick, Joint, Law, PairProfile
 from betweencut.tree import Node
 
 __all__ = [
-    "AuditVerdict", "Database", "LawCache", "Mechanism", "PointResult", "as_database",
-    "as_hashable", "audit_mechanism", "display", "neighbouring_pairs",
+    "KINDS", "AuditVerdict", "Database", "LawCache", "Mechanism", "PointResult", "as_database",
+    "as_hashable", "audit_mechanism", "display", "kind_for", "neighbouring_pairs",
 ]
 
 Database = tuple[Node, ...]
@@ -38,6 +48,7 @@ Mechanism = Callable[[Database, NoisyTest], object]
 ExactDelta = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
 ClaimPoint = tuple[Fraction, ExactDelta]
 SHOWN_OUTPUTS = 4
+T = TypeVar("T")
 
 
 def display(x: ExactDelta, prec: int = 64) -> float:
@@ -62,8 +73,53 @@ def with_record(db: Database, z: Node) -> Database:
     return tuple(sorted((*db, z)))
 
 
+Projections = dict[str, Callable[[object], Hashable]]
+CacheFactory = Callable[[Mechanism, Projections, int], "LawCache"]
+
+
+def _shared_noise_kind(query: object) -> CacheFactory | None:
+    """The shared-noise primitives (`betweencut.noisy_queries`) are enumerated by
+    `betweencut.proofs.privacy.shared_noise.QueryLawCache` (exact integrals of Laplace laws)."""
+    from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax
+
+    if not isinstance(query, DrawNoise | AboveThreshold | NoisyMax):
+        return None
+    from betweencut.proofs.privacy.shared_noise import QueryLawCache, QueryMechanism
+
+    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
+        return QueryLawCache(cast(QueryMechanism, run), projections, limit)
+
+    return factory
+
+
+# The enumeration kinds besides fresh-noise BT queries: each maps the first query a mechanism
+# asks that is not a `BTQuery` to the factory of the `LawCache` kind that enumerates it (None:
+# not this kind). Another kind joins by appending its own function.
+KINDS: list[Callable[[object], CacheFactory | None]] = [_shared_noise_kind]
+
+
+def kind_for(query: object) -> CacheFactory:
+    """The cache kind that enumerates a mechanism asking `query` (`ParameterError`: none)."""
+    for kind in KINDS:
+        factory = kind(query)
+        if factory is not None:
+            return factory
+    raise ParameterError("query", repr(query), "a BTQuery (betweencut.noisy_test) or a "
+                         "primitive of betweencut.noisy_queries (DrawNoise, AboveThreshold, "
+                         "NoisyMax)")
+
+
 class LawCache:
-    """Enumerates each database once and keeps its laws under each projection."""
+    """Enumerates each database once and keeps its laws under each projection.
+
+    The kind of enumeration follows what the mechanism asks: fresh-noise `BTQuery`s are
+    enumerated here (factor bags); at the first query of another kind (`ForeignQuery`, e.g. a
+    shared-noise `AboveThreshold`), the cache hands every later joint and curve to the cache of
+    that kind (`kind_for`, e.g. `QueryLawCache`), built on the same mechanism, projections and
+    budget. Each law is exact for the kind that enumerated it, and a pair is never compared
+    across two kinds: the other kind's enumeration refuses a `BTQuery` (`ParameterError`), so a
+    mechanism that mixes both kinds is refused at the first pair that meets both.
+    """
 
     def __init__(
         self, run: Mechanism, projections: dict[str, Callable[[object], Hashable]] | None = None,
@@ -76,6 +132,24 @@ class LawCache:
         self.grouped: dict[tuple[Database, str], Law] = {}
         self.transcripts = 0
         self._joints: tuple[tuple[Database, Node], dict[str, PairProfile]] = (((), ()), {})
+        self.other: LawCache | None = None  # the cache of another kind, once one was asked
+
+    def switch(self, asked: ForeignQuery) -> LawCache:
+        """Hand the mechanism to the cache kind that enumerates `asked.query` (once)."""
+        if self.other is None:
+            self.other = kind_for(asked.query)(self.run, self.projections, self.limit)
+        return self.other
+
+    def delegated(self, fn: Callable[[LawCache], T]) -> T:
+        """`fn` on the other kind's cache, its enumeration counted in `transcripts`."""
+        other = self.other
+        if other is None:
+            raise ParameterError("kind", "fresh noise", "a cache switched to another kind")
+        before = other.transcripts
+        try:
+            return fn(other)
+        finally:
+            self.transcripts += other.transcripts - before
 
     def enumeration(self, db: Database) -> Enumeration[object]:
         found = self.enumerations.get(db)
@@ -111,10 +185,38 @@ class LawCache:
         return self._joints[1]
 
     def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
-        return Joint(self.law(db, on), self.law(with_record(db, z), on))
+        if self.other is None:
+            try:
+                return Joint(self.law(db, on), self.law(with_record(db, z), on))
+            except ForeignQuery as asked:
+                self.switch(asked)
+        return self.delegated(lambda other: other.make_joint(db, z, on))
 
     def profile(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
         return self.joint(db, z, on).profile(eps)
+
+    def fresh(self) -> LawCache:
+        """A cache of the same kind whose laws come from direct enumeration of the real code.
+
+        The hook the curves rely on (`pair_curve`, `AuditVerdict.curve`): a plain `LawCache`
+        already enumerates directly, so it returns itself; a subclass with a shortcut (a
+        reweighting cache) inherits this and gets a new plain `LawCache` of the same mechanism.
+        A cache of another enumeration kind (shared noise: `QueryLawCache`) overrides it to
+        return its own plain kind; a shortcut subclass of that kind inherits that override.
+        """
+        if type(self) is LawCache:
+            return self
+        return LawCache(self.run, self.projections, self.limit)
+
+    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+        """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
+        only on a cache returned by `fresh()`)."""
+        if self.other is None:
+            try:
+                return curve_of_laws(self.law(db, on), self.law(with_record(db, z), on))
+            except ForeignQuery as asked:
+                self.switch(asked)
+        return self.delegated(lambda other: other.curve(db, z, on))
 
 
 def _identity(x: object) -> Hashable:
@@ -329,11 +431,9 @@ class AuditVerdict:
 
 def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
     """The exact privacy curve of `(D, D + z)` under projection `on`, from laws enumerated
-    directly (a `LawCache` subclass with a shortcut is not trusted here: a plain `LawCache`
-    re-enumerates the real code)."""
-    direct = cache if type(cache) is LawCache else LawCache(cache.run, cache.projections,
-                                                            cache.limit)
-    return curve_of_laws(direct.law(db, on), direct.law(with_record(db, z), on))
+    directly: `cache.fresh()` (a shortcut cache is not trusted here; a cache of the same
+    enumeration kind re-enumerates the real code)."""
+    return cache.fresh().curve(db, z, on)
 
 
 def audit_mechanism(

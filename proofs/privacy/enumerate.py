@@ -37,7 +37,7 @@ from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.bt_laws import OUTCOMES, exact_law
 
 __all__ = [
-    "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey",
+    "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey", "ForeignQuery",
     "MechanismNotReplayable", "bag_enclosure", "bag_value", "enumerate_mechanism",
     "estimate_sequences", "law_key", "make_bag", "query_factor_ids",
 ]
@@ -173,6 +173,8 @@ class BranchingTest(ReplayTest):
         self.branches: list[tuple[Outcome, ...]] = []
 
     def __call__(self, query: BTQuery) -> Outcome:
+        if not isinstance(query, BTQuery):
+            raise ForeignQuery(query, len(self.given))
         if len(self.given) >= self.max_queries:
             raise EnumerationBudgetExceeded(
                 "max_queries", self.max_queries, 0, None, 0.0,
@@ -251,6 +253,18 @@ def bags_value(bags: Mapping[Bag, int]) -> ExpPoly:
     return ExpPoly(terms)
 
 
+class ForeignQuery(BetweenCutError):
+    """Raised by `BranchingTest` when the mechanism asks something that is not a `BTQuery` (a
+    shared-noise primitive of `betweencut.noisy_queries`, say): this enumeration cannot answer
+    it, and `betweencut.proofs.privacy.audit.LawCache` hands the mechanism to the enumeration
+    kind that can. `query` is what was asked, `position` how many BT answers came before."""
+
+    def __init__(self, query: object, position: int) -> None:
+        self.query, self.position = query, position
+        super().__init__(f"noisy query {position} is a {type(query).__name__}, not a BTQuery: "
+                         "the fresh-noise enumeration cannot answer it")
+
+
 class MechanismNotReplayable(BetweenCutError):
     """The mechanism is not a function of the answers of its noisy tests (hidden state, its own
     randomness, a clock...), so no enumeration of its answers is its output law. The message
@@ -282,6 +296,8 @@ class ProbeTest:
         self.leaves, self.asked = 1, 0
 
     def __call__(self, query: BTQuery) -> Outcome:
+        if not isinstance(query, BTQuery):
+            raise ForeignQuery(query, self.asked)
         self.asked += 1
         if self.asked > self.max_queries:
             raise EnumerationBudgetExceeded(

@@ -7,7 +7,8 @@ mechanisms (the real code, `betweencut.proofs.privacy.enumerate`) on every neigh
 every pair and maximal `ε` range where `δ_candidate(ε) > δ_baseline(ε)`, with exact ends. Each
 reported range carries a rational witness `ε` inside it at which the excess is re-decided by the
 gate from the two curves, and cross-checked against the hockey-stick divergence computed
-directly from the two laws (`profiles.Joint`), so a report never rests on the curve code alone.
+directly from the two laws (`LawCache.make_joint`: `profiles.Joint`, or `ExactJoint` for a
+shared-noise mechanism), so a report never rests on the curve code alone.
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ from betweencut.proofs.privacy.audit import (
     as_database,
     as_node,
     display,
-    with_record,
 )
-from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve, curve_of_laws, exceeds
-from betweencut.proofs.privacy.profiles import Joint
+from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve, exceeds
 from betweencut.tree import Node
 
 __all__ = ["Regression", "RegressionError", "find_regressions", "rational_inside"]
@@ -127,7 +126,7 @@ def find_regressions(
 
 
 def _curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
-    return curve_of_laws(cache.law(db, on), cache.law(with_record(db, z), on))
+    return cache.curve(db, z, on)  # a plain LawCache: direct enumeration, of either kind
 
 
 def _witnessed(
@@ -137,7 +136,7 @@ def _witnessed(
     eps = rational_inside(lo, hi)
     ours, base = curves[0].at(eps), curves[1].at(eps)
     for cache, value in ((mine, ours), (theirs, base)):
-        direct = Joint(cache.law(db, on), cache.law(with_record(db, z), on)).profile(eps).delta
+        direct = cache.make_joint(db, z, on).profile(eps).delta  # hockey stick from the laws
         if sign(value - direct) != 0:
             raise RegressionError("curve", exact_str(value),
                                   f"the direct profile at eps = {eps}: {exact_str(direct)}")

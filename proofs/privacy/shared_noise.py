@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import cast
+from typing import Any, cast
 
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
@@ -30,6 +30,7 @@ from betweencut.noisy_queries import (
     ReplayQueries,
     UnansweredNoisyQuery,
 )
+from betweencut.noisy_test import BTQuery
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.audit import (
@@ -38,12 +39,15 @@ from betweencut.proofs.privacy.audit import (
     Database,
     LawCache,
     Mechanism,
+    as_hashable,
     audit_mechanism,
     with_record,
 )
+from betweencut.proofs.privacy.curve import PrivacyCurve, direction_curve
 from betweencut.proofs.privacy.enumerate import MechanismNotReplayable
 from betweencut.proofs.privacy.profiles import (
     HockeyStick,
+    Law,
     PairProfile,
     check_eps,
     epsilon_for_delta,
@@ -69,6 +73,13 @@ class BranchingQueries(ReplayQueries):
     def __init__(self, answers: Sequence[bool | int] = ()) -> None:
         super().__init__(answers)
         self.branches: list[tuple[bool | int, ...]] = []
+
+    def __call__(self, query: object) -> Any:
+        if isinstance(query, BTQuery):
+            raise ParameterError(
+                "query", repr(query), "only betweencut.noisy_queries primitives: a mechanism "
+                "that mixes fresh-noise BTQuery tests with shared-noise queries is not enumerated")
+        return super().__call__(query)  # type: ignore[call-overload]
 
     def _given(self) -> tuple[bool | int, ...]:
         return tuple(answer for _, answer in self.log)
@@ -246,12 +257,34 @@ class QueryLawCache(LawCache):
         return found
 
     def exact(self, db: Database, on: str) -> dict[Hashable, ExpPoly]:
+        """The exact law of the projected output (made hashable as `LawCache.law` does)."""
         if on not in self.projections:
             raise ParameterError("on", on, f"one of {sorted(self.projections)}")
-        return self.query_law(db).projected(self.projections[on])
+        project = self.projections[on]
+        return self.query_law(db).projected(lambda o: as_hashable(project(o)))
+
+    def law(self, db: Database, on: str) -> Law:
+        """Not available: this kind keeps exact values (`exact`), not factor bags."""
+        raise ParameterError("law", "a shared-noise mechanism",
+                             "a fresh-noise mechanism (here use exact(), make_joint(), curve())")
 
     def make_joint(self, db: Database, z: Node, on: str) -> ExactJoint:
         return ExactJoint(self.exact(db, on), self.exact(with_record(db, z), on))
+
+    def fresh(self) -> QueryLawCache:
+        """`LawCache.fresh` for this kind: itself (its laws come from `enumerate_queries`, the
+        direct enumeration of the real code), or a new plain `QueryLawCache` for a subclass."""
+        if type(self) is QueryLawCache:
+            return self
+        return QueryLawCache(self.query_run, self.projections, self.limit)
+
+    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+        """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of `(D, D + z)` from the two exact laws."""
+        p, q = self.exact(db, on), self.exact(with_record(db, z), on)
+        zero = ExpPoly()
+        forward = [(p.get(o, zero), q.get(o, zero)) for o in {*p, *q}]
+        backward = [(b, a) for a, b in forward]
+        return direction_curve(forward).maximum(direction_curve(backward))
 
 
 def audit_query_mechanism(
