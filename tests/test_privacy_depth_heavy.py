@@ -165,14 +165,16 @@ def test_a_wrong_merge_is_caught() -> None:
     params = PARAMS[0]
     for tree in (kary_tree(2, 3), kary_tree(1, 7)):
         mechanism = BetweenCut(tree, params)
-        caught = 0
+        caught = differs = 0
         for profile in single_leaf_band(mechanism):
             right = heavy_pair(mechanism, profile)
             wrong = HeavyJoint(right.transcript, _unmerged(right.outputs))
             joint = _enumerated(tree, params, profile)
             assert _same(right, joint, profile, params)
             caught += not _same(wrong, joint, profile, params)
-        assert caught >= 3, tree.description
+            rows = heavy_rows(wrong, profile, _bounds(profile, params), exact=True)
+            differs += any(row.delta_exact() != joint.profile(row.eps).delta for row in rows)
+        assert caught >= 3 and differs >= 1, tree.description  # the data and some δ(rλ)
 
 
 def test_heavy_never_exceeds_transcript_at_2_64_minus_1() -> None:
