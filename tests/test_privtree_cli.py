@@ -108,6 +108,8 @@ def test_cli_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     ["--mechanism", "my_privtree:privtree", "--exhaustive", "2", "--epsilon", "-1"],
     ["--mechanism", "userprivtree_t:not_a_tree", "--exhaustive", "1"],
     ["--mechanism", "userprivtree_t:broken_rule", "--exhaustive", "1"],
+    ["--mechanism", "my_privtree:privtree", "--search", "3", "--max-size", "5"],
+    ["--mechanism", "my_privtree:privtree", "--exhaustive", "2", "--accountant", "tight"],
 ])
 def test_cli_privtree_bad_usage_is_one_line(argv: list[str],
                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -72,6 +72,12 @@ def _validate(args: argparse.Namespace, mech: PrivTree) -> tuple[Fraction, Fract
                          f"drop {', '.join(given)}")
     if args.baseline is not None:
         raise UsageError("--baseline is not supported for a PrivTree (audit each one)")
+    if args.max_size is not None:
+        raise UsageError("--max-size: for a PrivTree, --search N and --exhaustive N already "
+                         "give the database size N")
+    if args.accountant != "paper":
+        raise UsageError(f"--accountant {args.accountant} calibrates BetweenCut; a PrivTree "
+                         "carries its own epsilon (give the claim with --epsilon/--delta)")
     if args.on not in (None, "output"):
         raise UsageError(f"--on {args.on}: a PrivTree releases its partition (--on output)")
     eps = mech.epsilon if args.epsilon is None else args.epsilon
