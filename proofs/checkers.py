@@ -12,5 +12,6 @@ from betweencut.proofs.privacy import (  # noqa: F401
     accountant_claims,
     claims,
     depth_audit,
+    depth_heavy_audit,
     tight_calibration,
 )

@@ -55,10 +55,12 @@ def test_privtree_refuses_points_outside_the_public_box() -> None:
         PrivTree.of(box_of((0, 8)), 0)
 
 
-def test_privtree_epsilon_dp_holds_on_8_cells_databases_up_to_2() -> None:
+def test_privtree_epsilon_dp_holds_on_8_cells_every_database_of_at_most_one_point() -> None:
     m = privtree_1d(8, 1)
     cert = check_privtree_dp(m, domain_points(m), max_size=2)
+    # 72 pairs = (the empty database + 8 one-point ones) x 8 added points: |D| <= 1
     assert cert.method == "enumerated" and cert.quantities["pairs"] == 72
+    assert cert.scope.startswith("|D| <= 1")
 
 
 @dataclass(frozen=True)

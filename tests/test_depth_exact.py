@@ -164,7 +164,7 @@ def test_set_backend_validates() -> None:
 
 
 def test_without_flint_the_pure_path_is_chosen_and_flint_refused(
-        monkeypatch: pytest.MonkeyPatch, pure: None) -> None:
+        pure: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """As on a machine without python-flint: `flint` is refused, values still computed."""
     monkeypatch.setattr(depth_exact, "_flint_context", lambda: None)
     assert not depth_exact.flint_available()
@@ -173,3 +173,28 @@ def test_without_flint_the_pure_path_is_chosen_and_flint_refused(
     mechanism = BetweenCut(kary_tree(2, 7), PARAMS)
     for row in _rows(mechanism, single_leaf_band(mechanism)[::5]):
         assert _parse(row.delta_exact_str()) == row.delta_exact()
+
+
+@needs_flint
+def test_heavy_set_rows_flint_equals_pure_and_reads_back(pure: None) -> None:
+    """The Heavy-set rows (`depth_heavy`, merged outputs, one sequence of a pair possibly
+    impossible on one side) go through the same tables: both backends agree, text reads back."""
+    from betweencut.proofs.privacy.depth_audit import paper_bounds
+    from betweencut.proofs.privacy.depth_heavy import heavy_pair, rows_on
+
+    mechanism = BetweenCut(kary_tree(2, 2**10 - 1), PARAMS)
+    bounds = paper_bounds(10, PARAMS)
+    profiles = single_leaf_band(mechanism)[::2] + step_profiles(mechanism)[::3]
+    texts = {}
+    for backend in ("pure", "flint"):
+        depth_exact.set_backend(backend)
+        rows = [row for p in profiles for row in rows_on(mechanism, p, bounds, on="heavy")]
+        texts[backend] = [row.delta_exact_str() for row in rows]
+    assert texts["pure"] == texts["flint"]
+    for row in rows[::7]:
+        assert _parse(row.delta_exact_str()) == row.delta_exact()
+    small = BetweenCut(kary_tree(2, 15), PARAMS)
+    for profile in single_leaf_band(small)[::3]:
+        pair = heavy_pair(small, profile)
+        for row in rows_on(small, profile, paper_bounds(4, PARAMS), on="heavy"):
+            assert row.delta_exact() == pair.profile(row.eps).delta, (profile, row.r)

@@ -3,7 +3,8 @@
 For the public height `H` (any integer up to 2^64 - 1, any arity: only the added record's path
 matters) and public parameters, it prints for each audited neighbouring pair and each
 `r = 1..L` the exact `δ(rλ)` of the full transcript (answer sequences on the path grouped by
-probability, `betweencut.proofs.privacy.depth`) beside the chosen accountant's bound. Without
+probability, `betweencut.proofs.privacy.depth`) beside the chosen accountant's bound; with
+`--on heavy`, of the released Heavy set instead (`betweencut.proofs.privacy.depth_heavy`). Without
 `--count`: the single-leaf family (every `C` across the band), two-segment profiles and a
 Hypothesis search over profiles; with `--count C`: the pair `C` vs `C + 1` (exact values for
 every row). Every row carries the exact `delta_exact` (text with one common denominator, read
@@ -36,6 +37,7 @@ from betweencut.params import Params
 MAX_HEIGHT = (1 << 64) - 1
 _ROWS = "__rows__"  # where the streamed rows go in the JSON object
 ACCOUNTANTS = ("paper", "tight")
+ON = ("transcript", "heavy")
 
 
 def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -56,6 +58,9 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--accountant", choices=ACCOUNTANTS, default="paper",
                    help="the bound (and, with --epsilon/--delta, the calibration): paper "
                         "(Theorem 5.4 / 5.5) or tight (the certified accountant)")
+    p.add_argument("--on", choices=ON, default="transcript",
+                   help="what is released: the full transcript (default) or the Heavy set "
+                        "(its delta is at most the transcript's: post-processing)")
     p.add_argument("--search", type=positive_int("search", 0), default=20, metavar="N",
                    help="Hypothesis examples of the profile search (family mode; 0 = none)")
     p.add_argument("--json", action="store_true", help="one JSON object")
@@ -156,18 +161,18 @@ def run(args: argparse.Namespace) -> int:
         return progress(items, len(items), "profiles")
 
     audit = audit_profiles(mechanism, profiles, bounds, exact=args.json or single,
-                           skip_refused=not single, progress=bar)
+                           skip_refused=not single, progress=bar, on=args.on)
     searched: dict[str, Any] = {}
     if not single and args.search:
         from betweencut.proofs.privacy.depth_search import search_profiles
 
-        found = search_profiles(mechanism, bounds, max_examples=args.search)
+        found = search_profiles(mechanism, bounds, max_examples=args.search, on=args.on)
         audit.rows.extend(found.rows)
         searched = {"tried": found.tried}
     worst = audit.worst
     out: dict[str, Any] = {
         "height": str(h), "L": L, "tau": str(params.tau), "lambda": str(params.lam),
-        "R": params.R.exact_str(), "accountant": args.accountant, **info,
+        "R": params.R.exact_str(), "accountant": args.accountant, "on": args.on, **info,
         "rows": _ROWS,
         "bounds": [{"r": b.r, "eps_exact": str(b.r * params.lam), "bound": float((b.lo + b.hi) / 2),
                     "bound_exact": _exact(b.exact)} for b in bounds],
@@ -193,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(out: dict[str, Any], single: bool) -> None:
     print(f"audit depth: h = {out['height']} (L = {out['L']}), tau = {out['tau']}, lambda = "
-          f"{out['lambda']}, R = {out['R']}, accountant {out['accountant']}")
+          f"{out['lambda']}, R = {out['R']}, accountant {out['accountant']}, on {out['on']}")
     shown = out["rows"] if single else [r for r in out["rows"] if not r["holds"]]
     print(f"  {'pair':>12} {'r':>3} {'eps':>8} {'delta(eps)':>12} {'bound':>12}  verdict")
     for row in shown:

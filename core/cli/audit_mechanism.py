@@ -35,8 +35,9 @@ HELP = (
     "subclass, or a function whose first parameter is named `tree`), called once as "
     "CALLABLE(tree, params) and whose result has run(leaves, test); or any other callable, "
     "used as a function (db, test) -> output. It may ask BTQuery tests or the shared-noise "
-    "primitives of betweencut.noisy_queries (SVT, noisy max). --epsilon/--delta are then the "
-    "claim audited (0 <= delta < 1)"
+    "primitives of betweencut.noisy_queries (SVT, noisy max). A callable without parameters "
+    "returning a PrivTree is audited on PrivTree databases (--db 4*2 --add 4; --exhaustive N "
+    "and --search N are sizes). --epsilon/--delta are then the claim audited (0 <= delta < 1)"
 )
 
 
@@ -48,8 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--search", type=int, metavar="N",
                    help="with --mechanism: search N pairs (Hypothesis, derandomised) for the "
                         "largest delta(eps)")
-    p.add_argument("--max-size", type=int, default=3, dest="max_size",
-                   help="largest |D| the search draws (default 3)")
+    p.add_argument("--max-size", type=int, dest="max_size",
+                   help="with --search on tree leaves: largest |D| the search draws (default 3)")
     p.add_argument("--plot", metavar="FILE",
                    help="draw the worst pair's curve delta(eps) against the claim (" +
                         ", ".join(PLOT_FORMATS) + ")")
@@ -87,6 +88,10 @@ def _validate(args: argparse.Namespace) -> None:
              args.search is not None]
     if sum(modes) != 1:
         raise UsageError("choose the pairs: --db D --add Z, --exhaustive N or --search N")
+    if args.max_size is not None and args.search is None:
+        raise UsageError("--max-size goes with --search N")
+    if args.max_size is None:
+        args.max_size = 3
     if args.search is not None and (args.search < 1 or args.max_size < 0):
         raise UsageError("--search N needs N >= 1 and --max-size >= 0")
     check_plot_path(args.plot)

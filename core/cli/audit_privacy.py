@@ -38,6 +38,7 @@ MAX_AUDIT_PAIRS = 400
 MIN_AUDIT_LAMBDA = Fraction(1, 1000)  # exact weights e^(-lambda*x) grow with 1/lambda and R
 MAX_AUDIT_R = 1000
 MAX_AUDIT_TAU = 10**6
+MAX_EXHAUSTIVE = 64  # --exhaustive N for a tree mechanism; a PrivTree takes up to 1000
 
 
 def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -61,8 +62,9 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--on", choices=(*PROJECTIONS, "output"),
                    help="only the transcript or the Heavy set (with --mechanism also 'output', "
                         "the default there: the callable's whole return value)")
-    p.add_argument("--exhaustive", type=positive_int("exhaustive", 0, 64), metavar="N",
-                   help="every database of size <= N and every added leaf")
+    p.add_argument("--exhaustive", type=positive_int("exhaustive", 0, 1000), metavar="N",
+                   help="every database of size <= N and every added leaf (a PrivTree: every "
+                        "database of at most N points)")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     from betweencut.cli.audit_mechanism import add_arguments
@@ -130,6 +132,15 @@ def _setup(args: argparse.Namespace) -> tuple[PublicTree, Params, dict[str, Any]
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.mechanism is not None:
+        from betweencut.cli import audit_privtree
+
+        privtree = audit_privtree.privtree_of(args.mechanism)
+        if privtree is not None:  # a zero-parameter callable building a PrivTree
+            return audit_privtree.run(args, privtree)
+    if args.exhaustive is not None and args.exhaustive > MAX_EXHAUSTIVE:
+        raise UsageError(f"--exhaustive {args.exhaustive}: at most {MAX_EXHAUSTIVE} (sizes up "
+                         "to 1000 are for a PrivTree, audited by its count DP)")
     if args.mechanism is not None:
         from betweencut.cli.audit_mechanism import run as run_mechanism
 

@@ -8,6 +8,9 @@ Two kinds of callable are accepted, told apart without calling them:
 * a **mechanism function**: any other callable, called as `CALLABLE(db, test) -> output` for
   every database `db` (a tuple of leaves) and noisy test.
 
+A third kind is told apart before these two: a callable without required parameters is called
+once and must return a `PrivTree`, audited by `betweencut.cli.audit_privtree`.
+
 A module that does not import, a missing attribute, something that is not callable, or a
 builder whose result has no `run`, is a `UsageError` (one line, exit 2).
 """

@@ -50,7 +50,8 @@ def check_privtree_dp(mech: TreeMechanism, cells: Sequence[Point], max_size: int
     budget (default `mech.epsilon`).
     Checks: for every multiset `D` of at most `max_size - 1` cells and every cell `z`, the exact
     laws of `mech.run(D)` and `mech.run(D + z)` satisfy Def. 2.7 with `λ = ε` (both directions).
-    Returns: a Certificate, method `enumerated`, scope `|D| <= max_size`.
+    Returns: a Certificate, method `enumerated`, scope `|D| <= max_size - 1` (the larger
+    database of a pair holds at most `max_size` points).
     Raises: `ClaimRefuted` with the two databases and the worst output's ratio.
     """
     eps = Fraction(epsilon if epsilon is not None else mech.epsilon)
@@ -87,7 +88,8 @@ def check_privtree_dp(mech: TreeMechanism, cells: Sequence[Point], max_size: int
                                         "detail": bad[1]})
                 pairs += 1
     return Certificate(CLAIM, {"epsilon": eps, "cells": len(cells)}, "enumerated",
-                       {"pairs": pairs, "databases": len(laws)}, scope=f"|D| <= {max_size}")
+                       {"pairs": pairs, "databases": len(laws)},
+                       scope=f"|D| <= {max_size - 1} (so |D + z| <= {max_size})")
 
 
 def privtree_1d(cells: int, epsilon: object, theta: object = 0) -> PrivTree:

@@ -22,10 +22,9 @@ from betweencut.proofs.privacy.depth import (
     ClaimedBound,
     DepthRow,
     check_offpath,
-    depth_pair,
-    profile_rows,
     worst_row,
 )
+from betweencut.proofs.privacy.depth_heavy import check_on, rows_on
 from betweencut.proofs.privacy.depth_paths import MAX_HEIGHT, PathProfile, check_seams
 from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import kary_tree
@@ -96,20 +95,23 @@ def audit_profiles(
     mechanism: BetweenCut, profiles: Iterable[PathProfile], bounds: Sequence[ClaimedBound],
     exact: bool = False, skip_refused: bool = False,
     progress: Callable[[list[PathProfile]], Iterable[PathProfile]] | None = None,
+    on: str = "transcript",
 ) -> DepthAudit:
-    """Every profile's rows against `bounds` (see `profile_rows`). A profile the depth DP
-    cannot model raises `ParameterError`, or is listed in `refused` with `skip_refused`."""
+    """Every profile's rows against `bounds` (see `profile_rows`; `on="heavy"`: the released
+    Heavy set, `depth_heavy.heavy_rows`). A profile the depth DP cannot model raises
+    `ParameterError`, or is listed in `refused` with `skip_refused`."""
+    check_on(on)
     audit = DepthAudit()
     todo = list(profiles)
     for profile in progress(todo) if progress else todo:
         try:
-            pair = depth_pair(mechanism, profile)
+            rows = rows_on(mechanism, profile, bounds, on=on, exact=exact)
         except ParameterError as exc:
             if not skip_refused:
                 raise
             audit.refused.append((profile, str(exc)))
             continue
-        audit.rows.extend(profile_rows(pair, profile, bounds, exact=exact))
+        audit.rows.extend(rows)
     return audit
 
 

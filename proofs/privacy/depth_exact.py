@@ -244,8 +244,9 @@ class ExactTables:
     """The exact `δ_dir(rλ)` of one grouped pair, both directions, every `r = 1..top`.
 
     `violating[dir]` lists `(t, sig, mult)` with `t` the largest `r` at which the signature
-    violates (`P > e^{rλ}Q`) in that direction, in non-increasing `t` (as `profile_rows`
-    decides them); `possible[dir](sig)` says whether `Q(sig) > 0`. Everything is computed on
+    (or the output it belongs to, `depth_heavy`) violates (`P > e^{rλ}Q`) in that direction,
+    in non-increasing `t` (as `profile_rows` decides them); a signature a database cannot give
+    adds nothing to its side. Everything is computed on
     the first `value` call, in one pass per direction (violating sets grow as `r` falls).
     """
 
@@ -295,10 +296,6 @@ class ExactTables:
         out: list[Tables] = []
         for forward, found in zip((True, False), self.violating, strict=True):
             x_side, y_side = sides if forward else sides[::-1]
-            for _, sig, _ in found:
-                if not _possible(x_side, sig):
-                    raise ParameterError("signature", sig, "possible under the first database "
-                                         "of its direction (it violates there)")
             out.append(run(x_side, y_side, found, [int(k) for k in ks], D, most, smin))
         return out
 
@@ -323,7 +320,8 @@ def _pure_direction(x_side: _Side, y_side: _Side, found: list[Violating], ks: li
     for r in range(len(ks) - 1, 0, -1):
         while i < len(found) and found[i][0] >= r:
             _, sig, n = found[i]
-            _add(p_acc, _scaled(x_side.product(sig), n, D, most))
+            if _possible(x_side, sig):  # a merged output's sequence may be impossible here
+                _add(p_acc, _scaled(x_side.product(sig), n, D, most))
             if _possible(y_side, sig):
                 _add(q_acc, _scaled(y_side.product(sig), n, D, most))
             i += 1

@@ -21,10 +21,9 @@ from betweencut.errors import ParameterError
 from betweencut.proofs.privacy.depth import (
     ClaimedBound,
     DepthRow,
-    depth_pair,
-    profile_rows,
     worst_row,
 )
+from betweencut.proofs.privacy.depth_heavy import check_on, rows_on
 from betweencut.proofs.privacy.depth_paths import PathProfile, check_seams
 
 __all__ = ["ProfileSearch", "path_profiles", "search_profiles"]
@@ -62,15 +61,17 @@ def path_profiles(draw: st.DrawFn, height: int, lower: int, upper: int,
 
 def search_profiles(
     mechanism: BetweenCut, bounds: Sequence[ClaimedBound], max_examples: int = 20,
-    seed: int = 0,
+    seed: int = 0, on: str = "transcript",
 ) -> ProfileSearch:
     """Hypothesis search over profiles maximising `δ(rλ)/bound(r)` (every `r` of `bounds`).
 
     Returns: a `ProfileSearch` with the rows of the worst profile (a refuted one stops it).
+    `on`: `"transcript"` (default) or `"heavy"` (the released Heavy set, `depth_heavy`).
     Raises: `ParameterError` if the mechanism overrides a modelled seam.
     """
     if max_examples < 1:
         raise ParameterError("max_examples", max_examples, "an integer >= 1")
+    check_on(on)
     query = check_seams(mechanism)
     lower = int(getattr(query, "lower_cut", 0))
     upper = int(getattr(query, "upper_cut", 1))
@@ -84,7 +85,7 @@ def search_profiles(
         if result.refuted:
             return
         try:
-            rows = profile_rows(depth_pair(mechanism, profile), profile, bounds)
+            rows = rows_on(mechanism, profile, bounds, on=on)
         except ParameterError:
             return
         result.tried += 1

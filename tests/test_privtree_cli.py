@@ -1,0 +1,136 @@
+"""`betweencut audit privacy --mechanism MODULE:CALLABLE` on a PrivTree factory (issue 16): the
+closed-cell rule is refuted with the pair (multiplicities), event and exact P and Q; the
+half-open rule holds at its eps over every database of at most N points, with the curve and
+epsilon_at_delta; bad usage is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from betweencut.cli import main
+from betweencut.proofs.baselines.privtree_audit import PrivTreeLawCache, as_points
+from betweencut.proofs.baselines.privtree_search import privtree_rules
+from betweencut.proofs.exact.arith import exact_str
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+KEYS = {"mechanism", "kind", "tree", "on", "claim", "pairs", "transcripts", "holds",
+        "epsilon_at_delta", "epsilon_at_delta_exact", "epsilon_at_delta_pair", "worst", "curve",
+        "counterexample", "baseline", "regressions"}
+USER = '''
+from betweencut.baselines.privtree import PrivTree
+
+def not_a_tree():
+    return 42
+
+def defaults_only(db=(), test=None):
+    return len(db)
+
+def broken_rule():
+    def member(point, box):
+        raise RuntimeError("rule failed")
+    return PrivTree.of(((0, 8),), 1, member=member)
+'''
+
+
+@pytest.fixture(autouse=True)
+def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "userprivtree_t.py").write_text(USER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    code = main(["audit", "privacy", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_cli_refutes_the_closed_cell_rule_with_two_copies_of_a_point(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "--mechanism", "my_privtree:privtree_closed", "--search", "2")
+    assert code == 1 and set(out) >= KEYS and out["holds"] is False
+    w = out["worst"]
+    assert w["D"] == {"4": 2} and w["z"] == "4" and w["D + z"] == {"4": 3}
+    assert w["event_size"] == 1 and w["event"][0].startswith("{")
+    assert out["counterexample"] is not None and out["claim"] == {"epsilon": "1", "delta": "0"}
+    # the exact P and Q are those of the pair, enumerated by the decomposition
+    mech = privtree_rules()["closed"]
+    stick = PrivTreeLawCache(mech).profile(as_points({(4,): 2}), (4,), "output", 1)
+    assert (w["P"], w["Q"]) == (exact_str(stick.p_event), exact_str(stick.q_event))
+    assert 1.22 < out["epsilon_at_delta"] < 1.23 and out["curve"]
+
+
+def test_cli_closed_rule_passes_every_database_of_one_point(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "--mechanism", "my_privtree:privtree_closed", "--exhaustive", "1")
+    assert code == 0 and out["holds"] is True and "listed" in out["covered"]
+
+
+def test_cli_half_open_rule_holds_at_its_eps_over_every_database_of_20_points(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "--mechanism", "my_privtree:privtree", "--exhaustive", "20")
+    assert code == 0 and set(out) >= KEYS and out["holds"] is True
+    assert "count DP" in out["covered"] and out["pairs"] == 1
+    assert out["epsilon_at_delta_pair"] == {"D": {"0": 2}, "z": "0"}
+    assert 0.661 < out["epsilon_at_delta"] < 0.662 and out["curve"]
+    code, out = _run(capsys, "--mechanism", "my_privtree:privtree", "--db", "0*2",
+                     "--add", "0", "--epsilon", "1/2")
+    assert code == 1 and out["worst"]["D"] == {"0": 2} and out["worst"]["delta"] > 0
+
+
+def test_a_function_with_defaulted_db_and_test_is_not_taken_for_a_privtree_factory() -> None:
+    from betweencut.cli.audit_privtree import privtree_of
+
+    assert privtree_of("userprivtree_t:defaults_only") is None
+    assert privtree_of("my_privtree:privtree") is not None
+
+
+def test_cli_text_report(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["audit", "privacy", "--mechanism", "my_privtree:privtree_closed", "--db",
+                 "4*2", "--add", "4"])
+    text = capsys.readouterr().out
+    assert code == 1 and "REFUTED" in text and "D = {4*2}, z = 4" in text
+
+
+@pytest.mark.parametrize("argv", [
+    ["--mechanism", "my_privtree:privtree", "--exhaustive", "2", "--height", "3"],
+    ["--mechanism", "my_privtree:privtree", "--exhaustive", "2", "--baseline", "x:y"],
+    ["--mechanism", "my_privtree:privtree", "--exhaustive", "2", "--on", "heavy"],
+    ["--mechanism", "my_privtree:privtree"],
+    ["--mechanism", "my_privtree:privtree", "--db", "9", "--add", "0"],
+    ["--mechanism", "my_privtree:privtree", "--db", "0*x", "--add", "0"],
+    ["--mechanism", "my_privtree:privtree", "--db", "0*0", "--add", "0"],
+    ["--mechanism", "my_privtree:privtree", "--db", "0", "--add", "1/2"],
+    ["--mechanism", "my_privtree:privtree", "--search", "-1"],
+    ["--mechanism", "my_privtree:privtree_closed", "--exhaustive", "100"],
+    ["--mechanism", "my_privtree:privtree", "--exhaustive", "2", "--epsilon", "-1"],
+    ["--mechanism", "userprivtree_t:not_a_tree", "--exhaustive", "1"],
+    ["--mechanism", "userprivtree_t:broken_rule", "--exhaustive", "1"],
+    ["--mechanism", "my_privtree:privtree", "--search", "3", "--max-size", "5"],
+    ["--mechanism", "my_privtree:privtree", "--exhaustive", "2", "--accountant", "tight"],
+])
+def test_cli_privtree_bad_usage_is_one_line(argv: list[str],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "privacy", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "error:" in err and "\n" not in err and "Traceback" not in err
+
+
+def test_readme_privtree_commands_run_on_the_example(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every README line auditing `my_privtree` runs as documented: the half-open rule holds
+    over every database of 100 points, the closed rule is refuted twice."""
+    import re
+    import shlex
+
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    lines = re.findall(r"^    (betweencut audit privacy --mechanism my_privtree:.*)$", readme,
+                       flags=re.M)
+    assert len(lines) == 3
+    statuses = []
+    for line in lines:
+        statuses.append(main(shlex.split(line)[1:]))
+        capsys.readouterr()
+    assert statuses == [0, 1, 1]
