@@ -484,16 +484,32 @@ def profile_rows(
     steps = _Steps(pair.lam, top)
     fwd = _direction(pair, True, steps, sides, boxes)
     bwd = _direction(pair, False, steps, sides, boxes)
-    unit = Fraction(1, 1 << SCALE)
     tables = ExactTables(pair.laws, pair.lam, top, (fwd.violating, bwd.violating))
+    return rows_from_sums(profile, bounds, pair.lam, ((fwd.a, fwd.b), (bwd.a, bwd.b)), tables,
+                          exact)
+
+
+Sums = Sequence[tuple[int, int]]  # integer sums at scale 2^SCALE
+
+
+def rows_from_sums(
+    profile: PathProfile, bounds: Sequence[ClaimedBound], lam: Fraction,
+    sums: tuple[tuple[Sums, Sums], tuple[Sums, Sums]], tables: ExactTables, exact: bool,
+) -> list[DepthRow]:
+    """One `DepthRow` per bound from the certified sums of each direction (forward, backward):
+    `a[r]`, `b[r]` enclose `Σ P` and `Σ Q` over the groups violating at `r`, scaled by
+    `2^SCALE`; `δ(rλ)` is enclosed by `(a - e^{rλ}·b)_+` and decided by the enclosure, or by
+    the exact value from `tables` when it straddles the bound (shared by the transcript's
+    `profile_rows` and the Heavy set's `heavy_rows`)."""
+    unit = Fraction(1, 1 << SCALE)
     rows = []
     for claimed in bounds:
         r = claimed.r
-        eps = r * pair.lam
+        eps = r * lam
         x_lo, x_hi = _exp_box(eps)
         encl: list[tuple[Fraction, Fraction]] = []
-        for d in (fwd, bwd):
-            (a_lo, a_hi), (b_lo, b_hi) = d.a[r], d.b[r]
+        for a, b in sums:
+            (a_lo, a_hi), (b_lo, b_hi) = a[r], b[r]
             encl.append((max(Fraction(0), (a_lo - x_hi * b_hi) * unit),
                          max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
 

@@ -54,18 +54,16 @@ from betweencut.exact import iv_precision
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.depth import (
-    SCALE,
     ClaimedBound,
     DepthRow,
     PathJoint,
-    _exp_box,
-    _larger,
     _Side,
     _Steps,
     depth_pair,
     profile_rows,
+    rows_from_sums,
 )
-from betweencut.proofs.privacy.depth_exact import ExactTables, ExactValue, Violating
+from betweencut.proofs.privacy.depth_exact import ExactTables, Violating
 from betweencut.proofs.privacy.depth_paths import (
     OUTCOME_INDEX,
     PathProfile,
@@ -459,38 +457,10 @@ def heavy_rows(
     steps = _Steps(pair.lam, top)
     directions = [_direction(pair, forward, steps, sides, (boxes[0], boxes[1]))
                   for forward in (True, False)]
-    unit = Fraction(1, 1 << SCALE)
     tables = ExactTables(laws, pair.lam, top,
                          (_flat(pair, directions[0][2]), _flat(pair, directions[1][2])))
-    rows = []
-    for claimed in bounds:
-        r = claimed.r
-        eps = r * pair.lam
-        x_lo, x_hi = _exp_box(eps)
-        encl = []
-        for a, b, _ in directions:
-            (a_lo, a_hi), (b_lo, b_hi) = a[r], b[r]
-            encl.append((max(Fraction(0), (a_lo - x_hi * b_hi) * unit),
-                         max(Fraction(0), (a_hi - x_lo * b_lo) * unit)))
-
-        def value(r: int = r, encl: list[tuple[Fraction, Fraction]] = encl) -> ExactValue:
-            return _larger(lambda: tables.value(True, r), lambda: tables.value(False, r), encl)
-
-        lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
-        direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
-        row = DepthRow(profile, r, eps, lo, hi, claimed, True, direction, value)
-        if hi <= claimed.lo:
-            row.holds = True
-        elif lo > claimed.hi:
-            row.holds = False
-        else:
-            row.holds = sign(row.delta_exact() - claimed.exact) <= 0  # type: ignore[operator]
-        rows.append(row)
-    if exact:
-        for row in rows:
-            row.delta_value()
-        tables.release()
-    return rows
+    sums = ((directions[0][0], directions[0][1]), (directions[1][0], directions[1][1]))
+    return rows_from_sums(profile, bounds, pair.lam, sums, tables, exact)
 
 
 def heavy_data_of(law_p: Mapping[Hashable, Counter[Bag]], law_q: Mapping[Hashable, Counter[Bag]],
