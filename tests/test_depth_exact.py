@@ -198,3 +198,15 @@ def test_heavy_set_rows_flint_equals_pure_and_reads_back(pure: None) -> None:
         pair = heavy_pair(small, profile)
         for row in rows_on(small, profile, paper_bounds(4, PARAMS), on="heavy"):
             assert row.delta_exact() == pair.profile(row.eps).delta, (profile, row.r)
+
+
+def test_a_forgotten_row_computes_the_same_value_again() -> None:
+    """`DepthRow.forget` (the CLI drops each pair's values once written) loses nothing: the
+    value read again equals the one read before, for every row of the band."""
+    mechanism = BetweenCut(kary_tree(2, 15), PARAMS)
+    rows = _rows(mechanism, single_leaf_band(mechanism))
+    before = [row.delta_value() for row in rows]
+    for row in rows:
+        row.forget()
+    assert all(row._exact is None and row._poly is None for row in rows)
+    assert [row.delta_value() for row in rows] == before

@@ -35,7 +35,6 @@ from betweencut.cli._common import (
 from betweencut.params import Params
 
 MAX_HEIGHT = (1 << 64) - 1
-_ROWS = "__rows__"  # where the streamed rows go in the JSON object
 ACCOUNTANTS = ("paper", "tight")
 ON = ("transcript", "heavy")
 
@@ -160,20 +159,39 @@ def run(args: argparse.Namespace) -> int:
     def bar(items: list[Any]) -> Any:
         return progress(items, len(items), "profiles")
 
-    audit = audit_profiles(mechanism, profiles, bounds, exact=args.json or single,
-                           skip_refused=not single, progress=bar, on=args.on)
+    head: dict[str, Any] = {
+        "height": str(h), "L": L, "tau": str(params.tau), "lambda": str(params.lam),
+        "R": params.R.exact_str(), "accountant": args.accountant, "on": args.on, **info}
+    written = 0
+
+    def write(rows: list[Any]) -> None:
+        # streamed, one profile at a time: the rows' exact values are most of the output (tens
+        # of MB at h = 2^64 - 1); each pair's values are dropped once written
+        nonlocal written
+        for row in rows:
+            sys.stdout.write(("," if written else "") + json.dumps(_row(row, bound_exact=single)))
+            written += 1
+        for row in rows:
+            row.forget()
+
+    if args.json:
+        sys.stdout.write(json.dumps(head)[:-1] + ', "rows": [')
+    audit = audit_profiles(mechanism, profiles, bounds, exact=single,
+                           skip_refused=not single, progress=bar, on=args.on,
+                           each=write if args.json else None)
     searched: dict[str, Any] = {}
     if not single and args.search:
         from betweencut.proofs.privacy.depth_search import search_profiles
 
         found = search_profiles(mechanism, bounds, max_examples=args.search, on=args.on)
         audit.rows.extend(found.rows)
+        if args.json:
+            write(found.rows)
         searched = {"tried": found.tried}
     worst = audit.worst
     out: dict[str, Any] = {
-        "height": str(h), "L": L, "tau": str(params.tau), "lambda": str(params.lam),
-        "R": params.R.exact_str(), "accountant": args.accountant, "on": args.on, **info,
-        "rows": _ROWS,
+        **head,
+        "rows": [],
         "bounds": [{"r": b.r, "eps_exact": str(b.r * params.lam), "bound": float((b.lo + b.hi) / 2),
                     "bound_exact": _exact(b.exact)} for b in bounds],
         "worst": _row(worst) if worst is not None else None,
@@ -183,12 +201,8 @@ def run(args: argparse.Namespace) -> int:
     if searched:
         out["search"] = searched
     if args.json:
-        # streamed: the rows' exact values are most of the output (tens of MB at h = 2^64 - 1)
-        head, tail = json.dumps(out).split(json.dumps(_ROWS), 1)
-        sys.stdout.write(head + "[")
-        for i, row in enumerate(audit.rows):
-            sys.stdout.write(("," if i else "") + json.dumps(_row(row, bound_exact=single)))
-        sys.stdout.write("]" + tail + "\n")
+        tail = {k: v for k, v in out.items() if k not in head and k != "rows"}
+        sys.stdout.write("], " + json.dumps(tail)[1:] + "\n")
     else:
         out["rows"] = [_row(row, bound_exact=single, exact=False) for row in audit.rows]
         _print(out, single)

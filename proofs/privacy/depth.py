@@ -436,6 +436,14 @@ class DepthRow:
     exact: Callable[[], ExactValue] = field(repr=False)
     _exact: ExactValue | None = field(default=None, repr=False)
     _poly: ExpPoly | None = field(default=None, repr=False)
+    tables: ExactTables | None = field(default=None, repr=False)
+
+    def forget(self) -> None:
+        """Drop the exact value and the pair's tables behind it (they are computed again if
+        asked for): a caller streaming rows out keeps memory to one pair's values."""
+        self._exact = self._poly = None
+        if self.tables is not None:
+            self.tables.forget()
 
     def delta_value(self) -> ExactValue:
         """The exact `δ(rλ)` (the larger direction, decided exactly) as an integer table over
@@ -518,7 +526,7 @@ def rows_from_sums(
 
         lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
         direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
-        row = DepthRow(profile, r, eps, lo, hi, claimed, True, direction, value)
+        row = DepthRow(profile, r, eps, lo, hi, claimed, True, direction, value, tables=tables)
         if hi <= claimed.lo:
             row.holds = True
         elif lo > claimed.hi:

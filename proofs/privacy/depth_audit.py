@@ -96,10 +96,12 @@ def audit_profiles(
     exact: bool = False, skip_refused: bool = False,
     progress: Callable[[list[PathProfile]], Iterable[PathProfile]] | None = None,
     on: str = "transcript",
+    each: Callable[[list[DepthRow]], None] | None = None,
 ) -> DepthAudit:
     """Every profile's rows against `bounds` (see `profile_rows`; `on="heavy"`: the released
     Heavy set, `depth_heavy.heavy_rows`). A profile the depth DP cannot model raises
-    `ParameterError`, or is listed in `refused` with `skip_refused`."""
+    `ParameterError`, or is listed in `refused` with `skip_refused`. `each` is called with
+    every profile's rows as soon as they are decided (e.g. to write them out)."""
     check_on(on)
     audit = DepthAudit()
     todo = list(profiles)
@@ -112,6 +114,8 @@ def audit_profiles(
             audit.refused.append((profile, str(exc)))
             continue
         audit.rows.extend(rows)
+        if each is not None:
+            each(rows)
     return audit
 
 

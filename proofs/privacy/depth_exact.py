@@ -272,6 +272,12 @@ class ExactTables:
             found = self._values[key] = ExactValue(tuple(sorted(table.items())), *self._common)
         return found
 
+    def forget(self) -> None:
+        """Drop the sums and every value read (a later `value` computes them again): for a
+        caller that has written the values out and keeps the rows."""
+        self._tables = None
+        self._values.clear()
+
     def release(self) -> None:
         """Drop the sums behind the values (values read so far stay; a later `value` of an
         unread one computes the tables again)."""
