@@ -368,24 +368,12 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
     x_ix, y_ix = (0, 1) if forward else (1, 0)
     top = steps.top
     sigs, mults = pair.table()[:2]
-    d_lo = np.nextafter(x_lo - y_hi, -np.inf)
-    d_hi = np.nextafter(x_hi - y_lo, np.inf)
-    sure = np.clip(np.searchsorted(steps.hi, d_lo, side="left") - 1, 0, top)
-    never = np.searchsorted(steps.lo, d_hi, side="right")
-    t = np.where(y_ok, sure, top)
-    t = np.where(x_ok, t, 0)
-    for g in np.flatnonzero(x_ok & y_ok & (sure + 1 < never) & (sure < top)).tolist():
-        sig = sigs[g]
-        x, y = pair.bag(sig, x_ix), pair.bag(sig, y_ix)
-        r = int(sure[g])
-        stop = min(int(never[g]), top + 1)
-        while r + 1 < stop and x is not None and y is not None and bag_exceeds(
-                x, y, (r + 1) * pair.lam):
-            r += 1
-        t[g] = r
-    by_r: dict[int, list[int]] = {}
-    for g in np.flatnonzero(t > 0).tolist():
-        by_r.setdefault(int(t[g]), []).append(g)
+
+    def exceeds(g: int, eps: Fraction) -> bool:
+        x, y = pair.bag(sigs[g], x_ix), pair.bag(sigs[g], y_ix)
+        return x is not None and y is not None and bag_exceeds(x, y, eps)
+
+    by_r = violating_by_r(steps, pair.lam, (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi), exceeds)
     a_lo = a_hi = b_lo = b_hi = 0
     out = _Direction(forward, [(0, 0)] * (top + 1), [(0, 0)] * (top + 1), [])
     for r in range(top, 0, -1):
@@ -399,6 +387,34 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
                 b_lo, b_hi = b_lo + n * lo, b_hi + n * hi
         out.a[r], out.b[r] = (a_lo, a_hi), (b_lo, b_hi)
     return out
+
+
+def violating_by_r(
+    steps: _Steps, lam: Fraction, x_box: Boxes, y_box: Boxes,
+    exceeds: Callable[[int, Fraction], bool],
+) -> dict[int, list[int]]:
+    """Groups by the largest `r` with `P > e^{rλ}·Q`: the certified log boxes of `ln P` and
+    `ln Q` settle every `r` outside `[d_lo, d_hi]`; `exceeds(g, rλ)` (exact) decides the ones
+    inside (monotone in `r`). An impossible `Q` (`y_ok` false) violates at every `r`, an
+    impossible `P` at none. Returns `r -> group indices` for `r >= 1`."""
+    (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = x_box, y_box
+    top = steps.top
+    d_lo = np.nextafter(x_lo - y_hi, -np.inf)
+    d_hi = np.nextafter(x_hi - y_lo, np.inf)
+    sure = np.clip(np.searchsorted(steps.hi, d_lo, side="left") - 1, 0, top)
+    never = np.searchsorted(steps.lo, d_hi, side="right")
+    t = np.where(y_ok, sure, top)
+    t = np.where(x_ok, t, 0)
+    for g in np.flatnonzero(x_ok & y_ok & (sure + 1 < never) & (sure < top)).tolist():
+        r = int(sure[g])
+        stop = min(int(never[g]), top + 1)
+        while r + 1 < stop and exceeds(g, (r + 1) * lam):
+            r += 1
+        t[g] = r
+    by_r: dict[int, list[int]] = {}
+    for g in np.flatnonzero(t > 0).tolist():
+        by_r.setdefault(int(t[g]), []).append(g)
+    return by_r
 
 
 @lru_cache(maxsize=1024)

@@ -62,6 +62,7 @@ from betweencut.proofs.privacy.depth import (
     depth_pair,
     profile_rows,
     rows_from_sums,
+    violating_by_r,
 )
 from betweencut.proofs.privacy.depth_exact import ExactTables, Violating
 from betweencut.proofs.privacy.depth_paths import (
@@ -391,22 +392,9 @@ def _direction(pair: HeavyJoint, forward: bool, steps: _Steps, sides: tuple[_Sid
     (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = boxes[x_ix], boxes[y_ix]
     top = steps.top
     keys, mults = pair.table()[:2]
-    d_lo = np.nextafter(x_lo - y_hi, -np.inf)
-    d_hi = np.nextafter(x_hi - y_lo, np.inf)
-    sure = np.clip(np.searchsorted(steps.hi, d_lo, side="left") - 1, 0, top)
-    never = np.searchsorted(steps.lo, d_hi, side="right")
-    t = np.where(y_ok, sure, top)
-    t = np.where(x_ok, t, 0)
     exact = _Exact(pair, x_ix, y_ix)
-    for g in np.flatnonzero(x_ok & y_ok & (sure + 1 < never) & (sure < top)).tolist():
-        r = int(sure[g])
-        stop = min(int(never[g]), top + 1)
-        while r + 1 < stop and exact.exceeds(keys[g], (r + 1) * pair.lam):
-            r += 1
-        t[g] = r
-    by_r: dict[int, list[int]] = {}
-    for g in np.flatnonzero(t > 0).tolist():
-        by_r.setdefault(int(t[g]), []).append(g)
+    by_r = violating_by_r(steps, pair.lam, (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi),
+                          lambda g, eps: exact.exceeds(keys[g], eps))
     a_lo = a_hi = b_lo = b_hi = 0
     a = [(0, 0)] * (top + 1)
     b = [(0, 0)] * (top + 1)
