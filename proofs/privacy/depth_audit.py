@@ -30,7 +30,7 @@ from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import kary_tree
 
 __all__ = [
-    "DepthAudit", "audit_profiles", "check_theorem_5_4_at_depth", "gallery_at_depth",
+    "DepthAudit", "audit_profiles", "band_setup", "check_theorem_5_4_at_depth", "gallery_at_depth",
     "paper_bounds", "single_leaf_band", "step_profiles",
 ]
 
@@ -125,6 +125,26 @@ def _check_height(height: int) -> int:
     return height
 
 
+def band_setup(
+    height: int, params: Params, counts: Iterable[int] | None, arity: int,
+    variant: type[BetweenCut],
+) -> tuple[BetweenCut, list[PathProfile], list[ClaimedBound], dict[str, object]]:
+    """The Theorem 5.4 checkers' inputs at depth: the mechanism on the public tree, the
+    single-leaf pairs (`counts`, default the whole band), Eq. (22)'s bounds and the facts a
+    certificate reports; `height` and `λ <= 1` validated."""
+    h = _check_height(height)
+    if params.lam > 1:
+        raise ParameterError("lambda", params.lam, "0 < lambda <= 1 (Theorem 5.4)")
+    mechanism = variant(kary_tree(arity, h), params)
+    profiles = (single_leaf_band(mechanism) if counts is None
+                else [PathProfile.single_leaf(h, c) for c in counts])
+    info: dict[str, object] = {
+        "h": h, "arity": arity, "tau": params.tau, "lambda": params.lam,
+        "R": params.R.exact_str(), "counts": [p.counts[0] for p in profiles],
+        "variant": variant.__name__}
+    return mechanism, profiles, paper_bounds(path_query_bound(h), params), info
+
+
 @claim("Theorem 5.4", "Eq. (22)")
 def check_theorem_5_4_at_depth(
     height: int, params: Params, counts: Iterable[int] | None = None, arity: int = 2,
@@ -141,24 +161,16 @@ def check_theorem_5_4_at_depth(
     Returns: a Certificate (method `enumerated`, every answer sequence by grouping) with the
     worst `δ/bound`. Raises: `ClaimRefuted` with the pair, `r`, the exact `δ` and the bound.
     """
-    h = _check_height(height)
-    if params.lam > 1:
-        raise ParameterError("lambda", params.lam, "0 < lambda <= 1 (Theorem 5.4)")
-    mechanism = variant(kary_tree(arity, h), params)
-    profiles = (single_leaf_band(mechanism) if counts is None
-                else [PathProfile.single_leaf(h, c) for c in counts])
-    L = path_query_bound(h)
-    audit = audit_profiles(mechanism, profiles, paper_bounds(L, params))
-    info = {"h": h, "arity": arity, "tau": params.tau, "lambda": params.lam,
-            "R": params.R.exact_str(), "counts": [p.counts[0] for p in profiles],
-            "variant": variant.__name__}
+    mechanism, profiles, bounds, info = band_setup(height, params, counts, arity, variant)
+    audit = audit_profiles(mechanism, profiles, bounds)
     worst = audit.worst
     if worst is not None and not worst.holds:
         raise ClaimRefuted("Theorem 5.4", "delta(r*lambda) exceeds the bound at depth",
                            {**info, **_row_facts(worst, exact=True)})
     quantities = _row_facts(worst, exact=False) if worst is not None else {}
     return Certificate("Theorem 5.4", info, "enumerated", quantities,
-                       scope=f"single-leaf pairs at h = {h}, every answer sequence by grouping")
+                       scope=f"single-leaf pairs at h = {info['h']}, every answer sequence by "
+                             "grouping")
 
 
 def _row_facts(row: DepthRow, exact: bool) -> dict[str, object]:

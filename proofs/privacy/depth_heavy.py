@@ -54,6 +54,7 @@ from betweencut.exact import iv_precision
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.depth import (
+    Boxes,
     ClaimedBound,
     DepthRow,
     PathJoint,
@@ -69,6 +70,7 @@ from betweencut.proofs.privacy.depth_paths import (
     OUTCOME_INDEX,
     PathProfile,
     Signature,
+    interval_key,
     midpoint,
 )
 from betweencut.proofs.privacy.enumerate import (
@@ -126,8 +128,7 @@ def heavy_outputs(
         the interval, and the all-`H` tail to the boundary `j + 1` (None if impossible)."""
         if i > j:
             return {}, zero
-        k_i, k_j = profile.segment(i), profile.segment(j)
-        key = (0, j - i + 1, k_i) if k_i == k_j else (1, i, j)
+        key = interval_key(profile, i, j)
         found = memo.get(key)
         if found is not None:
             return found
@@ -292,9 +293,6 @@ def heavy_pair(mechanism: BetweenCut, profile: PathProfile) -> HeavyJoint:
 
 
 # -- fast certified evaluation ----------------------------------------------------------------
-
-Boxes = tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]
-
 
 def _ln_box(lo: Fraction, hi: Fraction) -> tuple[float, float]:
     """Certified float bounds of `ln x` for `0 < lo <= x <= hi` (mpmath `iv`, then one ulp)."""

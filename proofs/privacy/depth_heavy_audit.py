@@ -13,22 +13,18 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
-from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.depth import DepthRow
 from betweencut.proofs.privacy.depth_audit import (
-    _check_height,
     _row_facts,
     audit_profiles,
-    paper_bounds,
-    single_leaf_band,
+    band_setup,
 )
-from betweencut.proofs.privacy.depth_paths import MAX_HEIGHT, PathProfile
+from betweencut.proofs.privacy.depth_paths import MAX_HEIGHT
 from betweencut.proofs.registry import claim, register_audit
-from betweencut.tree import kary_tree
 
 __all__ = ["check_theorem_5_4_heavy_at_depth", "heavy_at_most_transcript"]
 
@@ -63,17 +59,9 @@ def check_theorem_5_4_heavy_at_depth(
     Raises: `ClaimRefuted` with the pair, `r`, the exact `δ` and the bound (or the transcript's
     `δ` when the Heavy set's exceeds it).
     """
-    h = _check_height(height)
-    if params.lam > 1:
-        raise ParameterError("lambda", params.lam, "0 < lambda <= 1 (Theorem 5.4)")
-    mechanism = variant(kary_tree(arity, h), params)
-    profiles = (single_leaf_band(mechanism) if counts is None
-                else [PathProfile.single_leaf(h, c) for c in counts])
-    bounds = paper_bounds(path_query_bound(h), params)
+    mechanism, profiles, bounds, info = band_setup(height, params, counts, arity, variant)
+    info["on"] = "heavy"
     heavy = audit_profiles(mechanism, profiles, bounds, on="heavy")
-    info = {"h": h, "arity": arity, "tau": params.tau, "lambda": params.lam,
-            "R": params.R.exact_str(), "counts": [p.counts[0] for p in profiles],
-            "variant": variant.__name__, "on": "heavy"}
     worst = heavy.worst
     if worst is not None and not worst.holds:
         raise ClaimRefuted("Theorem 5.4", "Heavy-set delta(r*lambda) exceeds the bound at depth",
@@ -87,8 +75,8 @@ def check_theorem_5_4_heavy_at_depth(
                  "transcript_delta": exact_str(full.delta_exact())})
     quantities = _row_facts(worst, exact=False) if worst is not None else {}
     return Certificate("Theorem 5.4", info, "enumerated", quantities,
-                       scope=f"single-leaf pairs at h = {h}, Heavy set, every answer sequence "
-                             "by grouping")
+                       scope=f"single-leaf pairs at h = {info['h']}, Heavy set, every answer "
+                             "sequence by grouping")
 
 
 @register_audit("privacy", "Theorem 5.4 at depth on the Heavy set: h = 15 band, 2 pairs at "

@@ -58,6 +58,13 @@ def midpoint(i: int, j: int) -> int:
     return i + (j - i + 1) // 2
 
 
+def interval_key(profile: PathProfile, i: int, j: int) -> tuple[int, int, int]:
+    """The memo key of the search over depths `i..j`: inside one segment only the length and
+    the segment matter (the laws are the same at every depth of it), else the interval."""
+    k_i, k_j = profile.segment(i), profile.segment(j)
+    return (0, j - i + 1, k_i) if k_i == k_j else (1, i, j)
+
+
 @dataclass(frozen=True)
 class PathProfile:
     """Counts along z's path under `D`: `steps[k] = (d_k, c_k)` means the path nodes of depths
@@ -187,8 +194,7 @@ def path_signatures(
     def search(i: int, j: int) -> Mapping[Signature, int]:
         if i > j:
             return {zero: 1}
-        k_i, k_j = profile.segment(i), profile.segment(j)
-        key = (0, j - i + 1, k_i) if k_i == k_j else (1, i, j)
+        key = interval_key(profile, i, j)
         found = memo.get(key)
         if found is not None:
             return found
