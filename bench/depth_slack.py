@@ -102,7 +102,8 @@ def main() -> None:
             cal = calibrate(h, eps, delta)
             params = cal.params(cal.E.ceil())
             tight = accountant("tight", L=cal.L, lam=params.lam, R=params.R)
-            bound = ClaimedBound.of(cal.r, tight.delta_upper(cal.r * params.lam))
+            eps = cal.r * params.lam
+            bound = ClaimedBound.of(cal.r, eps, tight.delta_upper(eps))
             bounds = paper_bounds(cal.L, params)  # the audit decides every r; we read r only
             bounds[cal.r - 1] = bound
             mechanism = BetweenCut(kary_tree(2, h), params)

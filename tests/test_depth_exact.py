@@ -63,7 +63,7 @@ def _rows(mechanism: BetweenCut, profiles: list[PathProfile]) -> list[DepthRow]:
     h = mechanism.tree.height
     L = h.bit_length()
     params = mechanism.params
-    bounds = [ClaimedBound.of(r, theorem_5_4_bound(L, params.lam, params.R, r))
+    bounds = [ClaimedBound.of(r, r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
               for r in range(1, L + 1)]
     out: list[DepthRow] = []
     for profile in profiles:

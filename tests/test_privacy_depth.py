@@ -16,11 +16,12 @@ from fractions import Fraction
 import pytest
 
 from betweencut.betweencut import BetweenCut
+from betweencut.calibration import calibrate
 from betweencut.depo import depo
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
-from betweencut.proofs.exact.arith import sign
+from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy import gallery
@@ -28,6 +29,7 @@ from betweencut.proofs.privacy.audit import LawCache
 from betweencut.proofs.privacy.claims import PROJECTIONS
 from betweencut.proofs.privacy.depth import ClaimedBound, PathJoint, depth_pair, profile_rows
 from betweencut.proofs.privacy.depth_audit import (
+    audit_profiles,
     check_theorem_5_4_at_depth,
     gallery_at_depth,
     paper_bounds,
@@ -74,7 +76,7 @@ def _assert_equal(pair: PathJoint, joint: Joint, profile: PathProfile, params: P
     """Same grouped law (as data) and the same exact δ(rλ) for every r, both ways."""
     assert pair.pairs == joint.pairs, profile
     L = profile.height.bit_length()
-    bounds = [ClaimedBound.of(r, theorem_5_4_bound(L, params.lam, params.R, r))
+    bounds = [ClaimedBound.of(r, r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
               for r in range(1, L + 1)]
     for row in profile_rows(pair, profile, bounds, exact=True):
         expected = joint.profile(row.eps).delta
@@ -302,23 +304,88 @@ def test_theorem_5_4_at_depth_holds_for_betweencut_at_h_2_64_minus_1() -> None:
     assert cert.verdict == "holds" and cert.method == "enumerated"
 
 
-def test_theorem_5_4_at_depth_refutes_laplace_scale_lambda_missed_at_h15() -> None:
-    """Principle 5, and a refutation small trees miss: noise `Lap(λ)` instead of `Lap(1/λ)`
-    holds Theorem 5.4 on the whole band at h = 15 but is refuted at h = 2^16 - 1 (r = 3,
-    C = 15 vs 16), by an exact excess certified in (0.0430, 0.0431)."""
+def test_theorem_5_4_at_depth_refutes_laplace_scale_lambda_at_h_15_calibrated() -> None:
+    """Issue 28: noise `Lap(λ)` instead of `Lap(1/λ)` at h = 15, calibrated (1, 0.05), τ = 24.
+    Every row must evaluate `δ` at the claim's `ε = rλ` (λ = 1/4 of the claimed parameters),
+    not at the variant query's `λ` (4): refuted, and `δ(1)` at C = 19 is certified in
+    (0.8392, 0.8393) against the claimed 1/40 (an exact excess)."""
+    cal = calibrate(15, Fraction(1), Fraction(1, 20))
+    params = cal.params(24)
     variant = gallery.PRIVACY_BREAKING["Laplace scale lambda"].variant
-    params = Params.of(Fraction(18), Fraction(1, 2), Fraction(16))
-    check_theorem_5_4_at_depth(15, params, variant=variant)  # holds on the whole band
     with pytest.raises(ClaimRefuted) as info:
-        check_theorem_5_4_at_depth(2**16 - 1, params, counts=(15,), variant=variant)
+        check_theorem_5_4_at_depth(15, params, variant=variant)
     facts = info.value.counterexample
-    assert facts["r"] == 3 and facts["count"] == 15
-    mechanism = variant(kary_tree(2, 2**16 - 1), params)
-    profile = PathProfile.single_leaf(2**16 - 1, 15)
-    rows = profile_rows(depth_pair(mechanism, profile), profile, paper_bounds(16, params))
-    excess = rows[2].delta_exact() - rows[2].bound.exact  # type: ignore[operator]
-    lo, hi = excess.enclose(64)
-    assert sign(excess) > 0 and Fraction(430, 10**4) < lo <= hi < Fraction(431, 10**4)
+    assert facts["eps"] == Fraction(facts["r"]) * params.lam  # the claim's epsilon
+    excess = facts["excess"]
+    assert isinstance(excess, str) and not excess.startswith("-")
+    mechanism = variant(kary_tree(2, 15), params)
+    profile = PathProfile.single_leaf(15, 19)
+    rows = profile_rows(depth_pair(mechanism, profile), profile, paper_bounds(cal.L, params))
+    row = rows[cal.r - 1]
+    assert row.eps == cal.epsilon == 1
+    assert sign(row.bound.exact - cal.delta / 2) == 0  # (L/2)e^{-λ(R-1)} = δ/2 at r = L
+    lo, hi = row.delta_exact().enclose(64)
+    assert Fraction(8392, 10**4) < lo <= hi < Fraction(8393, 10**4)
+    assert sign(row.delta_exact() - cal.delta) > 0
+
+
+def test_theorem_5_4_at_depth_refutes_laplace_scale_lambda_at_every_entry_point() -> None:
+    """The same mismatch through every other way in at depth: the Heavy-set checker, the gallery
+    at depth and the profile search all audit against the claim and refute the variant."""
+    from betweencut.proofs.privacy.depth_heavy_audit import check_theorem_5_4_heavy_at_depth
+
+    params = calibrate(15, Fraction(1), Fraction(1, 20)).params(24)
+    name = "Laplace scale lambda"
+    variant = gallery.PRIVACY_BREAKING[name].variant
+    with pytest.raises(ClaimRefuted):
+        check_theorem_5_4_heavy_at_depth(15, params, variant=variant)
+    found = gallery_at_depth([15], params, {name: variant})[name][15]
+    assert not isinstance(found, str) and not found.holds
+    mechanism = variant(kary_tree(2, 15), params)
+    assert search_profiles(mechanism, paper_bounds(4, params), max_examples=20).refuted
+
+
+def test_theorem_5_4_at_depth_certificate_rows_rederived_independently() -> None:
+    """Issue 28, item 2: the certificate states its claim, and every certified row's `ε` and
+    bound are re-derived here from the claimed parameters alone (Eq. (22), by
+    `theorem_5_4_bound`), not from the checker's bookkeeping or the mechanism's query."""
+    params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
+    h = 15
+    L = h.bit_length()
+    cert = check_theorem_5_4_at_depth(h, params)
+    claimed = cert.parameters["claimed"]
+    assert isinstance(claimed, list) and len(claimed) == L
+    for r, point in enumerate(claimed, start=1):
+        assert point == {"r": r, "eps": r * Fraction(1, 2),
+                         "bound": exact_str(theorem_5_4_bound(L, Fraction(1, 2),
+                                                              params.R, r))}
+    mechanism = BetweenCut(kary_tree(2, h), params)
+    audit = audit_profiles(mechanism, single_leaf_band(mechanism, params),
+                           paper_bounds(L, params))
+    assert audit.holds and len(audit.rows) == L * len(single_leaf_band(mechanism))
+    for row in audit.rows:
+        assert row.eps == row.r * Fraction(1, 2)
+        assert row.bound.exact == theorem_5_4_bound(L, Fraction(1, 2), params.R, row.r)
+
+
+def test_depth_rows_follow_the_claimed_points_not_the_query() -> None:
+    """A claim at points that are not multiples of the query's `λ` (the tight accountant's, or
+    any increasing ε): every row's δ equals full enumeration at that same ε."""
+    params = PARAMS[0]
+    tree = kary_tree(2, 3)
+    profile = PathProfile.single_leaf(3, 2)
+    eps = [Fraction(1, 3), Fraction(5, 7), Fraction(2)]
+    bounds = [ClaimedBound.of(r, e, Fraction(1, 10)) for r, e in enumerate(eps, start=1)]
+    rows = profile_rows(depth_pair(BetweenCut(tree, params), profile), profile, bounds,
+                        exact=True)
+    joint = _enumerated(tree, params, profile)
+    assert [row.eps for row in rows] == eps
+    for row in rows:
+        assert sign(row.delta_exact() - joint.profile(row.eps).delta) == 0
+    backwards = [ClaimedBound.of(r, e, Fraction(1, 10))
+                  for r, e in enumerate(reversed(eps), start=1)]
+    with pytest.raises(ParameterError, match="increasing"):
+        profile_rows(depth_pair(BetweenCut(tree, params), profile), profile, backwards)
 
 
 def test_gallery_at_depth_reports_refusals_and_refutations() -> None:

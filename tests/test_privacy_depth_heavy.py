@@ -65,7 +65,7 @@ def _enumerated(tree: PublicTree, params: Params, profile: PathProfile,
 
 def _bounds(profile: PathProfile, params: Params) -> list[ClaimedBound]:
     L = profile.height.bit_length()
-    return [ClaimedBound.of(r, theorem_5_4_bound(L, params.lam, params.R, r))
+    return [ClaimedBound.of(r, r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
             for r in range(1, L + 1)]
 
 
@@ -246,14 +246,15 @@ def test_theorem_5_4_heavy_at_depth_holds_at_2_64_minus_1() -> None:
 
 def test_theorem_5_4_heavy_at_depth_refutes_laplace_scale_lambda() -> None:
     """Principle 5: the variant refuted on the transcript at h = 2^16 - 1 (C = 15) is refuted
-    on the released Heavy set too."""
+    on the released Heavy set too, at the claim's `ε = rλ`."""
     from betweencut.proofs.exact.certificate import ClaimRefuted
 
     variant = gallery.PRIVACY_BREAKING["Laplace scale lambda"].variant
     params = Params.of(Fraction(18), Fraction(1, 2), Fraction(16))
     with pytest.raises(ClaimRefuted) as info:
         check_theorem_5_4_heavy_at_depth(2**16 - 1, params, counts=(15,), variant=variant)
-    assert info.value.counterexample["count"] == 15
+    facts = info.value.counterexample
+    assert facts["count"] == 15 and facts["eps"] == facts["r"] * params.lam
 
 
 def test_transcript_rows_are_unchanged_by_the_on_switch() -> None:

@@ -104,7 +104,8 @@ def _bounds(accountant: str, L: int, params: Params) -> list[Any]:
     from betweencut.proofs.privacy.accountant import accountant
 
     tight = accountant("tight", L=L, lam=params.lam, R=params.R)
-    return [ClaimedBound.of(r, tight.delta_upper(r * params.lam)) for r in range(1, L + 1)]
+    return [ClaimedBound.of(r, r * params.lam, tight.delta_upper(r * params.lam))
+            for r in range(1, L + 1)]
 
 
 def _row(row: Any, bound_exact: bool = True, exact: bool = True) -> dict[str, Any]:
@@ -192,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {
         **head,
         "rows": [],
-        "bounds": [{"r": b.r, "eps_exact": str(b.r * params.lam), "bound": float((b.lo + b.hi) / 2),
+        "bounds": [{"r": b.r, "eps_exact": str(b.eps), "bound": float((b.lo + b.hi) / 2),
                     "bound_exact": _exact(b.exact)} for b in bounds],
         "worst": _row(worst) if worst is not None else None,
         "refused": [[p.describe(), why] for p, why in audit.refused],

@@ -16,7 +16,10 @@ Two evaluations, one set of decisions:
 * `PathJoint` is a `Joint` (`betweencut.proofs.privacy.profiles`): its `hockey_stick` is the
   package's exact one, a `bag_exceeds` decision per group (certified boxes, exact `ExpPoly`
   sign when they straddle). Used for small cases and as the reference in tests.
-* `profile_rows` decides, per group and direction, the largest `r` with `P > e^{rλ}·Q`:
+* `profile_rows` decides, per group and direction, the largest `r` with `P > e^{ε_r}·Q`, where
+  `ε_1 < ε_2 < ...` are the *claim's* points (`ClaimedBound.eps`, never the audited query's
+  own `λ`: a variant whose noise differs from the claimed parameters is audited against the
+  claim):
   certified float boxes of `ln P - ln Q` (every operation rounded outward) settle all `r` but
   the ones within the box, which go to the exact `bag_exceeds` (ties: exact zero). The sums
   are then certified rational enclosures of `Σ P` and `Σ Q` over the violating groups, and
@@ -132,7 +135,7 @@ class PathJoint(Joint):
     """
 
     def __init__(self, signatures: Counter[Signature],
-                 laws: list[tuple[SegmentLaw, SegmentLaw]], lam: Fraction,
+                 laws: list[tuple[SegmentLaw, SegmentLaw]],
                  key: tuple[int, tuple[int, ...], tuple[tuple[Outcome, ...], ...]]) -> None:
         self.signatures_key = key
         self.p = self.q = Law({})
@@ -140,7 +143,6 @@ class PathJoint(Joint):
         self.multi = []
         self.signatures = signatures
         self.laws = laws
-        self.lam = lam
         self._pairs: Pairs | None = None
 
     @property
@@ -200,7 +202,7 @@ def depth_pair(mechanism: BetweenCut, profile: PathProfile) -> PathJoint:
 
     supports = tuple(support(k) for k in range(profile.segments))
     key = (profile.height, tuple(d for d, _ in profile.steps), supports)
-    return PathJoint(_signatures(*key), laws, query.lam, key)
+    return PathJoint(_signatures(*key), laws, key)
 
 
 @lru_cache(maxsize=64)
@@ -336,19 +338,37 @@ class _Side:
 
 
 class _Steps:
-    """Certified float boxes of `rλ`, `r = 0..top + 1` (float comparisons are exact, so
-    `hi[r] < d` proves `rλ < d` and `lo[r] > d` proves `rλ > d`)."""
+    """The claim's points `ε_1 < ... < ε_top` (index `r`), with `ε_0 = 0` and `ε_{top+1} = ∞`
+    as sentinels, and their certified float boxes (float comparisons are exact, so `hi[r] < d`
+    proves `ε_r < d` and `lo[r] > d` proves `ε_r > d`).
 
-    def __init__(self, lam: Fraction, top: int) -> None:
-        self.lam, self.top = lam, top
-        self.lo = np.array([_down(float(r * lam)) for r in range(top + 2)])
-        self.hi = np.array([_up(float(r * lam)) for r in range(top + 2)])
+    Raises: `ParameterError` unless the points are exact rationals, `0 < ε_1 < ε_2 < ...`
+    (a signature that violates at `ε_r` then violates at every smaller one)."""
+
+    def __init__(self, eps: Sequence[Fraction]) -> None:
+        points = [Fraction(0), *eps]
+        for r in range(1, len(points)):
+            if not isinstance(points[r], Fraction | int) or not points[r - 1] < points[r]:
+                raise ParameterError("eps", points[r],
+                                     "claimed points exact and increasing, 0 < eps_1 < eps_2")
+        self.eps = [Fraction(e) for e in points]
+        self.top = len(eps)
+        self.lo = np.array([_down(float(e)) for e in self.eps] + [math.inf])
+        self.hi = np.array([_up(float(e)) for e in self.eps] + [math.inf])
+
+    @staticmethod
+    def of(bounds: Sequence[ClaimedBound]) -> _Steps:
+        """The points of `bounds`, each `r` checked to be its index (1-based)."""
+        for i, claimed in enumerate(bounds, start=1):
+            if claimed.r != i:
+                raise ParameterError("bounds", claimed.r, f"bound {i} with r = {i}")
+        return _Steps([claimed.eps for claimed in bounds])
 
 
 @dataclass
 class _Direction:
     """One direction (`D‖D+z` or `D+z‖D`): per `r`, certified `Σ P` and `Σ Q` over the
-    signatures with `P > e^{rλ}·Q` (integers at scale `2^-SCALE`), and those signatures."""
+    signatures with `P > e^{ε_r}·Q` (integers at scale `2^-SCALE`), and those signatures."""
 
     forward: bool
     a: list[tuple[int, int]]
@@ -361,7 +381,7 @@ Boxes = tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.flo
 
 def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
                boxes: tuple[Boxes, Boxes]) -> _Direction:
-    """For each signature the largest `r` with `P > e^{rλ}·Q` (monotone in `r`): certified
+    """For each signature the largest `r` with `P > e^{ε_r}·Q` (monotone in `r`): certified
     log boxes settle every `r` outside the box, `bag_exceeds` (exact) the ones inside."""
     x_side, y_side = sides if forward else sides[::-1]
     (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = boxes if forward else boxes[::-1]
@@ -373,7 +393,7 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
         x, y = pair.bag(sigs[g], x_ix), pair.bag(sigs[g], y_ix)
         return x is not None and y is not None and bag_exceeds(x, y, eps)
 
-    by_r = violating_by_r(steps, pair.lam, (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi), exceeds)
+    by_r = violating_by_r(steps, (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi), exceeds)
     a_lo = a_hi = b_lo = b_hi = 0
     out = _Direction(forward, [(0, 0)] * (top + 1), [(0, 0)] * (top + 1), [])
     for r in range(top, 0, -1):
@@ -390,11 +410,10 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
 
 
 def violating_by_r(
-    steps: _Steps, lam: Fraction, x_box: Boxes, y_box: Boxes,
-    exceeds: Callable[[int, Fraction], bool],
+    steps: _Steps, x_box: Boxes, y_box: Boxes, exceeds: Callable[[int, Fraction], bool],
 ) -> dict[int, list[int]]:
-    """Groups by the largest `r` with `P > e^{rλ}·Q`: the certified log boxes of `ln P` and
-    `ln Q` settle every `r` outside `[d_lo, d_hi]`; `exceeds(g, rλ)` (exact) decides the ones
+    """Groups by the largest `r` with `P > e^{ε_r}·Q`: the certified log boxes of `ln P` and
+    `ln Q` settle every `r` outside `[d_lo, d_hi]`; `exceeds(g, ε_r)` (exact) decides the ones
     inside (monotone in `r`). An impossible `Q` (`y_ok` false) violates at every `r`, an
     impossible `P` at none. Returns `r -> group indices` for `r >= 1`."""
     (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = x_box, y_box
@@ -408,7 +427,7 @@ def violating_by_r(
     for g in np.flatnonzero(x_ok & y_ok & (sure + 1 < never) & (sure < top)).tolist():
         r = int(sure[g])
         stop = min(int(never[g]), top + 1)
-        while r + 1 < stop and exceeds(g, (r + 1) * lam):
+        while r + 1 < stop and exceeds(g, steps.eps[r + 1]):
             r += 1
         t[g] = r
     by_r: dict[int, list[int]] = {}
@@ -424,22 +443,28 @@ def _exp_box(eps: Fraction) -> tuple[Fraction, Fraction]:
 
 @dataclass(frozen=True)
 class ClaimedBound:
-    """A claimed `δ` at `ε = rλ`: exact, with a certified enclosure computed once."""
+    """A claimed `δ` at the claimed `ε` (row `r`, 1-based): exact, with a certified enclosure
+    computed once. `eps` comes from the claim (e.g. `rλ` of the claimed parameters), never from
+    the audited code: every row evaluates `δ` and its bound at this same `ε`."""
 
     r: int
+    eps: Fraction
     exact: object
     lo: Fraction
     hi: Fraction
 
     @staticmethod
-    def of(r: int, value: object) -> ClaimedBound:
+    def of(r: int, eps: Fraction, value: object) -> ClaimedBound:
+        if not isinstance(eps, Fraction | int) or isinstance(eps, bool) or eps <= 0:
+            raise ParameterError("eps", eps, "an exact rational eps > 0 (the claim's)")
         lo, hi = enclose(value, 64)  # type: ignore[arg-type]
-        return ClaimedBound(r, value, lo, hi)
+        return ClaimedBound(r, Fraction(eps), value, lo, hi)
 
 
 @dataclass
 class DepthRow:
-    """One claim point of one profile: `δ(rλ)` enclosed (exact on request) vs the bound."""
+    """One claim point of one profile: `δ(ε)` enclosed (exact on request) vs the bound, both
+    at the claim's `ε = bound.eps`."""
 
     profile: PathProfile
     r: int
@@ -490,10 +515,12 @@ def profile_rows(
     pair: PathJoint, profile: PathProfile, bounds: Sequence[ClaimedBound],
     exact: bool = False,
 ) -> list[DepthRow]:
-    """`δ(rλ)` of the grouped pair against `bounds[r - 1]`, `r = 1..len(bounds)`, certified.
+    """`δ(ε_r)` of the grouped pair against `bounds[r - 1]`, `r = 1..len(bounds)`, certified,
+    `ε_r = bounds[r - 1].eps` (the claim's point).
 
-    Preconditions: `pair = depth_pair(mechanism, profile)`; each bound exact, with `r` its index.
-    Checks: per row `δ(rλ) <= bound`, both directions, decided by certified enclosures and,
+    Preconditions: `pair = depth_pair(mechanism, profile)`; each bound exact, with `r` its index,
+    its `eps` increasing in `r` (checked).
+    Checks: per row `δ(ε_r) <= bound`, both directions, decided by certified enclosures and,
     when those straddle the bound, by the exact value (`DepthRow.delta_exact`, computed from
     the same violating signatures).
     Returns: one `DepthRow` per bound. `exact=True` computes every exact value now (and frees
@@ -505,31 +532,29 @@ def profile_rows(
     sides = (_Side([law[0] for law in pair.laws], most),
              _Side([law[1] for law in pair.laws], most))
     boxes = (sides[0].boxes(matrix), sides[1].boxes(matrix))
-    steps = _Steps(pair.lam, top)
+    steps = _Steps.of(bounds)
     fwd = _direction(pair, True, steps, sides, boxes)
     bwd = _direction(pair, False, steps, sides, boxes)
-    tables = ExactTables(pair.laws, pair.lam, top, (fwd.violating, bwd.violating))
-    return rows_from_sums(profile, bounds, pair.lam, ((fwd.a, fwd.b), (bwd.a, bwd.b)), tables,
-                          exact)
+    tables = ExactTables(pair.laws, steps.eps[1:], (fwd.violating, bwd.violating))
+    return rows_from_sums(profile, bounds, ((fwd.a, fwd.b), (bwd.a, bwd.b)), tables, exact)
 
 
 Sums = Sequence[tuple[int, int]]  # integer sums at scale 2^SCALE
 
 
 def rows_from_sums(
-    profile: PathProfile, bounds: Sequence[ClaimedBound], lam: Fraction,
+    profile: PathProfile, bounds: Sequence[ClaimedBound],
     sums: tuple[tuple[Sums, Sums], tuple[Sums, Sums]], tables: ExactTables, exact: bool,
 ) -> list[DepthRow]:
     """One `DepthRow` per bound from the certified sums of each direction (forward, backward):
     `a[r]`, `b[r]` enclose `Σ P` and `Σ Q` over the groups violating at `r`, scaled by
-    `2^SCALE`; `δ(rλ)` is enclosed by `(a - e^{rλ}·b)_+` and decided by the enclosure, or by
+    `2^SCALE`; `δ(ε_r)` is enclosed by `(a - e^{ε_r}·b)_+` and decided by the enclosure, or by
     the exact value from `tables` when it straddles the bound (shared by the transcript's
     `profile_rows` and the Heavy set's `heavy_rows`)."""
     unit = Fraction(1, 1 << SCALE)
     rows = []
     for claimed in bounds:
-        r = claimed.r
-        eps = r * lam
+        r, eps = claimed.r, claimed.eps
         x_lo, x_hi = _exp_box(eps)
         encl: list[tuple[Fraction, Fraction]] = []
         for a, b in sums:
@@ -574,11 +599,12 @@ def _larger(f: Callable[[], ExactValue], b: Callable[[], ExactValue],
 
 
 def worst_row(rows: Sequence[DepthRow]) -> DepthRow | None:
-    """A refuted row if any, else the row with the largest certified upper bound of
-    `δ/bound` (a report, not a verdict)."""
+    """Among refuted rows (if any) the one with the largest certified lower bound of the
+    excess `δ - bound`, else the row with the largest certified upper bound of `δ/bound` (a
+    report, not a verdict: every row's verdict is its own)."""
     refuted = [row for row in rows if not row.holds]
     if refuted:
-        return refuted[0]
+        return max(refuted, key=lambda row: row.delta_lo - row.bound.hi)
     best: DepthRow | None = None
     best_hi = Fraction(-1)
     for row in rows:

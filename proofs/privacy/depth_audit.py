@@ -14,6 +14,7 @@ from fractions import Fraction
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError
+from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
@@ -30,28 +31,40 @@ from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import kary_tree
 
 __all__ = [
-    "DepthAudit", "audit_profiles", "band_setup", "check_theorem_5_4_at_depth", "gallery_at_depth",
-    "paper_bounds", "single_leaf_band", "step_profiles",
+    "DepthAudit", "audit_profiles", "band_setup", "check_theorem_5_4_at_depth",
+    "claimed_points", "gallery_at_depth", "paper_bounds", "single_leaf_band", "step_profiles",
 ]
 
 
 def paper_bounds(L: int, params: Params) -> list[ClaimedBound]:
-    """Theorem 5.4, Eq. (22): `(rλ, (L/2)e^{-λ(R-1)} + 1{r<L}(1 - q_λ)^r)`, `r = 1..L`."""
-    return [ClaimedBound.of(r, theorem_5_4_bound(L, params.lam, params.R, r))
+    """Theorem 5.4, Eq. (22): `(rλ, (L/2)e^{-λ(R-1)} + 1{r<L}(1 - q_λ)^r)`, `r = 1..L`, with
+    `λ`, `R` of the claimed `params` (never of the audited query)."""
+    return [ClaimedBound.of(r, r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
             for r in range(1, L + 1)]
 
 
-def single_leaf_band(mechanism: BetweenCut) -> list[PathProfile]:
+def single_leaf_band(mechanism: BetweenCut, claimed: Params | None = None) -> list[PathProfile]:
     """The single-leaf family: `C` from `floor(a - R) - 1` to `ceil(b + R)` (both guards, both
-    thresholds and the noisy band between them; `C >= 0`), read off the mechanism's query."""
+    thresholds and the noisy band between them; `C >= 0`), read off the mechanism's query and,
+    when given, also off the `claimed` parameters (the union: a variant whose band differs from
+    the claim's is audited on both)."""
     query = check_seams(mechanism)
+    low, high = _cuts(query)
+    if claimed is not None:
+        c_low, c_high = _cuts(GuardedBT.of(claimed.a, claimed.b, claimed.R, claimed.lam))
+        low, high = min(low, c_low), max(high, c_high)
+    h = mechanism.tree.height
+    return [PathProfile.single_leaf(h, c) for c in range(max(0, low - 1), high + 1)]
+
+
+def _cuts(query: BT) -> tuple[int, int]:
+    """The query's guard cut points (its thresholds `floor(a) - 1`, `ceil(b) + 1` for a BT
+    without guards), lowest first (a variant's cuts may cross)."""
     lower, upper = getattr(query, "lower_cut", None), getattr(query, "upper_cut", None)
     if lower is None or upper is None:
         lower = int(query.a // 1) - 1
         upper = -int(-query.b // 1) + 1
-    h = mechanism.tree.height
-    low, high = min(lower, upper), max(lower, upper)  # a variant's cuts may cross
-    return [PathProfile.single_leaf(h, c) for c in range(max(0, low - 1), high + 1)]
+    return min(lower, upper), max(lower, upper)
 
 
 def step_profiles(mechanism: BetweenCut, depths: Iterable[int] | None = None) -> list[PathProfile]:
@@ -130,19 +143,29 @@ def band_setup(
     variant: type[BetweenCut],
 ) -> tuple[BetweenCut, list[PathProfile], list[ClaimedBound], dict[str, object]]:
     """The Theorem 5.4 checkers' inputs at depth: the mechanism on the public tree, the
-    single-leaf pairs (`counts`, default the whole band), Eq. (22)'s bounds and the facts a
-    certificate reports; `height` and `λ <= 1` validated."""
+    single-leaf pairs (`counts`, default the whole band of the mechanism's query and of the
+    claim), Eq. (22)'s bounds from the claimed `params` and the facts a certificate reports
+    (the claim: its `λ`, `R`, `L` and every `(r, ε, bound)` point); `height`, `λ <= 1`
+    validated."""
     h = _check_height(height)
     if params.lam > 1:
         raise ParameterError("lambda", params.lam, "0 < lambda <= 1 (Theorem 5.4)")
     mechanism = variant(kary_tree(arity, h), params)
-    profiles = (single_leaf_band(mechanism) if counts is None
+    profiles = (single_leaf_band(mechanism, params) if counts is None
                 else [PathProfile.single_leaf(h, c) for c in counts])
+    L = path_query_bound(h)
+    bounds = paper_bounds(L, params)
     info: dict[str, object] = {
         "h": h, "arity": arity, "tau": params.tau, "lambda": params.lam,
-        "R": params.R.exact_str(), "counts": [p.counts[0] for p in profiles],
-        "variant": variant.__name__}
-    return mechanism, profiles, paper_bounds(path_query_bound(h), params), info
+        "R": params.R.exact_str(), "L": L, "counts": [p.counts[0] for p in profiles],
+        "variant": variant.__name__, "claimed": claimed_points(bounds)}
+    return mechanism, profiles, bounds, info
+
+
+def claimed_points(bounds: Sequence[ClaimedBound]) -> list[dict[str, object]]:
+    """The claim a certificate certifies: every `(r, ε, δ bound)` point, exact."""
+    return [{"r": b.r, "eps": b.eps, "bound": exact_str(b.exact)}  # type: ignore[arg-type]
+            for b in bounds]
 
 
 @claim("Theorem 5.4", "Eq. (22)")
@@ -155,17 +178,20 @@ def check_theorem_5_4_at_depth(
     Preconditions: `0 < λ <= 1`, `R >= 1`, `τ >= E` (every off-path node of count 0 guarded
     `L`); `variant` keeps Alg. 3's `level_order`, `apply`, `run` (checked).
     Checks: for the single-leaf pairs `C` vs `C + 1` (`counts`, default the whole band from
-    `floor(a - R) - 1` to `ceil(b + R)`), the exact `δ(rλ)` of `Tr(D)` vs `Tr(D + z)`, by path
-    grouping (answer sequences with one signature counted, not enumerated), is `<=` the bound
-    for every `r = 1..L`; decided by certified enclosures, exactly where they straddle.
-    Returns: a Certificate (method `enumerated`, every answer sequence by grouping) with the
-    worst `δ/bound`. Raises: `ClaimRefuted` with the pair, `r`, the exact `δ` and the bound.
+    `floor(a - R) - 1` to `ceil(b + R)`, of the variant's query and of `params`), the exact
+    `δ(rλ)` of `Tr(D)` vs `Tr(D + z)`, by path grouping (answer sequences with one signature
+    counted, not enumerated), is `<=` the bound for every `r = 1..L`; `λ`, `R` (so every `ε`
+    and bound) are the claimed `params`', never the variant query's own; decided by certified
+    enclosures, exactly where they straddle.
+    Returns: a Certificate (method `enumerated`, every answer sequence by grouping) stating the
+    claim (`claimed`: every `(r, ε, bound)`) with the worst `δ/bound`. Raises: `ClaimRefuted`
+    with the pair, `r`, `ε`, the exact `δ`, the bound and the excess.
     """
     mechanism, profiles, bounds, info = band_setup(height, params, counts, arity, variant)
     audit = audit_profiles(mechanism, profiles, bounds)
     worst = audit.worst
     if worst is not None and not worst.holds:
-        raise ClaimRefuted("Theorem 5.4", "delta(r*lambda) exceeds the bound at depth",
+        raise ClaimRefuted("Theorem 5.4", "delta(eps) exceeds the claimed bound at depth",
                            {**info, **_row_facts(worst, exact=True)})
     quantities = _row_facts(worst, exact=False) if worst is not None else {}
     return Certificate("Theorem 5.4", info, "enumerated", quantities,
@@ -209,7 +235,7 @@ def gallery_at_depth(
             try:
                 query = check_seams(mechanism)
                 check_offpath(mechanism, query, PathProfile.single_leaf(h, 0))
-                profiles = single_leaf_band(mechanism)
+                profiles = single_leaf_band(mechanism, params)
             except ParameterError as exc:
                 out[name][h] = str(exc)
                 continue

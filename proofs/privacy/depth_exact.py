@@ -1,17 +1,17 @@
-"""Exact `δ(rλ)` of depth rows as integer tables, and their text (issue 13, Part 1).
+"""Exact `δ(ε_r)` of depth rows (`ε_r` the claim's points) as integer tables, and their text.
 
 A row of `betweencut.proofs.privacy.depth.profile_rows` has the exact value
 
-    δ_dir(rλ) = Σ_{violating signatures} mult · (P(sig) - e^{rλ}·Q(sig))
+    δ_dir(ε_r) = Σ_{violating signatures} mult · (P(sig) - e^{ε_r}·Q(sig))
 
 in each direction (`P`, `Q` the signature's probabilities under the two databases), and the
 row's `δ` is the larger direction. Every factor value (an answer's exact probability,
 `betweencut.proofs.privacy.enumerate.factor_value`) is `Σ c·e^{x}` with rational `c`, `x`.
-With `N` the common denominator of every exponent of both databases and of `λ`, and `D` that
-of every coefficient, a factor is `x^s · F(x) / D` with `x = e^{1/N}`, `F` an integer polynomial
-and `s` an integer shift, and a signature's probability is a product of powers of these over
-`D^weight`. All sums of one pair are kept at the one denominator `D^most` (`most` the largest
-weight), so `δ_dir(rλ)·D^most` is an integer polynomial in `x` (times a known power of `x`), and
+With `N` the common denominator of every exponent of both databases and of the claimed
+points `ε_r`, and `D` that of every coefficient, a factor is `x^s · F(x) / D` with
+`x = e^{1/N}`, `F` an integer polynomial and `s` an integer shift, and a signature's
+probability is a product of powers of these over `D^weight`. All sums of one pair are kept
+at the one denominator `D^most` (`most` the largest weight), so `δ_dir(ε_r)·D^most` is an integer polynomial in `x` (times a known power of `x`), and
 the whole computation is integer multiplication and addition: no `Fraction` is built per term.
 
 Backends, same integers: `flint.fmpz_mpoly` (python-flint, the `fast` extra; sparse polynomials
@@ -241,25 +241,27 @@ class _Side:
 
 
 class ExactTables:
-    """The exact `δ_dir(rλ)` of one grouped pair, both directions, every `r = 1..top`.
+    """The exact `δ_dir(ε_r)` of one grouped pair, both directions, every `r = 1..top`, at the
+    claim's points `eps = (ε_1, ..., ε_top)` (increasing rationals).
 
     `violating[dir]` lists `(t, sig, mult)` with `t` the largest `r` at which the signature
-    (or the output it belongs to, `depth_heavy`) violates (`P > e^{rλ}Q`) in that direction,
+    (or the output it belongs to, `depth_heavy`) violates (`P > e^{ε_r}Q`) in that direction,
     in non-increasing `t` (as `profile_rows` decides them); a signature a database cannot give
     adds nothing to its side. Everything is computed on
     the first `value` call, in one pass per direction (violating sets grow as `r` falls).
     """
 
     def __init__(self, laws: Sequence[tuple[dict[Any, int | None], dict[Any, int | None]]],
-                 lam: Fraction, top: int,
+                 eps: Sequence[Fraction],
                  violating: tuple[list[Violating], list[Violating]]) -> None:
-        self.laws, self.lam, self.top, self.violating = laws, lam, top, violating
+        self.laws, self.eps, self.violating = laws, [Fraction(e) for e in eps], violating
+        self.top = len(self.eps)
         self._tables: list[Tables] | None = None
         self._values: dict[tuple[bool, int], ExactValue] = {}
         self._common = (1, 1, 0)
 
     def value(self, forward: bool, r: int) -> ExactValue:
-        """`δ_dir(rλ)`; the tables are built on the first call, each value read out on its own
+        """`δ_dir(ε_r)`; the tables are built on the first call, each value read out on its own
         (a row reads one direction unless the two enclosures overlap)."""
         if not 1 <= r <= self.top:
             raise ParameterError("r", r, f"1 <= r <= {self.top}")
@@ -286,7 +288,8 @@ class ExactTables:
     def _compute(self) -> list[Tables]:
         values = [factor_value(fid) for pair in self.laws for law in pair
                   for fid in law.values() if fid is not None]
-        N = math.lcm(self.lam.denominator, *(x.denominator for v in values for x in v.terms))
+        N = math.lcm(*(e.denominator for e in self.eps),
+                     *(x.denominator for v in values for x in v.terms))
         D = math.lcm(1, *(c.denominator for v in values for c in v.terms.values()))
         sides = (_Side([p[0] for p in self.laws], N, D), _Side([p[1] for p in self.laws], N, D))
         sigs = [sig for d in self.violating for _, sig, _ in d]
@@ -294,9 +297,9 @@ class ExactTables:
         # into two parts, each at most that (the value is the same at any common denominator)
         most = 2 * max([0, *(sum(sig) for sig in sigs)])
         smin = min([0, *sides[0].shift, *sides[1].shift])  # shift(sig) >= smin·weight(sig)
-        ks = [r * self.lam * N for r in range(self.top + 1)]  # e^{rλ} = x^k
+        ks = [e * N for e in (Fraction(0), *self.eps)]  # e^{ε_r} = x^k
         if any(k.denominator != 1 for k in ks):
-            raise ParameterError("N", N, "a common denominator of r*lambda")
+            raise ParameterError("N", N, "a common denominator of the claimed eps")
         run = _flint_direction if backend() == "flint" else _pure_direction
         self._common = (N, D, most)
         out: list[Tables] = []

@@ -28,11 +28,11 @@ the all-`H` right tail of each interval carried up, so the cost stays polynomial
 
 The probability of an output is `P(prefix)·(P(tail_L) + P(tail_B))` under each database, with
 the law values of the query object the mechanism built (`depth.depth_pair`, principle 2). The
-decisions `P > e^{rλ}·Q` reuse `depth`'s certified log boxes of the prefix (`_Side.boxes`) plus a
+decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix (`_Side.boxes`) plus a
 certified interval log of the tail sum (mpmath `iv`, one per distinct tail), and go to the exact
 `ExpPoly` sign when the boxes straddle; the sums are the same certified dyadic enclosures, and the
 exact `δ` the exact sum of the violating outputs' factor bags. The tests compare all of it, as
-data and as `δ(rλ)` for every `r`, with full enumeration of the real code's `heavy` projection.
+data and as `δ(ε_r)` for every `r`, with full enumeration of the real code's `heavy` projection.
 """
 
 from __future__ import annotations
@@ -208,7 +208,6 @@ class HeavyJoint(PairProfile):
         self.key = transcript.signatures_key
         self.outputs = _outputs(*self.key) if outputs is None else outputs
         self._own = outputs is not None  # a test's deliberately wrong grouping
-        self.lam = transcript.lam
 
     def table(self) -> Table:
         if self._own:
@@ -382,7 +381,7 @@ class _Exact:
 def _direction(pair: HeavyJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
                boxes: tuple[Boxes, Boxes]) -> tuple[list[tuple[int, int]], list[tuple[int, int]],
                                                      list[tuple[int, int]]]:
-    """Per output the largest `r` with `P > e^{rλ}·Q` (certified boxes, exact inside them);
+    """Per output the largest `r` with `P > e^{ε_r}·Q` (certified boxes, exact inside them);
     returns per `r` the certified `Σ P`, `Σ Q` over the outputs violating at `r` (integers at
     scale `2^-SCALE`) and the violating `(r, output index)` in decreasing `r`."""
     x_ix, y_ix = (0, 1) if forward else (1, 0)
@@ -391,7 +390,7 @@ def _direction(pair: HeavyJoint, forward: bool, steps: _Steps, sides: tuple[_Sid
     top = steps.top
     keys, mults = pair.table()[:2]
     exact = _Exact(pair, x_ix, y_ix)
-    by_r = violating_by_r(steps, pair.lam, (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi),
+    by_r = violating_by_r(steps, (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi),
                           lambda g, eps: exact.exceeds(keys[g], eps))
     a_lo = a_hi = b_lo = b_hi = 0
     a = [(0, 0)] * (top + 1)
@@ -426,10 +425,10 @@ def _flat(pair: HeavyJoint, violating: list[tuple[int, int]]) -> list[Violating]
 def heavy_rows(
     pair: HeavyJoint, profile: PathProfile, bounds: Sequence[ClaimedBound], exact: bool = False,
 ) -> list[DepthRow]:
-    """`δ(rλ)` of the Heavy set against `bounds[r - 1]`, `r = 1..len(bounds)`, certified.
+    """`δ(ε_r)` of the Heavy set against `bounds[r - 1]`, `r = 1..len(bounds)`, certified.
 
     Preconditions: `pair = heavy_pair(mechanism, profile)`; each bound exact, `r` its index.
-    Checks: per row `δ(rλ) <= bound` (both directions), by certified enclosures and, when they
+    Checks: per row `δ(ε_r) <= bound` (both directions), by certified enclosures and, when they
     straddle the bound, by the exact value (from the same violating outputs).
     Returns: one `DepthRow` per bound, as `depth.profile_rows` (`exact=True`: exact values now).
     """
@@ -440,13 +439,13 @@ def heavy_rows(
         [max(sig) for tail in tails for sig in tail if sig is not None], default=0))
     sides = (_Side([law[0] for law in laws], most), _Side([law[1] for law in laws], most))
     boxes = tuple(_boxes(sides[s], matrix, _tail_boxes(pair, tails, s), index) for s in (0, 1))
-    steps = _Steps(pair.lam, top)
+    steps = _Steps.of(bounds)
     directions = [_direction(pair, forward, steps, sides, (boxes[0], boxes[1]))
                   for forward in (True, False)]
-    tables = ExactTables(laws, pair.lam, top,
+    tables = ExactTables(laws, steps.eps[1:],
                          (_flat(pair, directions[0][2]), _flat(pair, directions[1][2])))
     sums = ((directions[0][0], directions[0][1]), (directions[1][0], directions[1][1]))
-    return rows_from_sums(profile, bounds, pair.lam, sums, tables, exact)
+    return rows_from_sums(profile, bounds, sums, tables, exact)
 
 
 def heavy_data_of(law_p: Mapping[Hashable, Counter[Bag]], law_q: Mapping[Hashable, Counter[Bag]],

@@ -64,7 +64,7 @@ def check_theorem_5_4_heavy_at_depth(
     heavy = audit_profiles(mechanism, profiles, bounds, on="heavy")
     worst = heavy.worst
     if worst is not None and not worst.holds:
-        raise ClaimRefuted("Theorem 5.4", "Heavy-set delta(r*lambda) exceeds the bound at depth",
+        raise ClaimRefuted("Theorem 5.4", "Heavy-set delta(eps) exceeds the claimed bound at depth",
                            {**info, **_row_facts(worst, exact=True)})
     transcript = audit_profiles(mechanism, profiles, bounds)
     for row, full in zip(heavy.rows, transcript.rows, strict=True):
