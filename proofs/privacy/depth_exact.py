@@ -11,8 +11,9 @@ With `N` the common denominator of every exponent of both databases and of the c
 points `ε_r`, and `D` that of every coefficient, a factor is `x^s · F(x) / D` with
 `x = e^{1/N}`, `F` an integer polynomial and `s` an integer shift, and a signature's
 probability is a product of powers of these over `D^weight`. All sums of one pair are kept
-at the one denominator `D^most` (`most` the largest weight), so `δ_dir(ε_r)·D^most` is an integer polynomial in `x` (times a known power of `x`), and
-the whole computation is integer multiplication and addition: no `Fraction` is built per term.
+at the one denominator `D^most` (`most` the largest weight), so `δ_dir(ε_r)·D^most` is an
+integer polynomial in `x` (times a known power of `x`), and the whole computation is integer
+multiplication and addition: no `Fraction` is built per term.
 
 Backends, same integers: `flint.fmpz_mpoly` (python-flint, the `fast` extra; sparse polynomials
 in C: the polynomials here have a few hundred terms spread over degrees up to ~10^4, so a dense
