@@ -88,3 +88,8 @@ def public_height(height: object) -> int:
     if h is None or h < 1:
         raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
     return h
+
+
+class MechanismError(BetweenCutError):
+    """A user's mechanism could not be loaded or built, or raised while it was audited: one
+    line naming the mechanism (and the database it ran on); the command line exits 2."""

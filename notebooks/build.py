@@ -447,7 +447,8 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 
 from betweencut.params import Params
-from betweencut.proofs.privacy.claims.checkers import betweencut_cache, check_lemma_c_1
+from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1
+from betweencut.proofs.privacy.claims.setup import betweencut_cache
 from betweencut.properties.broken import StructuralMutantTopDown
 from betweencut.properties.teaching import basics, exercises, privacy
 from betweencut.tree import kary_tree

@@ -405,13 +405,8 @@ def test_cli_duckdb_equals_memory_and_exits_2_on_bad_input(tmp_path: Path) -> No
     assert low.returncode == 2 and "tau" in low.stderr and "Traceback" not in low.stderr
     helped = _cli("--help")
     assert "--engine" in helped.stdout and "--column" in helped.stdout
-    capped = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "1")
-    assert capped.returncode == 2 and "max_candidates" in capped.stderr
-    assert capped.stderr.count("\n") == 1 and "Traceback" not in capped.stderr
-    roomy = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "100000")
-    assert roomy.returncode == 0 and json.loads(roomy.stdout)["heavy"] == heavy["duckdb"]
-    zero = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "0")
-    assert zero.returncode == 2 and "max-candidates" in zero.stderr
+    gone = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "1")
+    assert gone.returncode == 2  # no refusal that depends on the data (issue 25)
 
 
 def test_memory_engine_reads_a_directory_of_text_files(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.exact import LogReal
 from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.accountants.accountant import _float_kov, accountant
+from betweencut.proofs.privacy.accountants.accountant import accountant, float_kov
 from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper
 from betweencut.proofs.registry import claim, register_audit
 
@@ -51,7 +51,7 @@ def tight_guard(lam: Fraction, delta0: Fraction) -> LogReal:
 
 def _float_best_delta0(L: int, lam: float, eps: float, delta: float) -> float:
     """The largest `δ0` with KOV's `δ(ε) <= δ` (float): `(1-δ0)^L >= (1-δ)/(1-S)`."""
-    s = _float_kov(L, lam, 0.0, eps)
+    s = float_kov(L, lam, 0.0, eps)
     if s >= delta:
         return 0.0
     return float(1 - ((1 - delta) / (1 - s)) ** (1 / L))
@@ -167,7 +167,7 @@ def check_tight_calibration(cal: Calibration) -> Certificate:
     bound = accountant("tight", L=cal.L, lam=cal.lam, R=cal.R).delta_upper(cal.epsilon)
     if not certainly_le(bound, cal.delta):
         raise ClaimRefuted(CLAIM, "the tight accountant's delta exceeds delta",
-                           {**params, "bound": exact_str(bound)})
+                           {**params, "bound_exact": exact_str(bound)})
     paper = calibrate(cal.height, cal.epsilon, cal.delta)
     if cal.E != paper.E and not _smaller(cal.E, paper.E):
         raise ClaimRefuted(CLAIM, "E is not below Theorem 5.5's E",
