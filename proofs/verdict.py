@@ -292,8 +292,8 @@ class Verdict:
         if isinstance(pair, Mapping):
             found = self.facts.get("epsilon_at_delta")
             value = "inf (no finite eps)" if found is None else f"{found:.6g}"
-            out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest over "
-                       f"the pairs audited, on D = {pair['D']}, z = {pair['z']}: a certified "
+            out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest "
+                       f"over the pairs audited, on D = {pair['D']}, z = {pair['z']}: a certified "
                        f"lower bound on the mechanism's eps (exact: "
                        f"{self.facts.get('epsilon_at_delta_exact')})")
         shown = self.rows if len(self.rows) <= SHOWN_ROWS else [

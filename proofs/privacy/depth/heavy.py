@@ -29,7 +29,8 @@ the all-`H` right tail of each interval carried up, so the cost stays polynomial
 
 The probability of an output is `P(prefix)·(P(tail_L) + P(tail_B))` under each database, with
 the law values of the query object the mechanism built (`depth.depth_pair`, principle 2). The
-decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix (`SignatureSide.boxes`) plus a
+decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix
+(`SignatureSide.boxes`) plus a
 certified interval log of the tail sum (mpmath `iv`, one per distinct tail), and go to the exact
 `ExpPoly` sign when the boxes straddle; the sums are the same certified dyadic enclosures, and the
 exact `δ` the exact sum of the violating outputs' factor bags. The tests compare all of it, as
@@ -379,7 +380,8 @@ class _Exact:
                     * self.tail_value(tails, self.y_ix)) > 0
 
 
-def _direction(pair: HeavyJoint, forward: bool, steps: ClaimedSteps, sides: tuple[SignatureSide, SignatureSide],
+def _direction(pair: HeavyJoint, forward: bool, steps: ClaimedSteps,
+               sides: tuple[SignatureSide, SignatureSide],
                boxes: tuple[Boxes, Boxes]) -> tuple[list[tuple[int, int]], list[tuple[int, int]],
                                                      list[tuple[int, int]]]:
     """Per output the largest `r` with `P > e^{ε_r}·Q` (certified boxes, exact inside them);
@@ -438,7 +440,8 @@ def heavy_rows(
     laws = pair.transcript.laws
     most = max(top, int(matrix.max(initial=0)) + max(
         [max(sig) for tail in tails for sig in tail if sig is not None], default=0))
-    sides = (SignatureSide([law[0] for law in laws], most), SignatureSide([law[1] for law in laws], most))
+    sides = (SignatureSide([law[0] for law in laws], most),
+             SignatureSide([law[1] for law in laws], most))
     boxes = tuple(_boxes(sides[s], matrix, _tail_boxes(pair, tails, s), index) for s in (0, 1))
     steps = ClaimedSteps.of(bounds)
     directions = [_direction(pair, forward, steps, sides, (boxes[0], boxes[1]))

@@ -378,7 +378,8 @@ class _Direction:
 Boxes = tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]
 
 
-def _direction(pair: PathJoint, forward: bool, steps: ClaimedSteps, sides: tuple[SignatureSide, SignatureSide],
+def _direction(pair: PathJoint, forward: bool, steps: ClaimedSteps,
+               sides: tuple[SignatureSide, SignatureSide],
                boxes: tuple[Boxes, Boxes]) -> _Direction:
     """For each signature the largest `r` with `P > e^{ε_r}·Q` (monotone in `r`): certified
     log boxes settle every `r` outside the box, `bag_exceeds` (exact) the ones inside."""
