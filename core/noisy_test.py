@@ -23,7 +23,8 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Protocol
 
-from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.errors import BetweenCutError, ParameterError, shown
+from betweencut.validate import exact_fractions, exact_number
 
 
 class Outcome(StrEnum):
@@ -46,6 +47,11 @@ class BTQuery:
     given, is the public noisy band `(lower, upper)` of the asking GuardedBT (the integer counts
     `lower < c < upper` that reach a noisy test): the release sampler then pads its work to a
     bound that depends on it, not on the count. It is not part of the query's identity.
+
+    The fields are converted and checked here, at construction, by the converter of every
+    exact parameter (`betweencut.validate.exact_number`): exact numbers only, each a `Fraction`
+    with `int` parts afterwards; a float, NaN, None, a bool, text or a numpy uint64 past
+    `2^63 - 1` raises `ParameterError` naming the field, before any draw.
     """
 
     count: Fraction
@@ -56,10 +62,19 @@ class BTQuery:
     band: tuple[int, int] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        if not exact_fractions(self.count, self.a, self.b, self.lam):
+            for name in ("count", "a", "b", "lam"):
+                object.__setattr__(self, name, exact_number(getattr(self, name), name))
         if self.a > self.b:
-            raise ParameterError("a", self.a, f"a <= b = {self.b}")
+            raise ParameterError("a", self.a, f"a <= b = {shown(self.b)}")
         if self.lam <= 0:
             raise ParameterError("lam", self.lam, "lam > 0 (the noise is Lap(1/lam))")
+        band = self.band
+        if band is not None and not (
+                type(band) is tuple and len(band) == 2 and type(band[0]) is int
+                and type(band[1]) is int and band[0] <= band[1]):
+            raise ParameterError("band", band, "None or the public band (lower, upper) of two "
+                                 "integers lower <= upper")
 
 
 def checked_outcome(value: object) -> Outcome:

@@ -40,6 +40,7 @@ _GRID: Final = 400
 _FINE: Final = 20000
 _BITS: Final = 80
 _REFINE_STEPS: Final = 8
+MAX_TIGHT_L: Final = 64  # heights below 2^64: the certified search stays within seconds
 
 
 def tight_guard(lam: Fraction, delta0: Fraction) -> LogReal:
@@ -124,11 +125,17 @@ def _smaller(x: LogReal, y: LogReal) -> bool:
 def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibration:
     """`λ`, `R` minimising `E = 1/λ + R` subject to the certified `tight` `δ(ε) <= δ`.
 
-    Preconditions (checked): public height `h >= 1`, `0 < ε <= 1`, `0 < δ < 1/10` (Theorem
-    5.5's range). Returns a `Calibration` with `accountant = "tight"` whose `E` is never above
-    Theorem 5.5's (certified), and whose `(λ, R)` make `tight.delta_upper(ε) <= δ` (certified).
+    Preconditions (checked): public height `1 <= h < 2^MAX_TIGHT_L` (checked before any work:
+    the certified search grows with `L` and its float guide overflows past `L` of about 540),
+    `0 < ε <= 1`, `0 < δ < 1/10` (Theorem 5.5's range). Returns a `Calibration` with
+    `accountant = "tight"` whose `E` is never above Theorem 5.5's (certified), and whose
+    `(λ, R)` make `tight.delta_upper(ε) <= δ` (certified).
     """
     h = public_height(height)
+    if h.bit_length() > MAX_TIGHT_L:
+        raise ParameterError(
+            "height", h, f"h < 2^{MAX_TIGHT_L} for the tight accountant (L <= {MAX_TIGHT_L}); "
+            "Theorem 5.5's calibration (the paper accountant) takes any height")
     eps, dlt = check_privacy_budget(epsilon, delta)
     paper = dataclasses.replace(calibrate(h, eps, dlt), accountant="tight")
     lam = _search(paper.L, eps, dlt)
