@@ -89,6 +89,36 @@ def threshold_floor(alpha: Fraction, beta: Fraction | None, k: int) -> int:
     raise Undecided(f"floor(2^{k}·θ) for α = {alpha}, β = {beta}")
 
 
+def _exp_bounds(x: Fraction, scale: int) -> tuple[int, int]:
+    """Integers `lo <= 2^scale·e^(-x) <= hi`, from one certified mpmath interval."""
+    with iv_precision(scale + 32):
+        lo, hi = iv_endpoints(iv.exp(-iv.mpf(x.numerator) / x.denominator))
+    return (lo.numerator << scale) // lo.denominator, -((-hi.numerator << scale) // hi.denominator)
+
+
+def table_floors(alphas: tuple[Fraction, ...], beta: Fraction | None, k: int) -> list[int]:
+    """`threshold_floor(α, β, k)` for every `α`. The digit tables' `α` are `s, 2·s, 3·s, ...`:
+    there the `e^(-α)` are powers of one certified `e^(-s)`, taken in integers rounded down for
+    the lower bound and up for the upper one, `G` guard bits beyond `k`; a floor the two bounds
+    leave open (or any `α` off that progression) is certified on its own."""
+    step = alphas[0] if alphas else Fraction(0)
+    if any(x != step * i for i, x in enumerate(alphas, start=1)) or len(alphas) < 4:
+        return [threshold_floor(x, beta, k) for x in alphas]
+    scale = k + len(alphas).bit_length() + 32  # each product loses at most one unit
+    one = 1 << scale
+    base_lo, base_hi = _exp_bounds(step, scale)
+    tail_lo, tail_hi = _exp_bounds(beta, scale) if beta is not None else (0, 0)
+    out = []
+    lo, hi = one, one
+    for alpha in alphas:
+        lo, hi = (lo * base_lo) >> scale, -((-hi * base_hi) >> scale)
+        # θ = (e - t)/(1 - t) grows with e and falls with t
+        low = ((lo - tail_hi) << k) // (one - tail_hi)
+        high = ((hi - tail_lo) << k) // (one - tail_lo)
+        out.append(low if low == high else threshold_floor(alpha, beta, k))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
     """A law on `{0, ..., K}` with `P(value >= j) = θ_j = P(X >= α_j | X < β)`, `X ~ Exp(1)`,
@@ -112,9 +142,9 @@ class Table:
                 x >= y for x, y in pairwise(alphas)):
             raise ParameterError("alphas", alphas, "increasing, in (0, beta)")
         least = len(alphas).bit_length() + 2 if alphas else 0
-        precision = least + GUARD
+        precision = 2 * GUARD  # wide enough for the widths met in practice: one pass
         while True:
-            floors = tuple(threshold_floor(x, beta, precision) for x in alphas)
+            floors = tuple(table_floors(alphas, beta, precision))
             if any(f <= g for f, g in pairwise(floors)):
                 precision *= 2  # two thresholds share their first `precision` digits
                 continue

@@ -355,12 +355,21 @@ def test_padded_draw_law_by_enumerating_its_random_bits(monkeypatch: pytest.Monk
 
 
 # -- the fast path answers to the slow one -----------------------------------------------------
-@pytest.mark.parametrize("name", ["h15", "offsets", "wide_den"])
-def test_stored_floors_agree_with_floors_computed_anew(name: str) -> None:
-    for table in tables(plan_of(QUERIES[name]())):
+@pytest.mark.parametrize(("name", "digit_bits"), [("h15", 12), ("h15", 3), ("offsets", 12),
+                                                  ("wide_den", 12)])
+def test_stored_floors_agree_with_floors_computed_anew(
+        name: str, digit_bits: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stored floors (powers of one certified `e^(-s)` in a digit table, base 8 giving one with a
+    `β`) equal each threshold's floor certified on its own, at every precision used."""
+    monkeypatch.setattr(padded, "DIGIT_BITS", digit_bits)
+    plan = plan_of(QUERIES[name]())
+    assert digit_bits == 12 or any(t.beta is not None and len(t.alphas) >= 4
+                                   for t in tables(plan))
+    for table in tables(plan):
         for j, alpha in enumerate(table.alphas[:40]):
             for k in (table.width, table.width + CHUNK, table.precision):
                 assert table.floor_at(j, k) == padded.threshold_floor(alpha, table.beta, k)
+        assert floors_certified(table)
 
 
 def test_refinement_from_stored_floors_agrees_with_floors_computed_on_demand() -> None:
