@@ -247,20 +247,19 @@ def padded_bt_outcome(query: BTQuery, plan: Padding, bits: Bits) -> Outcome:
     The plan must be `Padding.of(query.a, query.b, query.lam, band)`; a count that is not an
     integer inside the band is refused (GuardedBT never sends one: its guards decide them).
     """
-    c, lower, upper = query.count.numerator, *plan.band
-    if query.count.denominator != 1 or not lower < c < upper:
+    count = query.count
+    c = count.numerator
+    lower, upper = plan.band
+    if count.denominator != 1 or not lower < c < upper:
         raise ParameterError("count", "a count outside the noisy band",
                              f"an integer count c with {lower} < c < {upper}")
-    word = bits(plan.word_bits)
-    sign = word & 1
-    word >>= 1
+    word = bits(plan.word_bits)  # the sign, then every table's first digits
+    rest = word >> 1
     n = 0  # l·V' + g
     for table, adds in plan.tables:
-        n += adds[table.value(word & table.mask, bits)]
-        word >>= table.width
-    scaled = c * plan.lam_scaled
-    low_cut = plan.a_scaled - scaled  # A = λ·D·(a - c)
-    high_cut = plan.b_scaled - scaled  # B = λ·D·(b - c)
-    low = n < low_cut if sign else n >= -low_cut
-    high = n >= high_cut if sign else n < -high_cut
-    return _BY_INDEX[1 + high - low]
+        n += adds[table.value(rest & table.mask, bits)]
+        rest >>= table.width
+    scaled = c * plan.lam_scaled  # A = a_scaled - scaled, B = b_scaled - scaled
+    if word & 1:  # S = +1: L iff n < A, H iff n >= B
+        return _BY_INDEX[1 + (n >= plan.b_scaled - scaled) - (n < plan.a_scaled - scaled)]
+    return _BY_INDEX[1 + (n < scaled - plan.b_scaled) - (n >= scaled - plan.a_scaled)]
