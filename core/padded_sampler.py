@@ -24,10 +24,10 @@ mod `l`, so with `g` the largest offset `<= F` (or 0) and `V' = min(V, ceil(T/l)
 made with `n` instead of `Y`. `V` and `F` are independent (memorylessness): `P(V >= k) =
 e^(-λ·k)`, `P(F >= o) = P(X >= o/D | X < λ)` for `X ~ Exp(1)`; and the base-`2^12` digits of
 `V` are independent too, digit `i` with `P(d >= k) = P(X >= λ·2^(12·i)·k | X < λ·2^(12·(i+1)))`
-(the top digit unconditioned and capped, so that `V' >= ceil(T/l)` is reached exactly when
-`V` reaches it). So one draw is the sign and a few independent values, each from a public
-`Table`: a law on `{0, ..., K}` with `P(value >= j) = θ_j`, every `θ_j = P(X >= α_j | X < β)`
-(`K <= 4095`; `β` absent for the top digit).
+(the top digit unconditioned, capped at a public bound past which every `V` decides alike). So
+one draw is the sign and a few independent values, each from a public `Table`: a law on
+`{0, ..., K}` with `P(value >= j) = θ_j`, every `θ_j = P(X >= α_j | X < β)` (`K <= 4096`; `β`
+absent for the top digit).
 
 A `Table` draws by inversion: `value = #{j : U < θ_j}` for `U` uniform on (0, 1), read as binary
 digits. It holds the certified integers `floor(2^W·θ_j)` (mpmath intervals, `betweencut.exact`)
@@ -36,8 +36,9 @@ and the least width `w` at which the `floor(2^w·θ_j)` are distinct (at least
 the first `w` digits `u` of `U`: each `θ_j` with `floor(2^w·θ_j) > u` is above `U`, each other
 one below, except at most one, the `θ_j` with `floor(2^w·θ_j) = u` (it lies in `U`'s cell), which
 is then settled by reading `CHUNK` more digits at a time until `U` and `θ_j` differ (beyond `W`
-digits, certified on demand). `θ_j` is irrational (Hermite–Lindemann), so this stops with
-probability 1, exactly at `U < θ_j` or `U > θ_j`.
+digits, certified on demand). `θ_j` is irrational (`e^(-α) + (θ - 1)·e^(-β) - θ = 0` has no
+rational solution `θ`, by Lindemann–Weierstrass), so this stops with probability 1, exactly at
+`U < θ_j` or `U > θ_j`.
 
 What is the same for every count, given the same random stream: the random bits read (one call
 of `1 + Σ w` bits for the sign and every table's first digits, then `CHUNK` bits per refinement
@@ -64,7 +65,7 @@ from betweencut.noisy_test import BTQuery, Outcome
 
 #: Outcome by `1 + [high] - [low]`: low -> L, neither -> B, high -> H.
 _BY_INDEX = (Outcome.L, Outcome.B, Outcome.H)
-DIGIT_BITS = 12  # V is drawn in base 2^12: no table holds more than 4095 thresholds
+DIGIT_BITS = 12  # V is drawn in base 2^12: no table holds more than 4096 thresholds
 CHUNK = 8  # digits of U read per refinement round
 GUARD = 64  # a table's floors are stored this many digits past its width
 
@@ -99,8 +100,8 @@ def _exp_bounds(x: Fraction, scale: int) -> tuple[int, int]:
 def table_floors(alphas: tuple[Fraction, ...], beta: Fraction | None, k: int) -> list[int]:
     """`threshold_floor(α, β, k)` for every `α`. The digit tables' `α` are `s, 2·s, 3·s, ...`:
     there the `e^(-α)` are powers of one certified `e^(-s)`, taken in integers rounded down for
-    the lower bound and up for the upper one, `G` guard bits beyond `k`; a floor the two bounds
-    leave open (or any `α` off that progression) is certified on its own."""
+    the lower bound and up for the upper one, `32 + bit_length(K)` bits beyond `k`; a floor the
+    two bounds leave open (or any `α` off that progression) is certified on its own."""
     step = alphas[0] if alphas else Fraction(0)
     if any(x != step * i for i, x in enumerate(alphas, start=1)) or len(alphas) < 4:
         return [threshold_floor(x, beta, k) for x in alphas]
