@@ -254,8 +254,8 @@ def scan_csv(path: str) -> tuple[str, ...]:
 
 def _refuse(path: str, line: int, offset: int, problem: str) -> None:
     where = "the header (line 1)" if line == 1 else f"row {line - 1} (line {line})"
-    raise InputFileError(path, problem, "write it as `betweencut classify --help` describes "
-                         "CSV input (the CsvTable rules)", where=f"{where}, byte offset {offset}")
+    raise InputFileError(path, problem, "CSV input is described in `betweencut classify "
+                         "--help`", where=f"{where}, byte offset {offset}")
 
 
 def _scan_block(path: str, block: bytes, offset: int, line: int,
