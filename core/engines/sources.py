@@ -233,13 +233,15 @@ def scan_csv(path: str) -> tuple[str, ...]:
         carry, offset, line = b"", 0, 1  # offset and line number of carry's first byte
         while True:
             chunk = handle.read(CHUNK_BYTES)
-            data = carry + chunk
+            data = carry + chunk if carry else chunk
             last = not chunk
             cut = len(data) if last else data.rfind(b"\n") + 1
             if cut:
-                block = data[:cut] if data[:cut].endswith(b"\n") else data[:cut] + b"\n"
-                header = _scan_block(path, block, offset, line, header, virtual=block != data[:cut])
-                line += block.count(b"\n")
+                block = data if cut == len(data) else data[:cut]
+                virtual = not block.endswith(b"\n")
+                header = _scan_block(path, block + b"\n" if virtual else block, offset, line,
+                                     header, virtual=virtual)
+                line += block.count(b"\n") + virtual
                 offset += cut
             carry = data[cut:]
             if len(carry) > MAX_LINE_BYTES:
@@ -269,11 +271,12 @@ def _scan_block(path: str, block: bytes, offset: int, line: int,
         block.decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append((exc.start, f"not UTF-8: byte 0x{block[exc.start]:02x}"))
-    for pos in np.flatnonzero(a == 0)[:1]:
-        problems.append((int(pos), "a NUL byte"))
-    cr = np.flatnonzero(a == 13)
-    for pos in cr[a[cr + 1] != 10][:1]:
-        problems.append((int(pos), "a carriage return that does not end a line"))
+    if (nul := block.find(b"\0")) >= 0:
+        problems.append((nul, "a NUL byte"))
+    if b"\r" in block:
+        cr = np.flatnonzero(a == 13)
+        for pos in cr[a[cr + 1] != 10][:1]:
+            problems.append((int(pos), "a carriage return that does not end a line"))
     lengths = nl - starts + 1
     if virtual:
         lengths[-1] -= 1
@@ -283,19 +286,18 @@ def _scan_block(path: str, block: bytes, offset: int, line: int,
     for i in np.flatnonzero(content == 0)[:1]:
         problems.append((int(starts[i]), "a blank line (a row has as many fields as the "
                                          "header; write a null record as an empty field)"))
-    quote = (a == 34).astype(np.int64)
-    before = np.cumsum(quote) - quote  # quotes before each byte
-    per_line = before[nl] - before[starts]
-    for i in np.flatnonzero(per_line % 2)[:1]:
+    # positions of quotes and commas, counted per line by binary search (no full-length sums)
+    q = np.flatnonzero(a == 34) if b'"' in block else np.empty(0, np.int64)
+    through_q = np.searchsorted(q, nl)  # lines hold no quote at their newline
+    first_q = np.concatenate(([0], through_q[:-1]))  # index in q of each line's first quote
+    for i in np.flatnonzero((through_q - first_q) % 2)[:1]:
         problems.append((int(starts[i]), 'a quoted field not closed on its line (a line break '
                                          'inside quotes, or a stray ")'))
-    if not problems:
-        q = np.flatnonzero(quote)
+    if not problems and q.size:
+        opening = (np.arange(q.size) - first_q[np.searchsorted(nl, q)]) % 2 == 0
         prev = np.where(q > 0, a[np.maximum(q - 1, 0)], 10)
-        nxt = a[q + 1]
-        opening = before[q] % 2 == 0
         ok = np.where(opening, np.isin(prev, (10, 44, 34)) | (q == 0),
-                      np.isin(nxt, (10, 13, 44, 34)))
+                      np.isin(a[q + 1], (10, 13, 44, 34)))
         for pos in q[~ok][:1]:
             problems.append((int(pos), 'a " inside an unquoted field or after a closing '
                                        'quote (quote the whole field and double the ")'))
@@ -309,8 +311,11 @@ def _scan_block(path: str, block: bytes, offset: int, line: int,
             twice = sorted({n for n in header if header.count(n) > 1})
             raise InputFileError(path, f"its header names a column twice ({', '.join(twice)})",
                                  "give every column a distinct name", where="line 1")
-    comma = (a == 44) & (before % 2 == 0)
-    fields = np.cumsum(comma)[nl] - np.concatenate(([0], np.cumsum(comma)[nl[:-1]])) + 1
+    c = np.flatnonzero(a == 44)
+    if q.size:  # a comma inside quotes (an odd number of quotes before it on its line) is text
+        inside = (np.searchsorted(q, c) - first_q[np.searchsorted(nl, c)]) % 2 == 1
+        c = c[~inside]
+    fields = np.diff(np.searchsorted(c, nl), prepend=0) + 1
     for i in np.flatnonzero(fields != len(header))[:1]:
         _refuse(path, line + int(i), offset + int(starts[i]),
                 f"{int(fields[i])} fields where the header has {len(header)} (a ragged row)")
