@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from betweencut.cli import main
 from betweencut.engines import duckdb as duck
@@ -419,3 +421,43 @@ def test_lit_bracket_path_releases_the_named_file_only_on_spark(tmp_path: Path) 
     done = _cli(str(_lit(tmp_path)), "--engine", "spark", *LIT_ARGS, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "/0/0/0" in done.stdout and "/1" not in done.stdout
+
+
+# -- the scan answers to direct reading ---------------------------------------------------------
+
+CSV_BYTES = st.lists(st.sampled_from([b"a", b"0/1", b",", b'"', b'""', b"\n", b"\r\n", b"\r",
+                                      b"\\", b" ", b"\xff", b"\xc3\xa9", b"\x00"]),
+                     min_size=0, max_size=24).map(lambda parts: b"id,rec\n" + b"".join(parts))
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, database=None)
+@given(data=CSV_BYTES)
+def test_scan_accepts_only_files_every_reader_reads_alike(data: bytes) -> None:
+    """On random files: the scan's verdict does not depend on its chunk size (the carry between
+    chunks), and a file it accepts is read to the same rows by Python's csv module (strict, line
+    by line) and by DuckDB, with every row as wide as the header."""
+    import csv
+    import tempfile
+
+    from betweencut.engines import sources
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "t.csv")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        verdicts = []
+        for chunk in (sources.CHUNK_BYTES, 5):
+            old, sources.CHUNK_BYTES = sources.CHUNK_BYTES, chunk
+            try:
+                verdicts.append(_outcome(lambda: Counter(sources.scan_csv(path))))
+            finally:
+                sources.CHUNK_BYTES = old
+        assert verdicts[0] == verdicts[1]
+        if isinstance(verdicts[0], str):
+            return
+        text = data.decode("utf-8")
+        rows = [next(csv.reader([line], strict=True)) for line in text.splitlines(keepends=True)]
+        assert all(len(r) == 2 for r in rows)
+        source = Source.of(path, "rec")
+        assert _memory_values(source) == Counter(r[1] or None for r in rows[1:])
+        assert _duckdb_values(source, "rec") == _memory_values(source)

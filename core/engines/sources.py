@@ -266,59 +266,67 @@ def _scan_block(path: str, block: bytes, offset: int, line: int,
     a = np.frombuffer(block, np.uint8)
     nl = np.flatnonzero(a == 10)
     starts = np.concatenate(([0], nl[:-1] + 1))
-    problems: list[tuple[int, str]] = []  # (byte position, problem): the first one is reported
+    # (byte position, priority, problem): the first line with one is reported, so the verdict
+    # does not depend on where the chunks end; on one line a long line comes first (as from
+    # the carry) and a ragged row last (its count means little on a broken line)
+    problems: list[tuple[int, int, str]] = []
     try:
         block.decode("utf-8")
     except UnicodeDecodeError as exc:
-        problems.append((exc.start, f"not UTF-8: byte 0x{block[exc.start]:02x}"))
+        problems.append((exc.start, 1, f"not UTF-8: byte 0x{block[exc.start]:02x}"))
     if (nul := block.find(b"\0")) >= 0:
-        problems.append((nul, "a NUL byte"))
+        problems.append((nul, 1, "a NUL byte"))
     if b"\r" in block:
         cr = np.flatnonzero(a == 13)
         for pos in cr[a[cr + 1] != 10][:1]:
-            problems.append((int(pos), "a carriage return that does not end a line"))
+            problems.append((int(pos), 1, "a carriage return that does not end a line"))
     lengths = nl - starts + 1
     if virtual:
         lengths[-1] -= 1
     for i in np.flatnonzero(lengths > MAX_LINE_BYTES)[:1]:
-        problems.append((int(starts[i]), f"a line longer than {MAX_LINE_BYTES} bytes"))
+        problems.append((int(starts[i]), 0, f"a line longer than {MAX_LINE_BYTES} bytes"))
     content = nl - starts - ((a[np.maximum(nl - 1, 0)] == 13) & (nl > starts))
     for i in np.flatnonzero(content == 0)[:1]:
-        problems.append((int(starts[i]), "a blank line (a row has as many fields as the "
-                                         "header; write a null record as an empty field)"))
+        problems.append((int(starts[i]), 1, "a blank line (a row has as many fields as the "
+                                            "header; write a null record as an empty field)"))
     # positions of quotes and commas, counted per line by binary search (no full-length sums)
     q = np.flatnonzero(a == 34) if b'"' in block else np.empty(0, np.int64)
     through_q = np.searchsorted(q, nl)  # lines hold no quote at their newline
     first_q = np.concatenate(([0], through_q[:-1]))  # index in q of each line's first quote
-    for i in np.flatnonzero((through_q - first_q) % 2)[:1]:
-        problems.append((int(starts[i]), 'a quoted field not closed on its line (a line break '
-                                         'inside quotes, or a stray ")'))
-    if not problems and q.size:
-        opening = (np.arange(q.size) - first_q[np.searchsorted(nl, q)]) % 2 == 0
+    odd = (through_q - first_q) % 2 == 1
+    for i in np.flatnonzero(odd)[:1]:
+        problems.append((int(starts[i]), 1, 'a quoted field not closed on its line (a line '
+                                            'break inside quotes, or a stray ")'))
+    if q.size:
+        q_line = np.searchsorted(nl, q)
+        opening = (np.arange(q.size) - first_q[q_line]) % 2 == 0
         prev = np.where(q > 0, a[np.maximum(q - 1, 0)], 10)
-        ok = np.where(opening, np.isin(prev, (10, 44, 34)) | (q == 0),
-                      np.isin(a[q + 1], (10, 13, 44, 34)))
+        ok = odd[q_line] | np.where(opening, np.isin(prev, (10, 44, 34)) | (q == 0),
+                                    np.isin(a[q + 1], (10, 13, 44, 34)))
         for pos in q[~ok][:1]:
-            problems.append((int(pos), 'a " inside an unquoted field or after a closing '
-                                       'quote (quote the whole field and double the ")'))
-    if problems:
-        pos, problem = min(problems)
-        _refuse(path, line + int(np.searchsorted(nl, pos)), offset + pos, problem)
-    if header is None:
+            problems.append((int(pos), 1, 'a " inside an unquoted field or after a closing '
+                                          'quote (quote the whole field and double the ")'))
+    if header is None and not any(pos <= nl[0] for pos, _, _ in problems):
         first = block[: int(nl[0]) + 1].decode("utf-8").removeprefix("\ufeff")
         header = tuple(next(csv.reader([first], strict=True)))
         if len(set(header)) != len(header):
             twice = sorted({n for n in header if header.count(n) > 1})
             raise InputFileError(path, f"its header names a column twice ({', '.join(twice)})",
                                  "give every column a distinct name", where="line 1")
-    c = np.flatnonzero(a == 44)
-    if q.size:  # a comma inside quotes (an odd number of quotes before it on its line) is text
-        inside = (np.searchsorted(q, c) - first_q[np.searchsorted(nl, c)]) % 2 == 1
-        c = c[~inside]
-    fields = np.diff(np.searchsorted(c, nl), prepend=0) + 1
-    for i in np.flatnonzero(fields != len(header))[:1]:
-        _refuse(path, line + int(i), offset + int(starts[i]),
-                f"{int(fields[i])} fields where the header has {len(header)} (a ragged row)")
+    if header is not None:
+        c = np.flatnonzero(a == 44)
+        if q.size:  # a comma inside quotes (an odd number of quotes before it on its line)
+            inside = (np.searchsorted(q, c) - first_q[np.searchsorted(nl, c)]) % 2 == 1
+            c = c[~inside]
+        fields = np.diff(np.searchsorted(c, nl), prepend=0) + 1
+        for i in np.flatnonzero(fields != len(header))[:1]:
+            problems.append((int(starts[i]), 2, f"{int(fields[i])} fields where the header has "
+                                                f"{len(header)} (a ragged row)"))
+    if problems:  # the first line with a problem; on it, by priority, then position
+        at, _, pos, problem = min((int(np.searchsorted(nl, p)), k, p, m) for p, k, m in problems)
+        _refuse(path, line + at, offset + pos, problem)
+    if header is None:  # pragma: no cover - a problem on line 1 was refused above
+        raise InputFileError(path, "has no header", "write the header line")
     return header
 
 
