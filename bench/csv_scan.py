@@ -72,7 +72,8 @@ def main() -> None:
     size = os.path.getsize(path) / 1e6
     print(f"{args.rows} rows, {size:.0f} MB, DuckDB threads {args.threads} (shared 2-core machine)")
     print(f"baseline DuckDB read+count   {base:8.3f} s   1.00")
-    print(f"scan_csv alone               {scan:8.3f} s   {scan / base:.2f}  ({size / scan:.0f} MB/s)")
+    rate = size / scan
+    print(f"scan_csv alone               {scan:8.3f} s   {scan / base:.2f}  ({rate:.0f} MB/s)")
     print(f"new reader (scan + DuckDB)   {full:8.3f} s   {full / base:.2f}")
 
 
