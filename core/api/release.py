@@ -46,6 +46,7 @@ def classify(
     spark_master: str | None = None,
     seed: int | None = None,
     progress: Progress | None = None,
+    glob: bool = False,
 ) -> Classification:
     """The Heavy set of `tree` for the records of `source`, `(ε, δ)`-DP (Theorem 5.5, or the
     tight accountant's certified bound) with the deterministic margin `E` (Theorem 5.6).
@@ -55,6 +56,8 @@ def classify(
     the embedded Unicode dataset (its own tree: pass `betweencut.datasets.unicode_tree()`).
     `engine`: "memory" (Python), "duckdb" or "spark" (counting at scale; the `duckdb` and
     `spark` extras); default memory for records and text, duckdb for CSV and Parquet.
+    A path is read as named (a file, or a directory's files in a stated public order); with
+    `glob=True` it is a pattern (`betweencut.engines.sources`).
     `seed` makes a run reproducible and must not be used for a release.
     Raises `ParameterError` (a public parameter, before any record is read), `RecordError`
     (a record that does not fit the public tree, naming its line or row).
@@ -76,7 +79,7 @@ def classify(
     from betweencut.engines.common import Source
     from betweencut.engines.select import choose_engine
 
-    files = Source.of(str(Path(source)), column, skip_null=skip_null)
+    files = Source.of(str(Path(source)), column, skip_null=skip_null, pattern=glob)
     chosen = choose_engine(engine, files, spark_master)
     if chosen == "memory":
         return _memory(t, files, tau, epsilon, delta, cal, seed, progress)

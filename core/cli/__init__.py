@@ -35,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             audit.add_parser(sub, groups="audit" in words)
         else:
             command.add_parser(sub)
+    args = None
     try:
         args = parser.parse_args(argv)
         if args.version:
@@ -57,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNDECIDED
     except BetweenCutError as exc:
         _say(f"error: {exc}")
+        detail = getattr(exc, "detail", "")
+        if detail and getattr(args, "debug", False):  # a dependency's own text, on request
+            print(f"betweencut: debug: {detail}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
         _say(f"error: {exc.strerror or exc}: {exc.filename or ''}")

@@ -34,8 +34,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "  betweencut classify --tau 30 --epsilon 1 --delta 0.05   (embedded Unicode dataset)",
     )
     p.add_argument("input", nargs="?", metavar="INPUT",
-                   help="one record per line (a/b/c paths or 0/1/1 leaf indices; - for stdin); "
-                        "omitted: the embedded Unicode dataset")
+                   help="a file read as named (one record per line, a/b/c paths or 0/1/1 leaf "
+                        "indices; or CSV, Parquet), a directory (its .txt, .csv, .parquet files "
+                        "not starting with . or _, sorted by name), or - for stdin; omitted: "
+                        "the embedded Unicode dataset. CSV: UTF-8, a header line naming the "
+                        "columns exactly, comma-separated, fields quoted with \" (doubled "
+                        "inside), one line per row of as many fields as the header, lines of "
+                        "at most 65,536 bytes, no blank lines; an empty field is a null record")
+    p.add_argument("--glob", action="store_true",
+                   help="INPUT is a glob pattern (*, ?, [...]) naming the files to read; "
+                        "without it INPUT is a path, whatever characters it holds")
     p.add_argument("--tau", type=rational("tau"), required=True, help="public threshold tau >= 0")
     p.add_argument("--epsilon", type=rational("epsilon"), required=True, help="0 < eps <= 1")
     p.add_argument("--delta", type=rational("delta"), required=True, help="0 < delta < 1/10")
@@ -65,6 +73,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         "differentially private, for the data holder only")
     p.add_argument("--progress", action="store_true",
                    help="progress of long runs on stderr even when it is not a terminal")
+    p.add_argument("--debug", action="store_true",
+                   help="on an input error, also print the message of the library that "
+                        "raised it (DuckDB, Spark, the csv module, the operating system)")
     p.add_argument("--seed", type=positive_int("seed", 0, 2**63),
                    help="seed the sampler for a reproducible run (not for release: the default "
                         "draws from the operating system's CSPRNG)")
@@ -100,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
     if args.input in (None, "-") and (args.column is not None
                                       or args.engine not in (None, "memory")):
         raise UsageError("--column and --engine duckdb|spark go with a CSV or Parquet INPUT")
+    if args.input in (None, "-") and args.glob:
+        raise UsageError("--glob goes with an INPUT pattern")
     status = StatusLine("classify", force=args.progress)
     source: Any = args.input
     if args.input == "-":
@@ -108,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     result = classify(tree, source, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
                       engine=args.engine, accountant=args.accountant, column=args.column,
                       skip_null=args.skip_null, spark_master=args.spark_master,
-                      seed=args.seed, progress=status)
+                      seed=args.seed, progress=status, glob=args.glob)
     print_release(result, args.json, sys.stdout)
     if args.diagnostics:
         sys.stdout.flush()
