@@ -91,3 +91,20 @@ def test_audit_depth_tight_accountant(capsys: pytest.CaptureFixture[str]) -> Non
     cal = ["audit", "depth", "--height", "15", "--epsilon", "1", "--delta", "0.05",
            "--tau", "40", "--count", "20", "--accountant", "tight", "--json"]
     assert main(cal) == 0
+
+
+def test_theorem_5_5_at_depth_cli_audits_the_promised_epsilon_delta(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): with `--epsilon 1 --delta 1/20
+    --accountant tight` at h = 15 the calibrated `λ` is 3203/10000, so no row `rλ` is at the
+    promised `ε = 1`: the promised point must be audited itself, at the flags' `(ε, δ)`."""
+    argv = ["audit", "depth", "--height", "15", "--epsilon", "1", "--delta", "1/20",
+            "--tau", "24", "--count", "19", "--accountant", "tight", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "1" not in {row["eps_exact"] for row in out["rows"]}  # no r*lambda is the promise
+    promised = out["promised"]
+    assert promised["eps_exact"] == "1" and promised["bound_exact"] == "1/20"
+    assert promised["holds"] is True and promised["rows"] == 1
+    assert promised["worst"]["eps_exact"] == "1" and promised["worst"]["count"] == 19

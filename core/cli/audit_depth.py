@@ -11,7 +11,8 @@ Hypothesis search over profiles; with `--count C`: the pair `C` vs `C + 1` (exac
 every row). Every row carries the exact `delta_exact` (text with one common denominator, read
 exactly by sympy; grammar in `betweencut.proofs.privacy.depth.exact_values`) and the certified
 `delta_in`; family rows carry the bound as a float, the exact bounds listed once per `r` under
-`bounds`.
+`bounds`. With `--epsilon/--delta` the promised `(ε, δ)` is audited too, at that `ε` on the same
+pairs (`promised`; under `--accountant tight` it is no `rλ`), and enters the verdict.
 Exit 0 all hold, 1 refuted, 2 bad usage, 3 undecided.
 """
 
@@ -67,7 +68,9 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.set_defaults(handler=run, group="depth")
 
 
-def _setup(args: argparse.Namespace) -> tuple[Params, dict[str, Any]]:
+def _setup(args: argparse.Namespace) -> tuple[Params, dict[str, Any], tuple[Any, Any] | None]:
+    """The parameters, the facts the report heads with and, when calibrated, the promised
+    `(ε, δ)` of the flags (audited as a claim point of its own: under `tight` it is no `rλ`)."""
     if args.height is None or args.tau is None:
         raise UsageError("audit depth needs --height and --tau")
     if args.height > MAX_HEIGHT:
@@ -81,19 +84,21 @@ def _setup(args: argparse.Namespace) -> tuple[Params, dict[str, Any]]:
             raise UsageError("--lam and --R go together")
         params = Params.of(args.tau, args.lam, args.R)
         info: dict[str, Any] = {}
+        promise = None
     else:
         if args.epsilon is None or args.delta is None:
             raise UsageError("--epsilon and --delta go together")
         cal = calibrate_with(args.accountant, args.height, args.epsilon, args.delta)
         params = cal.params(args.tau)
         info = {"epsilon": str(cal.epsilon), "delta_promised": str(cal.delta), "r_cal": cal.r}
+        promise = (cal.epsilon, cal.delta)
     if params.lam > 1:
         raise UsageError(f"lambda = {params.lam}: Theorem 5.4 needs 0 < lambda <= 1")
     if params.margin.compare(params.tau) > 0:
         raise UsageError(
             f"tau = {params.tau} is not allowed: tau >= E = {params.margin.exact_str()} "
             f"~ {params.margin.approx():.6g} (off-path nodes must be guarded Light)")
-    return params, info
+    return params, info, promise
 
 
 def _bounds(accountant: str, L: int, params: Params) -> list[Any]:
@@ -147,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     from betweencut.proofs.privacy.depth.paths import PathProfile
     from betweencut.tree import kary_tree
 
-    params, info = _setup(args)
+    params, info, promise = _setup(args)
     h = args.height
     L = path_query_bound(h)
     bounds = _bounds(args.accountant, L, params)
@@ -190,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             write(found.rows)
         searched = {"tried": found.tried}
+    promised = _promised(mechanism, profiles, promise, single, args.on)
     worst = audit.worst
     out: dict[str, Any] = {
         **head,
@@ -198,8 +204,10 @@ def run(args: argparse.Namespace) -> int:
                     "bound_exact": _exact(b.exact)} for b in bounds],
         "worst": _row(worst) if worst is not None else None,
         "refused": [[p.describe(), why] for p, why in audit.refused],
-        "holds": audit.holds,
+        "holds": audit.holds and (promised is None or promised["holds"]),
     }
+    if promised is not None:
+        out["promised"] = promised
     if searched:
         out["search"] = searched
     if args.json:
@@ -209,7 +217,25 @@ def run(args: argparse.Namespace) -> int:
         out["rows"] = [_row(row, bound_exact=single, exact=False) for row in audit.rows]
         _print(out, single)
     sys.stdout.flush()
-    return EXIT_OK if audit.holds else EXIT_REFUTED
+    return EXIT_OK if out["holds"] else EXIT_REFUTED
+
+
+def _promised(mechanism: Any, profiles: list[Any], promise: tuple[Any, Any] | None,
+              single: bool, on: str) -> dict[str, Any] | None:
+    """The flags' promised `(ε, δ)` (Theorem 5.5, or the tight calibration's certified
+    claim) audited as one claim point on the same profiles: `δ(ε) <= δ` at that very `ε`
+    (under `--accountant tight`, `ε` is no multiple of the calibrated `λ`)."""
+    if promise is None:
+        return None
+    from betweencut.proofs.privacy.depth.audit import audit_profiles
+    from betweencut.proofs.privacy.depth.transcript import ClaimedBound
+
+    eps, delta = promise
+    audit = audit_profiles(mechanism, profiles, [ClaimedBound.of(1, eps, delta)],
+                           exact=single, skip_refused=not single, on=on)
+    worst = audit.worst
+    return {"eps_exact": str(eps), "bound_exact": str(delta), "rows": len(audit.rows),
+            "holds": audit.holds, "worst": _row(worst) if worst is not None else None}
 
 
 def _print(out: dict[str, Any], single: bool) -> None:
@@ -227,6 +253,10 @@ def _print(out: dict[str, Any], single: bool) -> None:
         pair = f"C={w['count']}" if "count" in w else f"profile {w['profile']}"
         print(f"  worst: {pair}, r = {w['r']}, delta = {w['delta']:.6g} vs bound "
               f"{w['bound']:.6g} ({'holds' if w['holds'] else 'REFUTED'})")
+    p = out.get("promised")
+    if p is not None:
+        print(f"  promised (eps, delta) = ({p['eps_exact']}, {p['bound_exact']}): "
+              f"{p['rows']} pairs, {'holds' if p['holds'] else 'REFUTED'}")
     print(f"  {len(out['rows'])} rows, {'all hold' if out['holds'] else 'REFUTED'}")
 
 
