@@ -108,3 +108,19 @@ def test_theorem_5_4_search_mode_refutes_a_broken_variant() -> None:
                                variant=GuardsWithoutR)
     assert result.refutation is not None
     assert result.refutation.counterexample()["excess_approx"] > 0
+
+
+def test_theorem_5_5_cli_exhaustive_audits_the_promised_epsilon_delta(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): `--exhaustive` with `--epsilon`
+    and `--delta` audits the flags' `(ε, δ)` on every pair, as the one-pair mode does, besides
+    the accountant's `(rλ, δ_r)` rows."""
+    argv = ["audit", "privacy", "--height", "3", "--epsilon", "1", "--delta", "1/20",
+            "--tau", "2", "--exhaustive", "1", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    for name in ("transcript", "heavy"):
+        promised = out[name]["promised"]
+        assert promised["eps"] == "1" and promised["delta"] == "1/20"
+        assert promised["holds"] is True and promised["pairs"] == out["pairs"]

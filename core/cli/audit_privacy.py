@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     on = [args.on] if args.on else list(PROJECTIONS)
     points = _accountant_points(args.accountant, tree, params)
     if args.exhaustive is not None:
-        return _exhaustive(args, tree, params, on, points)
+        return _exhaustive(args, tree, params, on, points, promised)
     if args.db is None or args.add is None:
         raise UsageError("give --db and --add (or --exhaustive N)")
     texts = [x for x in args.db.split(",") if x.strip()]
@@ -271,13 +271,16 @@ def _print_pair(out: dict[str, Any], on: list[str]) -> None:
 
 
 def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str],
-                points: list[Any] | None) -> int:
+                points: list[Any] | None, promised: dict[str, Any]) -> int:
+    """Every pair with `|D| <= N` against the accountant's `(rλ, δ_r)` and, when calibrated,
+    the flags' promised `(ε, δ)` (as the one-pair mode: Theorem 5.5)."""
     from betweencut.proofs.privacy.claims.checkers import exhaustive
 
     def bar(items: Any, total: int) -> Any:
         return progress(items, total, "pairs")
 
-    result = exhaustive(tree, params, args.exhaustive, on, bar, points)
+    promise = (promised["epsilon"], promised["delta"]) if promised else None
+    result = exhaustive(tree, params, args.exhaustive, on, bar, points, promise)
     out: dict[str, Any] = {"accountant": args.accountant, "tree": tree.description,
                            "size": args.exhaustive, "pairs": result["pairs"],
                            "transcripts": result["transcripts"]}
@@ -296,6 +299,15 @@ def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: 
                                    "tightness": [float(lo), float(hi)],
                                    "epsilon_at_delta": None if at is None else at.display(),
                                    "epsilon_at_delta_exact": "inf" if at is None else str(at)}
+        kept = result["promised"].get(name)
+        if kept is not None:
+            entry["promised"] = {"eps": str(promise[0]) if promise else None,
+                                 "delta": str(promise[1]) if promise else None,
+                                 "holds": kept.holds, "pairs": kept.pairs}
+            if kept.refutation is not None:
+                entry["promised"]["counterexample"] = {
+                    k: str(v) for k, v in kept.refutation.counterexample().items()}
+            holds = holds and kept.holds
         out[name] = entry
         holds = holds and verdict.holds
     out["holds"] = holds
@@ -314,5 +326,9 @@ def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: 
                       f"epsilon_at_delta(bound) = {w['epsilon_at_delta_exact']}")
             if "counterexample" in entry:
                 print(f"    {entry['counterexample']}")
+            if "promised" in entry:
+                p = entry["promised"]
+                print(f"    promised (eps, delta) = ({p['eps']}, {p['delta']}): "
+                      f"{'holds' if p['holds'] else 'REFUTED'} on {p['pairs']} pairs")
     sys.stdout.flush()
     return EXIT_OK if holds else EXIT_REFUTED

@@ -228,13 +228,16 @@ def check_theorem_5_5_enumerated(
 def exhaustive(
     tree: PublicTree, params: Params, size: int, on: Sequence[str] = ("transcript", "heavy"),
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
-    points: Sequence[ClaimPoint] | None = None,
+    points: Sequence[ClaimPoint] | None = None, promised: ClaimPoint | None = None,
 ) -> dict[str, Any]:
-    """Theorem 5.4 (or the claim `points`) on every `(D, D + z)` with `|D| <= size`.
+    """Theorem 5.4 (or the claim `points`) on every `(D, D + z)` with `|D| <= size`, and the
+    `promised` `(ε, δ)` when given (a calibration's claim: Theorem 5.5, or the tight
+    accountant's, whose `ε` need not be any `rλ`), on the same pairs and laws.
 
     Returns per projection the audit verdict (holds with the tightest pair, or a refutation),
-    the number of pairs, of transcripts whose exact probability was computed (per database and
-    outcome tree) and of real mechanism runs (answer sequences enumerated directly).
+    under `promised` the verdicts of the promised point, the number of pairs, of transcripts
+    whose exact probability was computed (per database and outcome tree) and of real mechanism
+    runs (answer sequences enumerated directly).
     """
     leaves = list(tree.level(tree.height - 1))
     pairs = list(neighbouring_pairs(leaves, size))
@@ -242,26 +245,38 @@ def exhaustive(
     points = theorem_5_4_points(tree, params) if points is None else points
     shown = progress(pairs, len(pairs)) if progress else pairs
     verdicts: dict[str, AuditVerdict] = {}
+    kept: dict[str, AuditVerdict] = {}
     for pair in shown:
         for name in on:
-            verdict = audit_mechanism(cache.run, [pair], points, on=name, cache=cache)
-            best = verdicts.get(name)
-            if best is None or not verdict.holds or (
-                verdict.tightest is not None and best.tightest is not None
-                and tighter(verdict.tightest, best.tightest)
-            ):
-                verdict.pairs = (best.pairs if best else 0) + 1
-                verdicts[name] = verdict
-            else:
-                best.pairs += 1
-            if not verdicts[name].holds:
-                return _summary(verdicts, len(pairs), cache)
-    return _summary(verdicts, len(pairs), cache)
+            verdict = _merge(verdicts, name,
+                             audit_mechanism(cache.run, [pair], points, on=name, cache=cache))
+            if promised is not None:
+                _merge(kept, name,
+                       audit_mechanism(cache.run, [pair], [promised], on=name, cache=cache))
+            if not verdict.holds or (name in kept and not kept[name].holds):
+                return _summary(verdicts, len(pairs), cache, kept)
+    return _summary(verdicts, len(pairs), cache, kept)
 
 
-def _summary(verdicts: dict[str, AuditVerdict], pairs: int, cache: LawCache) -> dict[str, Any]:
+def _merge(verdicts: dict[str, AuditVerdict], name: str, verdict: AuditVerdict) -> AuditVerdict:
+    """Fold one pair's verdict into `verdicts[name]`: a refutation, else the tighter pair."""
+    best = verdicts.get(name)
+    if best is None or not verdict.holds or (
+        verdict.tightest is not None and best.tightest is not None
+        and tighter(verdict.tightest, best.tightest)
+    ):
+        verdict.pairs = (best.pairs if best else 0) + 1
+        verdicts[name] = verdict
+    else:
+        best.pairs += 1
+    return verdicts[name]
+
+
+def _summary(verdicts: dict[str, AuditVerdict], pairs: int, cache: LawCache,
+             promised: dict[str, AuditVerdict]) -> dict[str, Any]:
     runs = getattr(cache, "direct_runs", cache.transcripts)
-    return {"verdicts": verdicts, "pairs": pairs, "transcripts": cache.transcripts, "runs": runs}
+    return {"verdicts": verdicts, "promised": promised, "pairs": pairs,
+            "transcripts": cache.transcripts, "runs": runs}
 
 
 # The default cases, chosen for power (issue 12): Theorem 5.4's bound is < 1 at some r (R of
