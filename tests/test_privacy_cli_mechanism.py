@@ -4,6 +4,7 @@ line, the curve, regression mode, and one-line errors."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,36 @@ def test_mechanism_builder_whole_run_as_output(
     assert main(argv) == 0
     out = _json(capsys)
     assert out["on"] == "output" and out["holds"] is True and out["transcripts"] > 0
+
+
+RECORDING = '''
+SEEN = []
+
+def build(tree, params):
+    from betweencut.betweencut import BetweenCut
+    SEEN.append(params)
+    return BetweenCut(tree, params)
+'''
+
+
+def test_theorem_5_5_builder_is_calibrated_by_the_accountant_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): a builder calibrated from
+    `--epsilon/--delta` gets the parameters of the `--accountant` named (tight: its own `λ`,
+    `R`), not Theorem 5.5's whatever the flag says; the claim audited is the flags' `(ε, δ)`."""
+    import importlib
+
+    from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight
+
+    (tmp_path / "recording_t.py").write_text(RECORDING)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["audit", "privacy", "--mechanism", "recording_t:build", *TREE, "--tau", "2",
+            "--epsilon", "1", "--delta", "1/20", "--accountant", "tight", "--db", "0/0",
+            "--add", "0/1", "--json"]
+    assert main(argv) == 0
+    out = _json(capsys)
+    seen = importlib.import_module("recording_t").SEEN
+    cal = calibrate_tight(3, 1, Fraction(1, 20))
+    assert [(p.lam, p.R) for p in seen] == [(cal.lam, cal.R)]
+    assert out["claim"] == {"epsilon": "1", "delta": "1/20"} and out["holds"] is True

@@ -71,9 +71,10 @@ def _params(args: argparse.Namespace, loaded: Loaded) -> Params | None:
         if args.lam is None or args.R is None:
             raise UsageError("--lam and --R go together")
         return Params.of(args.tau, args.lam, args.R)
-    from betweencut.calibration import calibrate
+    from betweencut.cli._accountant import calibrate_with
 
-    return calibrate(args.height, args.epsilon, args.delta).params(args.tau)
+    return calibrate_with(args.accountant, args.height, args.epsilon,
+                          args.delta).params(args.tau)
 
 
 def _validate(args: argparse.Namespace) -> None:
