@@ -52,7 +52,7 @@ from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import Node, PublicTree, kary_tree
 
 __all__ = [
-    "PROJECTIONS", "PairReport", "betweencut_cache", "check_lemma_c_1",
+    "PROJECTIONS", "PairReport", "audited_cache", "betweencut_cache", "check_lemma_c_1",
     "check_theorem_5_4_enumerated", "check_theorem_5_5_enumerated", "exhaustive", "pair_report",
     "theorem_5_4_points",
 ]
@@ -146,6 +146,38 @@ def _params(tree: PublicTree, params: Params, db: Database, z: Node) -> dict[str
             "R": params.R.exact_str(), "D": db, "z": z}
 
 
+def _claimed(tree: PublicTree, params: Params) -> dict[str, object]:
+    """The claim a Theorem 5.4 certificate certifies: `L` and every `(r, ε, δ_r)`, exact."""
+    return {"L": path_query_bound(tree.height), "claimed": [
+        {"r": r, "eps": eps, "bound": exact_str(bound)}
+        for r, (eps, bound) in enumerate(theorem_5_4_points(tree, params), start=1)]}
+
+
+def audited_cache(tree: PublicTree, params: Params, cache: LawCache | None) -> LawCache:
+    """The cache whose laws are audited against the claim of `(tree, params)`: `cache`, or
+    BetweenCut's own. A cache of a mechanism built with other parameters or on another tree is
+    refused (`ParameterError`): its certificate would state a claim for `params` that no run
+    with them was checked against. A variant built with `params` is audited against the claim."""
+    if cache is None:
+        return betweencut_cache(tree, params)
+    mechanism = getattr(cache, "mechanism", None)
+    if isinstance(mechanism, BetweenCut) and (
+        mechanism.params != params or mechanism.tree.description != tree.description
+        or mechanism.tree.height != tree.height
+    ):
+        raise ParameterError(
+            "cache", f"{type(mechanism).__name__} on the {mechanism.tree.description}, lambda "
+            f"= {mechanism.params.lam}, R = {mechanism.params.R.exact_str()}",
+            f"a cache of a mechanism built with the claimed parameters (lambda = {params.lam}, "
+            f"R = {params.R.exact_str()}, tau = {params.tau}) on the {tree.description}")
+    return cache
+
+
+def _mechanism_name(cache: LawCache) -> str:
+    mechanism = getattr(cache, "mechanism", None)
+    return type(mechanism).__name__ if mechanism is not None else "LawCache.run"
+
+
 def _certify(name: str, results: Sequence[PointResult], params: dict[str, object]) -> Certificate:
     for res in results:
         if not res.holds:
@@ -162,16 +194,21 @@ def check_lemma_c_1(
 ) -> Certificate:
     """Claim: Lemma C.1, Eq. (113): the full transcript is `(rλ, δ_r)`-DP, `r = 1..L`.
 
-    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`.
+    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`; `cache` (default
+    Alg. 3's) of a mechanism built with `params` on `tree` (checked, `ParameterError`).
     Checks: the exact profile `δ(rλ)` of `Tr(D)` vs `Tr(D + z)` (both directions, every
-    transcript enumerated by running Alg. 3) is `<=` Theorem 5.4's bound, by the gate.
-    Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the two databases,
+    transcript enumerated by running the cache's mechanism) is `<=` Theorem 5.4's bound, by
+    the gate; `λ`, `R`, hence every `ε = rλ` and bound, are those of `params`.
+    Returns: a Certificate (method `enumerated`) stating the claim (`L`, `claimed`: every
+    `(r, ε, bound)`) and the mechanism audited. Raises: `ClaimRefuted` with the two databases,
     the violating event, its exact probabilities and the violated inequality.
     """
     d, z = _validate(tree, params, db, z)
-    cache = cache or betweencut_cache(tree, params)
+    cache = audited_cache(tree, params, cache)
     report = pair_report(cache, tree, params, d, z)
-    return _certify("Lemma C.1", report.transcript, _params(tree, params, d, z))
+    return _certify("Lemma C.1", report.transcript,
+                    {**_params(tree, params, d, z), **_claimed(tree, params),
+                     "mechanism": _mechanism_name(cache)})
 
 
 @claim("Theorem 5.4 (enumerated)", "Eq. (22)")
@@ -180,20 +217,25 @@ def check_theorem_5_4_enumerated(
 ) -> Certificate:
     """Claim: Theorem 5.4, Eq. (22), on the released Heavy set.
 
-    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`.
+    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`; `cache` (default
+    Alg. 3's) of a mechanism built with `params` on `tree` (checked, `ParameterError`).
     Checks: the exact Heavy-set profile `δ(rλ)` is `<=` the bound for every `r = 1..L`, and
-    `<=` the transcript profile at the same `ε` (the Heavy set is a function of the transcript).
-    Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the counterexample.
+    `<=` the transcript profile at the same `ε` (the Heavy set is a function of the transcript);
+    every `ε` and bound from `params`.
+    Returns: a Certificate (method `enumerated`) stating the claim (`L`, `claimed`) and the
+    mechanism audited. Raises: `ClaimRefuted` with the counterexample.
     """
     d, z = _validate(tree, params, db, z)
-    cache = cache or betweencut_cache(tree, params)
+    cache = audited_cache(tree, params, cache)
     report = pair_report(cache, tree, params, d, z)
     for heavy, full in zip(report.heavy, report.transcript, strict=True):
         if sign(heavy.delta - full.delta) > 0:
             raise ClaimRefuted(
                 "Theorem 5.4 (enumerated)", "Heavy-set delta exceeds transcript delta",
                 {**heavy.counterexample(), "transcript_delta": exact_str(full.delta)})
-    return _certify("Theorem 5.4 (enumerated)", report.heavy, _params(tree, params, d, z))
+    return _certify("Theorem 5.4 (enumerated)", report.heavy,
+                    {**_params(tree, params, d, z), **_claimed(tree, params),
+                     "mechanism": _mechanism_name(cache)})
 
 
 @claim("Theorem 5.5 (enumerated)", "Eq. (23)")
