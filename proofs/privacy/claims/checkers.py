@@ -248,8 +248,9 @@ def check_theorem_5_5_enumerated(
     Preconditions: `cal = calibrate(tree.height, ε, δ)`; `db`, `z` leaves of `tree`.
     Checks: the exact profile at `ε` (`= r·λ`, rational) is `<= δ`, by the gate; `R` is a
     `LogReal`, the guards use GuardedBT's exact integer cut points.
-    Returns: a Certificate with the exact `δ(ε)` and its tightness `δ(ε)/δ` (certified).
-    Raises: `ClaimRefuted` with the counterexample.
+    Returns: a Certificate stating the claim (`epsilon`, `delta`, `claimed`) and the
+    calibration it rests on (`L`, `r`, `lambda`, `R`), with the exact `δ(ε)` and its tightness
+    `δ(ε)/δ` (certified). Raises: `ClaimRefuted` with the counterexample.
     """
     if cal.height != tree.height:
         raise ParameterError("cal", cal.height, f"a calibration for height {tree.height}")
@@ -257,7 +258,9 @@ def check_theorem_5_5_enumerated(
     d, z = _validate(tree, params, db, z)
     cache = betweencut_cache(tree, params)
     res = check_point(cache, d, z, on, cal.epsilon, cal.delta)
-    info = {**_params(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta}
+    info = {**_params(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta,
+            "L": cal.L, "r": cal.r,
+            "claimed": [{"eps": cal.epsilon, "bound": exact_str(cal.delta)}]}
     if not res.holds:
         raise ClaimRefuted("Theorem 5.5 (enumerated)", "delta(eps) exceeds delta",
                            res.counterexample())
