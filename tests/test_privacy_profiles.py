@@ -223,7 +223,7 @@ def test_lemma_c_1_and_theorem_5_4_certificates_rederived_independently() -> Non
 
 def test_theorem_5_5_enumerated_certificate_rederived_independently() -> None:
     """Issue 28, item 2: the Theorem 5.5 certificate states its claim `(ε, δ)` and the
-    calibrated `λ`, `R`, `L`, `r` they rest on, each re-derived here from the test's own
+    calibrated `λ`, `R`, `L` they rest on, each re-derived here from the test's own
     `(h, ε, δ)` by Eq. (23) written out: `L` the bit length of `h`, `r0` the least `r` with
     `(5/4)^r >= 2/δ`, `r = min(L, r0)`, `λ = ε/r`, `R = 1 + (r/ε)·ln(L/δ)`; and the certified
     row is at that `ε` against that `δ` (`δ(ε)/δ <= 1`)."""
@@ -237,7 +237,7 @@ def test_theorem_5_5_enumerated_certificate_rederived_independently() -> None:
     cert = check_theorem_5_5_enumerated(tree, calibrate(h, eps, delta), Fraction(2), ((0, 0),),
                                         (0, 1))
     p = cert.parameters
-    assert (p["epsilon"], p["delta"], p["L"], p["r"]) == (eps, delta, L, r)
+    assert (p["epsilon"], p["delta"], p["L"], p["accountant"]) == (eps, delta, L, "paper")
     assert p["lambda"] == eps / r and p["R"] == LogReal(Fraction(1), r / eps, L / delta).exact_str()
     assert p["claimed"] == [{"eps": eps, "bound": "1/20"}]
     lo, hi = cert.quantities["tightness_lo"], cert.quantities["tightness_hi"]

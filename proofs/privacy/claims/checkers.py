@@ -249,8 +249,9 @@ def check_theorem_5_5_enumerated(
     Checks: the exact profile at `ε` (`= r·λ`, rational) is `<= δ`, by the gate; `R` is a
     `LogReal`, the guards use GuardedBT's exact integer cut points.
     Returns: a Certificate stating the claim (`epsilon`, `delta`, `claimed`) and the
-    calibration it rests on (`L`, `r`, `lambda`, `R`), with the exact `δ(ε)` and its tightness
-    `δ(ε)/δ` (certified). Raises: `ClaimRefuted` with the counterexample.
+    calibration it rests on (`L`, `lambda`, `R`, the `accountant` that chose them), with the
+    exact `δ(ε)` and its tightness `δ(ε)/δ` (certified).
+    Raises: `ClaimRefuted` with the counterexample.
     """
     if cal.height != tree.height:
         raise ParameterError("cal", cal.height, f"a calibration for height {tree.height}")
@@ -259,7 +260,7 @@ def check_theorem_5_5_enumerated(
     cache = betweencut_cache(tree, params)
     res = check_point(cache, d, z, on, cal.epsilon, cal.delta)
     info = {**_params(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta,
-            "L": cal.L, "r": cal.r,
+            "L": cal.L, "accountant": cal.accountant,
             "claimed": [{"eps": cal.epsilon, "bound": exact_str(cal.delta)}]}
     if not res.holds:
         raise ClaimRefuted("Theorem 5.5 (enumerated)", "delta(eps) exceeds delta",
