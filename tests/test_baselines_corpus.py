@@ -168,3 +168,15 @@ def test_an_svt_whose_noise_differs_from_its_claimed_epsilon_is_refuted() -> Non
     with pytest.raises(ClaimRefuted, match="alg1-noise-for-eps-3"):
         check_corpus_verdicts((louder,))
     assert audit_row(replace(louder, eps=Fraction(3))).holds
+
+
+@pytest.mark.parametrize("flags", [["--epsilon", "1/2"], ["--queries", "3"]])
+def test_audit_corpus_refuses_a_claim_flag_it_would_not_use(flags: list[str]) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): `--epsilon` and `--queries` are
+    the claim and the shape of `--mechanism`'s audit; without `--mechanism` every row is
+    audited at its own claimed `ε`, so the flag would be silently ignored: exit 2, one line."""
+    out = subprocess.run(
+        [sys.executable, "-m", "betweencut", "audit", "corpus", "--name", "noisy-max", *flags],
+        capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "--mechanism" in out.stderr

@@ -40,9 +40,9 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--name", action="append", default=[], help="only this row (repeatable)")
     p.add_argument("--mechanism", metavar="MODULE:CALLABLE",
                    help="audit your own run(q, test) instead (q: the m query answers)")
-    p.add_argument("--queries", type=positive_int("queries"), default=2, metavar="M",
+    p.add_argument("--queries", type=positive_int("queries"), metavar="M",
                    help="with --mechanism: the number m of queries (default 2)")
-    p.add_argument("--epsilon", type=rational("epsilon"), default=Fraction(1),
+    p.add_argument("--epsilon", type=rational("epsilon"),
                    help="with --mechanism: the claimed epsilon (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(handler=run, group="corpus")
@@ -65,8 +65,16 @@ def load(spec: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     from betweencut.proofs.baselines.corpus import audit_corpus, audit_row, user_row
 
+    if not args.mechanism:
+        given = [f for f, v in (("--epsilon", args.epsilon), ("--queries", args.queries))
+                 if v is not None]
+        if given:  # every row is audited at its own claimed eps: the flag would be ignored
+            raise UsageError(f"{', '.join(given)} go with --mechanism (the corpus rows are "
+                             "audited at their own claimed epsilon)")
     if args.mechanism:
-        row = user_row(args.mechanism, load(args.mechanism), args.queries, args.epsilon)
+        queries = 2 if args.queries is None else args.queries
+        eps = Fraction(1) if args.epsilon is None else args.epsilon
+        row = user_row(args.mechanism, load(args.mechanism), queries, eps)
         try:
             results = [audit_row(row, args.size)]
         except BetweenCutError:
