@@ -264,3 +264,18 @@ def test_theorem_5_5_builder_is_calibrated_by_the_accountant_flag(
     cal = calibrate_tight(3, 1, Fraction(1, 20))
     assert [(p.lam, p.R) for p in seen] == [(cal.lam, cal.R)]
     assert out["claim"] == {"epsilon": "1", "delta": "1/20"} and out["holds"] is True
+
+
+@pytest.mark.parametrize("extra", [["--tau", "2", "--lam", "1/2", "--R", "2"],
+                                   ["--accountant", "tight"]])
+def test_mechanism_function_refuses_parameter_flags_it_would_not_use(
+    user_module: str, extra: list[str], capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): a function `(db, test)` takes no
+    parameters, so `--tau/--lam/--R` or `--accountant tight` would be silently ignored while
+    the report reads as if they had been used: exit 2, one line (a builder uses them)."""
+    argv = ["audit", "privacy", "--mechanism", f"{user_module}:one_test", "--db", "0/0",
+            "--add", "0/1", *TREE, "--epsilon", "1", "--delta", "0", *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "builder" in err[0]

@@ -63,7 +63,16 @@ def parse_leaf(text: str, tree: PublicTree) -> Node:
 
 
 def _params(args: argparse.Namespace, loaded: Loaded) -> Params | None:
+    """A builder's parameters: `--tau` with `--lam --R`, or calibrated from `--epsilon
+    --delta` by `--accountant`. A function `(db, test)` takes none: those flags would be
+    silently ignored, so they are refused."""
     if not loaded.builder:
+        given = [f"--{name}" for name in ("tau", "lam", "R") if getattr(args, name) is not None]
+        if args.accountant != "paper":
+            given.append(f"--accountant {args.accountant}")
+        if given:
+            raise UsageError(f"{', '.join(given)}: {loaded.spec} is a function (db, test) and "
+                             "takes no parameters (they are for a builder (tree, params))")
         return None
     if args.tau is None:
         return None
