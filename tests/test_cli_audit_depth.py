@@ -44,6 +44,9 @@ def test_audit_depth_family_calibrated(capsys: pytest.CaptureFixture[str]) -> No
     assert len(counts) > 20 and any("profile" in row for row in out["rows"])
     assert out["worst"]["delta_exact"] and out["holds"] is True
     assert all(isinstance(row["delta_exact"], str) for row in out["rows"])  # every row exact
+    promised = out["promised"]  # every pair of the family and the search's worst, at eps = 1
+    assert promised["eps_exact"] == "1" and promised["bound_exact"] == "1/20"
+    assert promised["holds"] is True and promised["rows"] >= len(counts)
 
 
 def test_audit_depth_text_output(capsys: pytest.CaptureFixture[str]) -> None:

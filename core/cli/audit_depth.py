@@ -187,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
                            skip_refused=not single, progress=bar, on=args.on,
                            each=write if args.json else None)
     searched: dict[str, Any] = {}
+    audited = list(profiles)  # the pairs the promise is audited on: the family and the search's
     if not single and args.search:
         from betweencut.proofs.privacy.depth.search import search_profiles
 
@@ -195,7 +196,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             write(found.rows)
         searched = {"tried": found.tried}
-    promised = _promised(mechanism, profiles, promise, single, args.on)
+        audited += [found.rows[0].profile] if found.rows else []
+    promised = _promised(mechanism, audited, promise, single, args.on)
     worst = audit.worst
     out: dict[str, Any] = {
         **head,
