@@ -162,12 +162,12 @@ def privacy_snapshot(request: pytest.FixtureRequest) -> Callable[..., Any]:
         path = _snapshot_path(request, name, calls["n"])
         curves = pair_curves(mechanism, pairs, on=on, budget=Budget(check_budget(budget_s)),
                              **tree_and_params)
+        shown = _shown(path, config)
         report = check_snapshot(path, curves,
                                 update=bool(config.getoption("privacy_snapshot_update")),
                                 strict=bool(config.getoption("privacy_snapshot_strict")),
-                                version=written_by)
+                                version=written_by, shown=shown)
         reports: Reports = config.stash.get(_REPORTS, {"written": [], "improved": []})
-        shown = _shown(path, config)
         if report.written:
             reports["written"].append(shown)
         if report.improvements:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 
@@ -201,3 +202,16 @@ def test_privacy_marker_selects_the_gate_and_noiseless_fails(pytester: pytest.Py
             "epsilon=1, delta='1/20', pairs=[('{0/0}', '0/0')])") in out
     assert "Traceback" not in out  # pytest.fail without a traceback: the message says it all
     assert sys.modules.get("mymech") is None  # pytester restored the modules
+
+
+def test_a_breakpoint_that_is_rational_is_written_as_one() -> None:
+    from betweencut.proofs.exact.arith import ExpPoly, ExpRational
+    from betweencut.proofs.privacy.divergence.curve import LogOf
+    from betweencut.testing.curves import log_text, rational_log
+
+    m = ExpPoly({Fraction(-1, 2): Fraction(1, 2), Fraction(-1): Fraction(-1, 2)})
+    assert rational_log(LogOf(ExpRational(m * ExpPoly.exp(Fraction(1, 2)), m))) == \
+        Fraction(1, 2)
+    other = LogOf(ExpRational(m * ExpPoly.exp(Fraction(1, 2)) + 1, m))
+    assert rational_log(other) is None
+    assert log_text(other) == "log((3/2 - 1/2*exp(-1/2)) / (1/2*exp(-1/2) - 1/2*exp(-1)))"

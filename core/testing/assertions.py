@@ -267,13 +267,10 @@ def _z(r: Any) -> str:
 
 def _regression_line(r: Any) -> str:
     from betweencut.proofs.privacy.audit.mechanism import display
-    from betweencut.testing.curves import exact_text
+    from betweencut.testing.curves import eps_range, exact_text
 
-    hi = "inf" if r.eps_to is None else f"{r.eps_to.display():.4g}"
-    hi_exact = "inf" if r.eps_to is None else r.eps_to.exact_str()
     return (f"D = {_db(r)}, z = {_z(r)}, on {r.on}: candidate delta(eps) > baseline "
-            f"delta(eps) for eps in ({r.eps_from.display():.4g}, {hi}) (exact: "
-            f"({r.eps_from.exact_str()}, {hi_exact})); at eps = {r.witness}: "
+            f"delta(eps) for {eps_range(r.eps_from, r.eps_to)}; at eps = {r.witness}: "
             f"{display(r.candidate_delta):.6g} > {display(r.baseline_delta):.6g} (exact: "
             f"{exact_text(r.candidate_delta)} > {exact_text(r.baseline_delta)})")
 

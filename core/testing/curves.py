@@ -20,14 +20,14 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.errors import ParameterError
-from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
+from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
 from betweencut.proofs.privacy.audit.mechanism import display
 from betweencut.proofs.privacy.audit.regression import RegressionError, rational_inside
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, exceeds
 from betweencut.testing.budget import Budget
 
-__all__ = ["Curves", "Excess", "PairKey", "exact_text", "excesses", "pair_curves", "pair_text",
-           "releases"]
+__all__ = ["Curves", "Excess", "PairKey", "eps_range", "exact_text", "excesses", "log_text",
+           "pair_curves", "pair_text", "poly_text", "rational_log", "releases"]
 
 PairKey = tuple[str, str, str]  # (D, z, release) in the notation of `betweencut.notation`
 CLAIM_ALWAYS_HOLDS = [(Fraction(0), Fraction(1))]  # delta(0) <= 1 holds on every pair
@@ -58,10 +58,7 @@ class Excess:
 
     def where(self) -> str:
         """The range of `ε`, for reading and exactly."""
-        hi = "inf" if self.eps_to is None else f"{self.eps_to.display():.4g}"
-        hi_exact = "inf" if self.eps_to is None else self.eps_to.exact_str()
-        return (f"eps in ({self.eps_from.display():.4g}, {hi}) (exact: "
-                f"({self.eps_from.exact_str()}, {hi_exact}))")
+        return eps_range(self.eps_from, self.eps_to)
 
     def line(self, above: str, below: str) -> str:
         D, z, on = self.key
@@ -71,10 +68,57 @@ class Excess:
                 f"{exact_text(self.below)})")
 
 
-def exact_text(x: ExpRational) -> str:
-    """An exact value as text, its denominator left out when it is 1."""
-    x = ExpRational.of(x)
-    return exact_str(x.num) if x.den == ExpPoly.const(1) else exact_str(x)
+def _term(x: Fraction, c: Fraction) -> str:
+    return str(c) if x == 0 else f"{c}*exp({x})"
+
+
+def poly_text(p: ExpPoly) -> str:
+    """`Σ c·exp(x)` as `c1*exp(x1) + c2 - c3*exp(x3)`, exponents decreasing (the snapshot's
+    notation, read back by `betweencut.testing.snapshot.read_poly`)."""
+    if p.is_zero():
+        return "0"
+    out = ""
+    for x in sorted(p.terms, reverse=True):
+        c = p.terms[x]
+        if not out:
+            out = _term(x, c)
+        else:
+            out += f" - {_term(x, -c)}" if c < 0 else f" + {_term(x, c)}"
+    return out
+
+
+def exact_text(x: ExpRational | ExpPoly | Fraction | int) -> str:
+    """An exact value as text: `poly_text`, or `(N) / (M)`; no denominator when it is 1."""
+    value = ExpRational.of(x)
+    if value.den == ExpPoly.const(1):
+        return poly_text(value.num)
+    return f"({poly_text(value.num)}) / ({poly_text(value.den)})"
+
+
+def rational_log(point: LogOf) -> Fraction | None:
+    """`point = ln x` when it is a rational `r`, seen without computing: `x = exp(r)`, or
+    `x = N / M` with `N = M·exp(r)` exactly; else None."""
+    r = point.as_rational()
+    if r is not None:
+        return r
+    x = point.exp()
+    if x.num.is_zero() or x.den.is_zero():
+        return None
+    r = max(x.num.terms) - max(x.den.terms)
+    return r if x.num == x.den * ExpPoly.exp(r) else None
+
+
+def log_text(point: LogOf) -> str:
+    """An `ε` exactly: a rational, or `log(N / M)`."""
+    r = rational_log(point)
+    return str(r) if r is not None else f"log({exact_text(point.exp())})"
+
+
+def eps_range(lo: LogOf, hi: LogOf | None) -> str:
+    """`eps in (lo, hi)`, as floats for reading and exactly (`hi` None: infinity)."""
+    top = "inf" if hi is None else f"{hi.display():.4g}"
+    top_exact = "inf" if hi is None else log_text(hi)
+    return f"eps in ({lo.display():.4g}, {top}) (exact: ({log_text(lo)}, {top_exact}))"
 
 
 def excesses(key: PairKey, higher: PrivacyCurve, lower: PrivacyCurve) -> list[Excess]:

@@ -42,7 +42,14 @@ from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.exact_text import NotExact, bounded, evaluate, read_rational
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 from betweencut.proofs.privacy.divergence.curve import LogOf, Piece, PrivacyCurve, exceeds
-from betweencut.testing.curves import Curves, Excess, PairKey, excesses
+from betweencut.testing.curves import (
+    Curves,
+    Excess,
+    PairKey,
+    excesses,
+    poly_text,
+    rational_log,
+)
 
 __all__ = ["FORMAT", "MAGIC", "READS", "SnapshotError", "SnapshotReport", "check_snapshot",
            "read_snapshot", "snapshot_text"]
@@ -103,24 +110,6 @@ class _Terms:
 TERMS = _Terms()
 
 
-def _term(x: Fraction, c: Fraction) -> str:
-    return str(c) if x == 0 else f"{c}*exp({x})"
-
-
-def poly_text(p: ExpPoly) -> str:
-    """`Σ c·exp(x)` as `c1*exp(x1) + c2 - c3*exp(x3)`, exponents decreasing."""
-    if p.is_zero():
-        return "0"
-    out = ""
-    for x in sorted(p.terms, reverse=True):
-        c = p.terms[x]
-        if not out:
-            out = _term(x, c)
-        else:
-            out += f" - {_term(x, -c)}" if c < 0 else f" + {_term(x, c)}"
-    return out
-
-
 def read_poly(text: str, name: str) -> ExpPoly:
     """A sum written by `poly_text`, each term read by `betweencut.exact_text`."""
     parts = _SIGNED.split(text.strip())
@@ -133,7 +122,7 @@ def read_poly(text: str, name: str) -> ExpPoly:
 
 # -- writing -----------------------------------------------------------------------------------
 def _start_lines(point: LogOf) -> list[str]:
-    r = point.as_rational()
+    r = rational_log(point)
     if r is not None:
         return [f"piece: from eps = {r}"]
     x = point.exp()
@@ -309,6 +298,7 @@ class SnapshotReport:
     (`missing`) or the reverse (`stale`)."""
 
     path: Path
+    shown: str = ""  # the path as messages write it (relative to the project), else `path`
     written: bool = False
     strict_missing: bool = False
     regressions: list[Excess] = field(default_factory=list)
@@ -317,20 +307,24 @@ class SnapshotReport:
     stale: list[PairKey] = field(default_factory=list)
 
     @property
+    def name(self) -> str:
+        return self.shown or str(self.path)
+
+    @property
     def failed(self) -> bool:
         return bool(self.strict_missing or self.regressions or self.missing or self.stale)
 
     def message(self) -> str:
         out = []
         if self.strict_missing:
-            out.append(f"privacy snapshot {self.path} is missing (--privacy-snapshot-strict): "
+            out.append(f"privacy snapshot {self.name} is missing (--privacy-snapshot-strict): "
                        f"write it with {UPDATE}, review it and commit it")
         if self.regressions:
-            out.append(f"privacy snapshot {self.path}: the exact privacy curve exceeds the "
+            out.append(f"privacy snapshot {self.name}: the exact privacy curve exceeds the "
                        "snapshot (the mechanism spends more privacy) on:")
             out += ["  " + e.line("the new", "the snapshot's") for e in self.regressions]
         if self.missing or self.stale:
-            out.append(f"privacy snapshot {self.path}: the pairs audited changed")
+            out.append(f"privacy snapshot {self.name}: the pairs audited changed")
             out += [f"  not in the snapshot: D = {D}, z = {z}, on {on}"
                     for D, z, on in self.missing]
             out += [f"  in the snapshot, not audited any more: D = {D}, z = {z}, on {on}"
@@ -341,18 +335,18 @@ class SnapshotReport:
         return "\n".join(out)
 
     def improvement_message(self) -> str:
-        return "\n".join([f"privacy snapshot {self.path}: more private than stored (record it "
+        return "\n".join([f"privacy snapshot {self.name}: more private than stored (record it "
                           f"with {UPDATE}) on:",
                           *("  " + e.line("the snapshot's", "the new") for e in
                             self.improvements)])
 
 
 def check_snapshot(path: Path, curves: Curves, *, update: bool = False, strict: bool = False,
-                   version: str = "") -> SnapshotReport:
+                   version: str = "", shown: str = "") -> SnapshotReport:
     """Compare `curves` with the snapshot at `path`, exactly; write it when it is missing
     (unless `strict`) or when `update`. Returns a `SnapshotReport`; `SnapshotError` for a
     file that cannot be read."""
-    report = SnapshotReport(path)
+    report = SnapshotReport(path, shown)
     if update or not path.exists():
         if strict and not update:
             report.strict_missing = True
@@ -364,7 +358,7 @@ def check_snapshot(path: Path, curves: Curves, *, update: bool = False, strict: 
             path.write_text(text, encoding="utf-8")
             report.written = True
         return report
-    stored = read_snapshot(path.read_text(encoding="utf-8"), str(path))
+    stored = read_snapshot(path.read_text(encoding="utf-8"), report.name)
     for key, curve in curves.curves.items():
         old_curve = stored.curves.get(key)
         if old_curve is None:
