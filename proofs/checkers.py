@@ -11,5 +11,6 @@ from betweencut.proofs.laws import audit  # noqa: F401
 from betweencut.proofs.privacy.accountants import claims as accountant_claims  # noqa: F401
 from betweencut.proofs.privacy.accountants import tight_calibration  # noqa: F401
 from betweencut.proofs.privacy.claims import checkers  # noqa: F401
+from betweencut.proofs.privacy.claims import gaussian as gaussian_claims  # noqa: F401
 from betweencut.proofs.privacy.depth import audit as depth_audit  # noqa: F401
 from betweencut.proofs.privacy.depth import heavy_audit  # noqa: F401

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
 from typing import TypeVar, Union, cast
 
-from betweencut.errors import ParameterError
+from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import as_rational
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
@@ -94,10 +94,26 @@ def _shared_noise_kind(query: object) -> CacheFactory | None:
     return factory
 
 
+def _gaussian_noise_kind(query: object) -> CacheFactory | None:
+    """Shared-noise primitives with Gaussian noise (`noise=GAUSSIAN`) are enumerated by
+    `betweencut.proofs.privacy.enumeration.gaussian_noise.GaussianLawCache` (certified laws)."""
+    from betweencut.noisy_queries import is_gaussian
+
+    if not is_gaussian(query):
+        return None
+    from betweencut.proofs.privacy.enumeration.gaussian_noise import GaussianLawCache
+    from betweencut.proofs.privacy.enumeration.shared_noise import QueryMechanism
+
+    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
+        return GaussianLawCache(cast(QueryMechanism, run), projections, limit)
+
+    return factory
+
+
 # The enumeration kinds besides fresh-noise BT queries: each maps the first query a mechanism
 # asks that is not a `BTQuery` to the factory of the `LawCache` kind that enumerates it (None:
-# not this kind). Another kind joins by appending its own function.
-KINDS: list[Callable[[object], CacheFactory | None]] = [_shared_noise_kind]
+# not this kind), the first match wins. Another kind joins by adding its own function.
+KINDS: list[Callable[[object], CacheFactory | None]] = [_gaussian_noise_kind, _shared_noise_kind]
 
 
 def kind_for(query: object) -> CacheFactory:
@@ -375,7 +391,10 @@ def tighter(a: PointResult, b: PointResult) -> bool:
         return True
     if a_hi < b_lo or sign(a.bound) <= 0 or sign(b.bound) <= 0:
         return False
-    return sign(a.delta * b.bound - b.delta * a.bound) > 0
+    try:
+        return sign(a.delta * b.bound - b.delta * a.bound) > 0
+    except Undecided:  # certified (Gaussian) values that may tie: keep the first, no verdict
+        return False
 
 
 def _pairs(pairs: object) -> Iterable[tuple[object, object]]:
