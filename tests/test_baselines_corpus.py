@@ -40,7 +40,9 @@ def test_svt_corpus_and_noisy_max_verdicts_match_the_literature(
     holds = {name: r.holds for name, r in results.items()}
     assert holds == {"svt-alg1": True, "svt-alg2": True, "svt-alg4": False, "svt-alg5": False,
                      "svt-alg6": False, "noisy-max": True, "noisy-max-small-scale": False,
-                     "noisy-max-shared-noise": False}
+                     "noisy-max-shared-noise": False, "gaussian-svt": True,
+                     "gaussian-svt-no-query-noise": False, "gaussian-noisy-max": True,
+                     "gaussian-noisy-max-unit-sensitivity": False}
 
 
 def test_refuted_rows_carry_pair_event_and_exact_probabilities(
@@ -134,3 +136,36 @@ def test_a_user_svt_mechanism_is_audited_the_same_way(tmp_path: object) -> None:
     assert held.returncode == 0 and "holds" in held.stdout
     bad = cli("--mechanism", "usersvt:unhashable")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_gaussian_corpus_claims_are_the_cited_bounds() -> None:
+    """The noisy-max rows' claims are Balle-Wang's `δ(ε)` (Theorem 8) at ℓ2 sensitivity `√2`
+    and `1`, `σ = 3/2`, rounded up to five significant digits: above the certified closed form
+    and within `10^-4` relative of it; the SVT rows' are Zhu-Wang's, converted exactly."""
+    from betweencut.proofs.baselines.gaussian_corpus import zhu_wang_delta
+    from betweencut.proofs.laws.gaussian import analytic_gaussian_delta, flint_available
+
+    if not flint_available():
+        pytest.skip("python-flint (fast extra)")
+    for name, square in (("gaussian-noisy-max", Fraction(2)),
+                         ("gaussian-noisy-max-unit-sensitivity", Fraction(1))):
+        for eps, delta in ROWS[name].claim:
+            _, hi = analytic_gaussian_delta(eps, Fraction(3, 2),
+                                            sensitivity_squared=square).enclose(64)
+            assert hi <= delta <= hi * (1 + Fraction(1, 10**4)), (name, eps)
+    for eps, delta in ROWS["gaussian-svt"].claim:
+        assert delta == zhu_wang_delta(eps, Fraction(1, 2), Fraction(1), 3)
+    with pytest.raises(ParameterError):
+        zhu_wang_delta(Fraction(6), Fraction(1, 2), Fraction(1), 3)  # the order must exceed 1
+
+
+def test_gaussian_rows_carry_their_certified_evidence(results: dict[str, RowResult]) -> None:
+    broken = results["gaussian-svt-no-query-noise"].detail["infinite_loss"]
+    assert broken["P_D"] == "0 (exactly)" or broken.get("P_D + z") == "0 (exactly)"
+    unit = results["gaussian-noisy-max-unit-sensitivity"]
+    assert unit.detail["holds_at_claim_private"] is True
+    assert unit.detail["counterexample"]["eps"] == "0"
+    tight = results["gaussian-noisy-max"].detail["tightest"]
+    assert tight["moves"] in ("(-1, 1)", "(1, -1)") and tight["eps"] == "1/2"
+    svt = results["gaussian-svt"].detail
+    assert Fraction(svt["pure_loss"]["at_most"]) < Fraction(svt["claim"][0][0])  # vacuous here

@@ -16,6 +16,10 @@ pure
 * for a row private at a larger `ε'`: the `(ε', 0)` claim holds on the same pairs.
 
 A holding claim is a statement about the pairs audited, not a proof for every input.
+
+The Gaussian rows (`noise = GAUSSIAN`: Gaussian SVT, Gaussian report-noisy-max) state
+`(ε, δ)` claims and are decided with certified enclosures by
+`betweencut.proofs.baselines.gaussian_corpus` (see there for what is exact and what certified).
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import QueryTest
+from betweencut.noisy_queries import GAUSSIAN, LAPLACE, QueryTest
 from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.audit.mechanism import (
+    ClaimPoint,
     Database,
     display,
     neighbouring_pairs,
@@ -72,6 +77,9 @@ class CorpusRow:
     eps: Fraction = EPS
     eps_private: Fraction | None = None
     family: tuple[int, ...] = ()  # Alg. 6: the members t (m = 2t queries) of the loss family
+    noise: str = LAPLACE  # GAUSSIAN: decided by `gaussian_corpus` (certified)
+    claim: tuple[ClaimPoint, ...] = ()  # (ε, δ) points; empty: the pure claim (eps, 0)
+    claim_private: tuple[ClaimPoint, ...] = ()  # `private at` a weaker (ε, δ) claim
 
     def mechanism(self, m: int | None = None) -> Callable[[Database, QueryTest], Hashable]:
         m = self.m if m is None else m
@@ -96,6 +104,40 @@ def _nm(fn: Callable[..., Hashable]) -> Callable[[int], Run]:
     return lambda m: (lambda q, test: fn(q, EPS, test))
 
 
+SIGMA_RHO, SIGMA_NU, SIGMA_MAX = Fraction(1, 2), Fraction(1), Fraction(3, 2)
+
+
+def _gsvt(m: int) -> Run:
+    t = _zeros(m)
+    return lambda q, test: sc.gaussian_svt(q, t, SIGMA_RHO, SIGMA_NU, test)
+
+
+def _gsvt_no_query_noise(m: int) -> Run:
+    t = _zeros(m)
+    return lambda q, test: sc.gaussian_svt_no_query_noise(q, t, SIGMA_RHO, test)
+
+
+def _gnm(m: int) -> Run:
+    return lambda q, test: sc.gaussian_noisy_max(q, SIGMA_MAX, test)
+
+
+def _zhu_wang(m: int) -> tuple[ClaimPoint, ...]:
+    from betweencut.proofs.baselines.gaussian_corpus import zhu_wang_delta
+
+    return tuple((e, zhu_wang_delta(e, SIGMA_RHO, SIGMA_NU, m)) for e in (Fraction(12),
+                                                                          Fraction(14)))
+
+
+def _bw(points: tuple[tuple[str, str], ...]) -> tuple[ClaimPoint, ...]:
+    return tuple((Fraction(e), Fraction(d)) for e, d in points)
+
+
+# Balle-Wang Theorem 8 at sigma = 3/2, rounded up to 5 significant digits (checked by a test):
+# l2 sensitivity sqrt(2) (m = 2 answers that each move by 1), and 1 (the per-query one).
+BW_SQRT2 = (("0", "0.36265"), ("1/2", "0.21562"), ("2", "0.014302"))
+BW_UNIT = (("0", "0.26112"), ("1/2", "0.10875"), ("2", "0.00066003"))
+
+
 CORPUS: tuple[CorpusRow, ...] = (
     CorpusRow("svt-alg1", "Lyu et al. Alg. 1 (c = 2)", _alg(sc.svt_alg1, 2), 3, PRIVATE,
               "Lyu, Su, Li 2017, Theorem 2"),
@@ -118,6 +160,20 @@ CORPUS: tuple[CorpusRow, ...] = (
     CorpusRow("noisy-max-shared-noise", "report-noisy-max, one noise draw for every entry",
               _nm(sc.noisy_max_shared_noise), 2, NOWHERE,
               "a deterministic argmax of the answers (no noise survives)"),
+    CorpusRow("gaussian-svt", "Zhu-Wang Gaussian SVT (c = 1, sigma_rho = 1/2, sigma_nu = 1)",
+              _gsvt, 3, PRIVATE, "Zhu, Wang 2020, Theorem 8 (RDP); Mironov 2017, Prop. 3",
+              eps=Fraction(12), noise=GAUSSIAN, claim=_zhu_wang(3)),
+    CorpusRow("gaussian-svt-no-query-noise", "Gaussian SVT without query noise, no cutoff",
+              _gsvt_no_query_noise, 3, NOWHERE,
+              "Lyu, Su, Li 2017, Section 4 (Alg. 5's bug: an event with Q = 0 < P)",
+              eps=Fraction(12), noise=GAUSSIAN, claim=_zhu_wang(3)),
+    CorpusRow("gaussian-noisy-max", "report-noisy-max, N(0, (3/2)^2), m = 2", _gnm, 2, PRIVATE,
+              "Balle, Wang 2018, Theorem 8 with l2 sensitivity sqrt(m), post-processing",
+              eps=Fraction(0), noise=GAUSSIAN, claim=_bw(BW_SQRT2)),
+    CorpusRow("gaussian-noisy-max-unit-sensitivity",
+              "report-noisy-max, N(0, (3/2)^2), claimed at sensitivity 1", _gnm, 2, PRIVATE_AT,
+              "Balle, Wang 2018, Theorem 8: only l2 sensitivity sqrt(m) is covered",
+              eps=Fraction(0), noise=GAUSSIAN, claim=_bw(BW_UNIT), claim_private=_bw(BW_SQRT2)),
 )
 
 
@@ -150,6 +206,9 @@ def _pairs(m: int, size: int) -> list[tuple[Database, Node]]:
     return list(neighbouring_pairs(records, size))
 
 
+pairs_of = _pairs  # every (D, z) with |D| <= size, z in {0, 1, 2}^m (the Gaussian rows too)
+
+
 def _loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
     """Display only: bounds of `ln(P/Q)` from certified enclosures (never decides)."""
     p_lo, p_hi = enclose(p)
@@ -158,9 +217,14 @@ def _loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
 
 
 def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
-    """Decide `row`'s claim exactly on every pair with `|D| <= size` (see the module doc)."""
+    """Decide `row`'s claim exactly on every pair with `|D| <= size` (see the module doc); a
+    Gaussian row with certified enclosures (`gaussian_corpus.audit_gaussian_row`)."""
     if size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    if row.noise == GAUSSIAN:
+        from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
+
+        return audit_gaussian_row(row, size)
     run = row.mechanism()
     cache = QueryLawCache(run)
     pairs = _pairs(row.m, size)
