@@ -205,3 +205,19 @@ def test_release_sampler_matches_the_gaussian_mechanism_on_a_grid() -> None:
     _frequencies_match(run, law, 1500, seed=13)
     with pytest.raises(ParameterError):
         Grid((F(1), F(1)))
+
+
+def test_a_users_gaussian_mechanism_in_the_corpus_is_audited_with_certified_laws() -> None:
+    """`audit corpus --mechanism` hands over code without a kind: a Gaussian one is detected
+    and decided with certified laws (pure claim `(ε, 0)`: its pairs' largest loss is below 1
+    here, above 1/2)."""
+    from betweencut.proofs.baselines.corpus import audit_row, user_row
+
+    def mine(q: tuple[F, ...], test: QueryTest) -> Hashable:
+        rho = test(DrawNoise(F(1), GAUSSIAN))
+        return tuple(test(AboveThreshold(x, F(0), F(2), rho, GAUSSIAN)) for x in q)
+
+    holds = audit_row(user_row("mine", mine, 2, F(1)))
+    assert holds.holds and holds.detail["noise"] == "gaussian"
+    refuted = audit_row(user_row("mine", mine, 2, F(1, 2)))
+    assert not refuted.holds and "counterexample" in refuted.detail

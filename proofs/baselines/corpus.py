@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -221,6 +221,13 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
     Gaussian row with certified enclosures (`gaussian_corpus.audit_gaussian_row`)."""
     if size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    if row.literature == UNKNOWN and row.noise == LAPLACE and not row.claim:
+        from betweencut.proofs.privacy.enumeration.gaussian_noise import asks_gaussian
+
+        zeros = _zeros(row.m)
+        user_run = row.make(row.m)
+        if asks_gaussian(lambda test: user_run(zeros, test)):  # a user's Gaussian mechanism
+            row = replace(row, noise=GAUSSIAN, claim=((row.eps, Fraction(0)),))
     if row.noise == GAUSSIAN:
         from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
 

@@ -33,7 +33,14 @@ from fractions import Fraction
 from typing import Union, cast
 
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import GAUSSIAN, LAPLACE, AboveThreshold, NoisyMax, QueryTest
+from betweencut.noisy_queries import (
+    GAUSSIAN,
+    LAPLACE,
+    AboveThreshold,
+    NoisyMax,
+    QueryTest,
+    is_gaussian,
+)
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
@@ -52,6 +59,7 @@ from betweencut.proofs.privacy.divergence.curve import PrivacyCurve
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Law, PairProfile, check_eps
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     DEFAULT_LIMIT,
+    BranchingQueries,
     Log,
     QueryMechanism,
     answer_sequences,
@@ -60,7 +68,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplay
 from betweencut.tree import Node
 
 __all__ = [
-    "CertifiedJoint", "CertifiedLaw", "GaussianLawCache", "Probability",
+    "CertifiedJoint", "CertifiedLaw", "GaussianLawCache", "Probability", "asks_gaussian",
     "audit_gaussian_mechanism", "certified_sequence_probability", "enumerate_certified",
 ]
 
@@ -114,6 +122,14 @@ def certified_sequence_probability(log: Log) -> Probability:
         if out.is_zero():
             break
     return out
+
+
+def asks_gaussian(run: Callable[[QueryTest], Hashable]) -> bool:
+    """Whether the first answer sequence of `run` compares with Gaussian noise (the kind test
+    for code handed over without a kind, e.g. `audit corpus --mechanism`)."""
+    test = BranchingQueries(())
+    run(test)
+    return any(is_gaussian(query) for query, _ in test.log)
 
 
 @dataclass
