@@ -157,6 +157,8 @@ def test_gaussian_corpus_claims_are_the_cited_bounds() -> None:
         assert delta == zhu_wang_delta(eps, Fraction(1, 2), Fraction(1), 3)
     with pytest.raises(ParameterError):
         zhu_wang_delta(Fraction(6), Fraction(1, 2), Fraction(1), 3)  # the order must exceed 1
+    with pytest.raises(ParameterError):
+        zhu_wang_delta(Fraction(12), Fraction(0), Fraction(1), 3)
 
 
 def test_gaussian_rows_carry_their_certified_evidence(results: dict[str, RowResult]) -> None:

@@ -57,8 +57,13 @@ def zhu_wang_delta(eps: Fraction, sigma_rho: Fraction, sigma_nu: Fraction, k: in
     """Zhu and Wang 2020, Theorem 8 (`c = 1`) in RDP, converted to `δ` at `ε` (Mironov 2017,
     Prop. 3) at the minimising rational order: `k·e^(-(ε - a)²/(4a))`, exactly.
 
-    Raises: `ParameterError` unless `ε > a` (the order must exceed 1).
+    Raises: `ParameterError` for a non-positive `σ`, `Δ` or `k`, or unless `ε > a` (the order
+    must exceed 1).
     """
+    for name, value in (("sigma_rho", sigma_rho), ("sigma_nu", sigma_nu),
+                        ("sensitivity", sensitivity), ("k", k)):
+        if isinstance(value, bool) or not isinstance(value, int | Fraction) or value <= 0:
+            raise ParameterError(name, value, "an exact rational > 0 (k: an integer >= 1)")
     a = sensitivity**2 / sigma_rho**2 + 2 * sensitivity**2 / sigma_nu**2
     if eps <= a:
         raise ParameterError("eps", eps, f"eps > {a} (the RDP order (eps + a)/(2a) must be > 1)")
