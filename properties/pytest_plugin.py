@@ -36,9 +36,10 @@ failing where the mechanism became more private (a `PrivacyImproved` warning and
 the terminal summary). `betweencut_privacy_check(heavy_fn, epsilon, delta, **options)` audits a
 classifier written against the noisy-test interface (what `betweencut_heavy_check` takes) on a
 small public tree's pairs (`betweencut.testing.assert_heavy_private`). The marker
-`@pytest.mark.privacy` selects the gate (`pytest -m privacy`). The exact gate draws nothing:
-`HYPOTHESIS_PROFILE` and `$BETWEENCUT_SEED` leave its verdicts unchanged (a `search=N`
-audit is derandomised: the same pairs on every run).
+`@pytest.mark.privacy` selects the gate (`pytest -m privacy`). The exact gate draws nothing
+unless asked: `HYPOTHESIS_PROFILE` leaves its verdicts unchanged, a `search=N` audit is
+derandomised (the same pairs on every run), and the seed handling applies to it: `seed=S` or
+`$BETWEENCUT_SEED=S` runs another search, the same for that seed, named in a failure.
 """
 
 from __future__ import annotations

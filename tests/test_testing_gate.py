@@ -245,3 +245,75 @@ def test_assert_private_refuses_a_claim_or_baseline_argument(mech: ModuleType) -
         assert_private(mech.flag, 1, 0, pairs=PAIRS, height=3, baseline=mech.flag)
     with pytest.raises(ParameterError, match="pairs"):
         assert_private(mech.flag, 1, 0, height=3)
+
+
+def test_search_is_derandomised_unless_seeded(mech: ModuleType,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate draws nothing by default: a search gives the same pairs on every run whatever
+    the Hypothesis profile; a seed (`seed=` or `$BETWEENCUT_SEED`) gives another search, the
+    same for that seed, and the failure names it."""
+    from betweencut.properties.check import SEED_ENV
+
+    monkeypatch.delenv(SEED_ENV, raising=False)
+
+    def run(**kw: Any) -> str:
+        return _failure(lambda: assert_private(mech.flag_v2, "1/2", 0, search=6, height=3,
+                                               **kw))
+
+    plain = run()
+    assert "pairs: search=6, derandomised (the same pairs on every run)" in plain
+    assert run() == plain
+    from hypothesis import settings
+
+    from betweencut.properties.profiles import load_profile_from_env
+
+    for profile in ("ci", "thorough"):  # whatever HYPOTHESIS_PROFILE says
+        settings.load_profile(profile)
+        try:
+            assert run() == plain
+        finally:
+            load_profile_from_env()
+    seeded = run(seed=7)
+    assert "pairs: search=6 seeded with 7 (seed=7, or BETWEENCUT_SEED=7 pytest ..." in seeded
+    monkeypatch.setenv(SEED_ENV, "7")
+    assert run() == seeded
+    with pytest.raises(ParameterError, match="only with search=N"):
+        assert_private(mech.flag, 1, 0, pairs=PAIRS, height=3, seed=3)
+
+
+def test_audit_mechanism_seed_is_checked_and_reproducible(mech: ModuleType,
+                                                         privtree: ModuleType) -> None:
+    from betweencut.api import audit_mechanism
+
+    def tried(seed: int | None) -> list[str]:
+        verdict = audit_mechanism(mech.flag, search=8, height=3, epsilon=1, delta=0, seed=seed,
+                                  max_size=2)
+        return [f"{r.D} {r.z}" for r in verdict.rows] + [str(verdict.pairs)]
+
+    assert tried(5) == tried(5) and tried(None) == tried(None)
+    for bad in (-1, 2**64, True, "3"):
+        with pytest.raises(ParameterError, match="seed"):
+            audit_mechanism(mech.flag, search=2, height=3, epsilon=1, delta=0, seed=bad)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="seed"):
+        audit_mechanism(mech.flag, PAIRS, height=3, epsilon=1, delta=0, seed=1)
+    with pytest.raises(ParameterError, match="PrivTree"):
+        audit_mechanism(privtree.privtree, search=2, epsilon=1, delta=0, seed=1)
+
+
+def test_search_pairs_hypothesis_seed_gives_a_reproducible_other_search() -> None:
+    from betweencut.proofs.privacy.audit.search import search_pairs
+    from betweencut.proofs.privacy.enumeration.cache import LawCache
+
+    def flag(db: Any, test: Any) -> Any:
+        return test(BTQuery(Fraction(len(db)), Fraction(1), Fraction(2), Fraction(1, 2)))
+
+    leaves = [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+    def pairs(**kw: Any) -> list[Any]:
+        return search_pairs(LawCache(flag), leaves, Fraction(1), Fraction(0), max_size=3,
+                            max_examples=12, **kw).tried
+
+    derandomised = pairs()
+    assert pairs() == derandomised
+    assert pairs(hypothesis_seed=11) == pairs(hypothesis_seed=11)
+    assert any(pairs(hypothesis_seed=s) != derandomised for s in (11, 12, 13))

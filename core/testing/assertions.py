@@ -133,15 +133,18 @@ def assert_private(
     mechanism: object, epsilon: object, delta: object,
     pairs: Iterable[tuple[object, object]] | None = None, exhaustive: int | None = None,
     search: int | None = None, on: str | Sequence[str] | None = None,
-    budget_s: object = None, **tree_and_params: Any,
+    budget_s: object = None, seed: int | None = None, **tree_and_params: Any,
 ) -> Any:
     """Claim: the mechanism is `(epsilon, delta)`-DP on the pairs audited (given, every
-    database up to `exhaustive` records, or `search` pairs found by a derandomised search).
+    database up to `exhaustive` records, or `search` pairs found by a Hypothesis search).
 
     Preconditions (checked by `betweencut.audit_mechanism`, `ParameterError`): exactly one of
     `pairs`, `exhaustive`, `search`; the public tree and parameters in `tree_and_params`
     (`tree` or `height`/`arity`; a builder's `tau` with `lam` and `R`, or calibrated from
-    `(epsilon, delta)`); `budget_s` seconds or None.
+    `(epsilon, delta)`); `budget_s` seconds or None. The search is derandomised (the same
+    pairs on every run) unless a seed is given, as `seed=` or `$BETWEENCUT_SEED` (the seed
+    handling of `betweencut.properties.check`): then it is seeded (other pairs, the same for
+    that seed), and a failure names the seed.
     Checks: every pair and release by exact enumeration of the real code.
     Returns: the `Verdict` (holds). Raises: `AssertionError` with the counterexample and a
     replay line; `OverBudget` (an `AssertionError`) "too large for the budget"; what the audit
@@ -160,21 +163,50 @@ def assert_private(
         return replay_line(user, pair, epsilon, delta, release, tree_and_params)
 
     return _check(user, epsilon, delta, pairs, exhaustive, search, on, budget_s,
-                  tree_and_params, replay)
+                  tree_and_params, replay, seed)
+
+
+def search_seed(user: Any, search: int | None, seed: object) -> int | None:
+    """The seed of a seeded search for `audit_mechanism` (`seed=`, else `$BETWEENCUT_SEED`),
+    else None: derandomised. A PrivTree draws nothing (no seed)."""
+    from betweencut.api.load import PRIVTREE
+    from betweencut.properties.check import choose_seed
+
+    if search is None or (user.kind == PRIVTREE and seed is None):
+        if seed is not None:
+            raise ParameterError("seed", seed, "only with search=N (nothing else is drawn)")
+        return None
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ParameterError("seed", repr(seed), "an integer (or None: derandomised)")
+    return choose_seed(seed, derandomize=True)  # given, else $BETWEENCUT_SEED, else None
+
+
+def _searched(search: int | None, drawn: int | None) -> list[str]:
+    """The line saying how the pairs were searched (a searched audit only)."""
+    from betweencut.properties.check import SEED_ENV
+
+    if search is None:
+        return []
+    if drawn is None:
+        return [f"pairs: search={search}, derandomised (the same pairs on every run)"]
+    s = drawn
+    return [f"pairs: search={search} seeded with {s} (seed={s}, or {SEED_ENV}={s} pytest ..., "
+            "repeats the search)"]
 
 
 def _check(user: Any, epsilon: object, delta: object,
            pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
            search: int | None, on: str | Sequence[str] | None, budget_s: object,
-           options: dict[str, Any], replay: Any) -> Any:
+           options: dict[str, Any], replay: Any, seed: object = None) -> Any:
     """The audit of `assert_private`, and its failure message (`replay(pair, release)`)."""
     __tracebackhide__ = True
     from betweencut.api import audit_mechanism
 
+    drawn = search_seed(user, search, seed)
     budget = Budget(check_budget(budget_s), pair_text)
     verdict = budget.run(lambda progress: audit_mechanism(
         user, pairs, exhaustive=exhaustive, search=search, epsilon=epsilon, delta=delta, on=on,
-        progress=progress, **options))
+        progress=progress, seed=drawn, **options))
     if verdict.holds:
         return verdict
     lines = [f"privacy assertion failed: {_subject_line(verdict)}"]
@@ -183,6 +215,7 @@ def _check(user: Any, epsilon: object, delta: object,
         lines.append(verdict.text())
     else:
         lines += refutation.lines()
+        lines += _searched(search, drawn)
         lines.append(replay((refutation.D, refutation.z), refutation.on))
     raise AssertionError("\n".join(lines))
 
@@ -191,13 +224,14 @@ def assert_no_regression(
     candidate: object, baseline: object,
     pairs: Iterable[tuple[object, object]] | None = None, exhaustive: int | None = None,
     search: int | None = None, on: str | Sequence[str] | None = None,
-    budget_s: object = None, **tree_and_params: Any,
+    budget_s: object = None, seed: int | None = None, **tree_and_params: Any,
 ) -> None:
     """Claim: on every pair audited, the candidate's exact `δ(ε)` never exceeds the
     baseline's, at any `ε >= 0` (decided exactly).
 
     Preconditions: both mechanisms of the same kind, on the same public tree and parameters;
-    exactly one of `pairs`, `exhaustive`, `search` (a PrivTree: `pairs` only).
+    exactly one of `pairs`, `exhaustive`, `search` (a PrivTree: `pairs` only; a search is
+    derandomised unless seeded, as in `assert_private`).
     Checks: fresh- and shared-noise functions and builders by the regression mode of
     `betweencut.audit_mechanism` (`baseline=`: both exact curves per pair, each range
     witnessed and cross-checked against the direct hockey-stick divergence); a PrivTree by
@@ -215,6 +249,7 @@ def assert_no_regression(
                                  "no claim")
     user, base = resolve(candidate), resolve(baseline, "baseline")
     budget = Budget(check_budget(budget_s), pair_text)
+    drawn = search_seed(user, search, seed)
     if user.kind == PRIVTREE or base.kind == PRIVTREE:
         if user.kind != base.kind:
             raise ParameterError("baseline", base.name, f"a mechanism of the same kind as "
@@ -233,7 +268,7 @@ def assert_no_regression(
     else:
         verdict = budget.run(lambda progress: audit_mechanism(
             user, pairs, exhaustive=exhaustive, search=search, claim=[(0, 1)], on=on,
-            baseline=base, progress=progress, **tree_and_params))
+            baseline=base, progress=progress, seed=drawn, **tree_and_params))
         found = [_regression_line(r) for r in verdict.regressions]
         keys = [(_db(r), _z(r), str(r.on)) for r in verdict.regressions]
     if not found:
