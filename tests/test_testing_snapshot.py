@@ -212,3 +212,17 @@ def test_a_breakpoint_that_is_rational_is_written_as_one() -> None:
     other = LogOf(ExpRational(m * ExpPoly.exp(Fraction(1, 2)) + 1, m))
     assert rational_log(other) is None
     assert log_text(other) == "log((3/2 - 1/2*exp(-1/2)) / (1/2*exp(-1/2) - 1/2*exp(-1)))"
+
+
+def test_pair_curves_budget_says_how_far_it_got() -> None:
+    from betweencut.testing import OverBudget
+    from betweencut.testing.budget import Budget
+
+    mech = _example("my_mechanism")
+    ticks = iter(range(1000))
+    budget = Budget(1.5, clock=lambda: float(next(ticks)))
+    with pytest.raises(OverBudget) as caught:
+        pair_curves(mech.flag, [("{}", "0/0"), ("{0/0}", "0/1"), ("{1/1}", "0/0")], height=3,
+                    budget=budget)
+    assert "too large for the budget of 1.5 s" in str(caught.value)
+    assert "1 of 3 pairs audited" in str(caught.value)

@@ -75,7 +75,7 @@ class Budget:
         self.done = 0
         self.total: int | None = None
         self.current: object = None
-        self.passes = 0  # one pass over the pairs per release audited
+        self.passes = 0  # passes over the pairs (one per release, or per mechanism compared)
         self.fired = False
         self._active = False
         self._previous: Any = None
@@ -109,11 +109,11 @@ class Budget:
             where = (f"after all {self.total} {UNIT} were audited (computing their exact "
                      "curves)")
         else:
-            where = f"{self.done} of {self.total} {UNIT} audited, none refuted"
+            where = f"{self.done} of {self.total} {UNIT} audited"
             if self.current is not None:
                 where += f"; stopped in pair {self.done + 1}: {self.describe(self.current)}"
         if self.passes > 1:
-            where += f" (release {self.passes})"
+            where += f" (pass {self.passes} over the pairs)"
         return f"{where}; {self.elapsed:.1f} s"
 
     def message(self, why: str = "") -> str:
