@@ -116,6 +116,8 @@ def test_assert_private_builder_calibrated_and_broken_variants() -> None:
         assert "calibrated = (1, 1/20)" in message
         assert f"--mechanism betweencut.proofs.privacy.claims.gallery:{variant.__name__}" in \
             message and "--tau 2" in message and "replay: cd" not in message
+    done = _replay(message)  # the last variant's counterexample, from the command line
+    assert done.returncode == 1 and "REFUTED: not (1, 1/20)-DP on the transcript" in done.stdout
 
 
 def test_assert_private_privtree_and_closed_cells(privtree: ModuleType) -> None:

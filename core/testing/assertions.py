@@ -61,7 +61,11 @@ def _module_root(spec: str) -> Path | None:
     return root
 
 
-def _flag_value(value: object) -> str | None:
+def _flag_value(value: object, name: str = "") -> str | None:
+    """`value` as the command line's flag reads it (a rational; an accountant's name), else
+    None: the replay is then a Python call."""
+    if name == "accountant":
+        return value if isinstance(value, str) and value.isidentifier() else None
     if isinstance(value, bool):
         return None
     if isinstance(value, int | Fraction):
@@ -72,7 +76,7 @@ def _flag_value(value: object) -> str | None:
         try:
             read_rational(value, "value")
         except ParameterError:
-            return value if value.isidentifier() else None  # an accountant's name
+            return None
         return value
     return None
 
@@ -85,7 +89,7 @@ def replay_line(user: Any, pair: tuple[str, str], epsilon: object, delta: object
     spec = _mechanism_spec(user.target)
     flags: list[str] | None = [] if spec is not None else None
     for name, value in options.items():
-        text = _flag_value(value)
+        text = _flag_value(value, name)
         if flags is None or name not in CLI_FLAGS or text is None:
             flags = None
             break
@@ -260,11 +264,10 @@ def assert_no_regression(
         chosen = list(pairs)
         mine = pair_curves(user, chosen, on=on, budget=budget, **tree_and_params)
         theirs = pair_curves(base, chosen, on=on, budget=budget, **tree_and_params)
-        found = [line for key, curve in mine.curves.items()
-                 for line in (e.line("candidate", "baseline")
-                              for e in excesses(key, curve, theirs.curves[key]))]
-        keys = [key for key, curve in mine.curves.items()
-                if excesses(key, curve, theirs.curves[key])]
+        ranges = [e for key, curve in mine.curves.items()
+                  for e in excesses(key, curve, theirs.curves[key])]
+        found = [e.line("candidate", "baseline") for e in ranges]
+        keys = [e.key for e in ranges]
     else:
         verdict = budget.run(lambda progress: audit_mechanism(
             user, pairs, exhaustive=exhaustive, search=search, claim=[(0, 1)], on=on,
