@@ -58,17 +58,3 @@ def certified_compare(f: Formula, g: Formula, max_prec: int = DEFAULT_MAX_PREC) 
             return 1
         prec *= 2
     raise Undecided(f"two margin formulas not separated at {max_prec} bits")
-
-
-def certainly_nonnegative(f: Formula, max_prec: int = DEFAULT_MAX_PREC) -> bool:
-    """True if `f >= 0` is certified (lower bound >= 0); False if `f < 0` is certified;
-    `Undecided` otherwise."""
-    prec = 64
-    while prec <= max_prec:
-        lo, hi = bounds(f, prec)
-        if lo >= 0:
-            return True
-        if hi < 0:
-            return False
-        prec *= 2
-    raise Undecided(f"sign not decided at {max_prec} bits")
