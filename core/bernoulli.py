@@ -1,7 +1,7 @@
 """Exact Bernoulli draws from random bits, in integers only: the sampler's primitives.
 
 `Bits` is a `getrandbits`: `k -> a uniform integer in [0, 2^k)`. `_below(n)` draws a uniform
-integer below `n` by rejection; `_bernoulli_exp(num, den)` is True with probability exactly
+integer below `n` by rejection; `bernoulli_exp_bits(num, den)` is True with probability exactly
 `exp(-num/den)` (Canonne, Kamath and Steinke, NeurIPS 2020, Alg. 1, with `exp(-1)` per whole
 unit). Used by `betweencut.sampler` and `betweencut.padded_sampler`.
 """
@@ -31,7 +31,7 @@ def _bernoulli_exp_at_most_one(num: int, den: int, bits: Bits) -> bool:
     return k % 2 == 1
 
 
-def _bernoulli_exp(num: int, den: int, bits: Bits) -> bool:
+def bernoulli_exp_bits(num: int, den: int, bits: Bits) -> bool:
     """Bernoulli(exp(-num/den)) for integers `num >= 0`, `den >= 1`: exp(-1) per whole unit.
 
     The fraction is reduced first, so a seeded generator draws exactly the same random numbers

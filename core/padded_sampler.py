@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from betweencut.bernoulli import Bits, _bernoulli_exp
+from betweencut.bernoulli import Bits, bernoulli_exp_bits
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, Outcome
 
@@ -98,7 +98,7 @@ def _bernoulli_ratio(num: int, den: int, bits: Bits) -> bool:
     while True:
         if not bits(1):
             return False
-        if _bernoulli_exp(num, den, bits):
+        if bernoulli_exp_bits(num, den, bits):
             return True
 
 
@@ -107,7 +107,7 @@ def _capped_geometric(plan: Padding, bits: Bits) -> int:
     n = 0
     for i, (num, den) in enumerate(plan.exponents):
         n |= _bernoulli_ratio(num, den, bits) << i
-    beyond = _bernoulli_exp(*plan.tail, bits)
+    beyond = bernoulli_exp_bits(*plan.tail, bits)
     return n | (beyond << plan.digits)  # any value >= 2^m decides every comparison alike
 
 

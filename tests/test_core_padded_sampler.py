@@ -171,7 +171,7 @@ def enumerated_law(query: BTQuery, plan: Padding,
             if bit:
                 weight = weight * q
         monkeypatch.setattr(padded, "_bernoulli_ratio", lambda n, d, b, s=script: next(s))
-        monkeypatch.setattr(padded, "_bernoulli_exp", lambda n, d, b, s=script: next(s))
+        monkeypatch.setattr(padded, "bernoulli_exp_bits", lambda n, d, b, s=script: next(s))
         outcome = padded_bt_outcome(query, plan, lambda k, s=sign: s)
         law[outcome] = law[outcome] + weight
     return law, common

@@ -80,4 +80,4 @@ def test_accountants_epsilon_upper_pinned() -> None:
 def test_tight_calibration_pinned(h: int, eps: F, delta: F, lam: F, R: str) -> None:
     cal = calibrate_tight(h, eps, delta)
     assert (cal.lam, cal.R.exact_str()) == (lam, R)
-    assert cal.E == cal.R + 1 / lam
+    assert cal.R + 1 / lam == cal.E

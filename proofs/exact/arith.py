@@ -12,7 +12,10 @@ increasing precision, which always terminates because the value is not zero.
 
 The one comparison gate is `sign(x)` (and `certainly_le`, `certainly_lt` on top): it accepts a
 `Fraction`, an `ExpPoly`, an `ExpRational`, a `LogReal` or an mpmath interval, returns the exact
-sign, and raises `Undecided` when (and only when) an interval straddles zero.
+sign, and raises `Undecided` when (and only when) an interval straddles zero. Non-zero values
+are signed by the package's one rising-precision gate, `betweencut.exact.certified_sign`, with its
+one cap; `enclose(x, bits)` is the one certified enclosure of any exact number (sympy closed forms
+included, through `betweencut.proofs.exact.symbolic`).
 """
 
 from __future__ import annotations
@@ -21,19 +24,18 @@ import functools
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Final, Union
+from typing import Any, Union
 
 from mpmath import iv
 
 from betweencut.errors import Undecided
-from betweencut.exact import LogReal, certified_sign, iv_endpoints, iv_precision
+from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_endpoints, iv_precision
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
     "enclose", "exact_str", "sign",
 ]
 
-MAX_PRECISION_BITS: Final = 1 << 13
 _ZERO = Fraction(0)
 
 
@@ -212,7 +214,7 @@ class ExpPoly:
         value = self.rational_value()
         if value is not None:
             return (value > 0) - (value < 0)
-        return certified_sign(self.enclose, self.__str__, MAX_PRECISION_BITS)
+        return certified_sign(self.enclose, self.__str__)
 
     def __str__(self) -> str:
         if not self.terms:
@@ -347,12 +349,9 @@ def sign(x: object) -> int:
         return x.sign()
     if getattr(x, "_mpi_", None) is not None:
         lo, hi = iv_endpoints(x)
-        if lo > 0:
-            return 1
-        if hi < 0:
-            return -1
-        if lo == hi == 0:
-            return 0
+        decided = enclosure_sign(lo, hi)
+        if decided is not None:
+            return decided
         raise Undecided(f"interval [{lo}, {hi}] contains 0: raise the precision")
     raise TypeError(f"sign() does not know {type(x).__name__}")
 
@@ -375,13 +374,22 @@ def certainly_lt(x: object, y: object) -> bool:
     return sign(_difference(x, y)) < 0
 
 
-def enclose(x: Number, prec: int = 64) -> tuple[Fraction, Fraction]:
-    """Certified rational bounds of an exact number (for display and for reports)."""
+def enclose(x: Number | Any, prec: int = 64) -> tuple[Fraction, Fraction]:
+    """Certified rational bounds `lo <= x <= hi` of an exact number at `prec` bits: a rational,
+    `LogReal`, `ExpPoly`, `ExpRational`, or a closed sympy expression (`symbolic.sympy_interval`
+    evaluates it in mpmath `iv`, rounding outward). The one `enclose` of the package."""
+    if isinstance(x, bool | float):
+        raise TypeError(f"no float is enclosed as if it were exact: got {x!r}")
     if isinstance(x, int | Fraction):
         return Fraction(x), Fraction(x)
     if isinstance(x, LogReal):
         return x.bounds(prec)
-    return x.enclose(prec)
+    if isinstance(x, ExpPoly | ExpRational):
+        return x.enclose(prec)
+    from betweencut.proofs.exact.symbolic import sympy_interval  # sympy only when asked
+
+    with iv_precision(prec):
+        return iv_endpoints(sympy_interval(x))
 
 
 def exact_str(x: Number) -> str:

@@ -32,7 +32,8 @@ from betweencut.tree import kary_tree
 
 __all__ = [
     "DepthAudit", "audit_profiles", "band_setup", "check_theorem_5_4_at_depth",
-    "claimed_points", "gallery_at_depth", "paper_bounds", "single_leaf_band", "step_profiles",
+    "claimed_points", "gallery_at_depth", "paper_bounds", "row_facts", "single_leaf_band",
+    "step_profiles",
 ]
 
 
@@ -192,14 +193,14 @@ def check_theorem_5_4_at_depth(
     worst = audit.worst
     if worst is not None and not worst.holds:
         raise ClaimRefuted("Theorem 5.4", "delta(eps) exceeds the claimed bound at depth",
-                           {**info, **_row_facts(worst, exact=True)})
-    quantities = _row_facts(worst, exact=False) if worst is not None else {}
+                           {**info, **row_facts(worst, exact=True)})
+    quantities = row_facts(worst, exact=False) if worst is not None else {}
     return Certificate("Theorem 5.4", info, "enumerated", quantities,
                        scope=f"single-leaf pairs at h = {info['h']}, every answer sequence by "
                              "grouping")
 
 
-def _row_facts(row: DepthRow, exact: bool) -> dict[str, object]:
+def row_facts(row: DepthRow, exact: bool) -> dict[str, object]:
     """The compared numbers: the certified enclosure of `δ` that decided the row (and the exact
     `δ` and excess of a refuted row) and the exact bound."""
     lo, hi = row.tightness()

@@ -460,7 +460,7 @@ class ClaimedBound:
     def of(r: int, eps: Fraction, value: object) -> ClaimedBound:
         if not isinstance(eps, Fraction | int) or isinstance(eps, bool) or eps <= 0:
             raise ParameterError("eps", eps, "an exact rational eps > 0 (the claim's)")
-        lo, hi = enclose(value, 64)  # type: ignore[arg-type]
+        lo, hi = enclose(value, 64)
         return ClaimedBound(r, Fraction(eps), value, lo, hi)
 
 
