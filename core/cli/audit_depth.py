@@ -115,7 +115,7 @@ def _row(row: Any, bound_exact: bool = True, exact: bool = True) -> dict[str, An
     single = row.profile.segments == 1
     out: dict[str, Any] = {"count": row.profile.counts[0]} if single else {
         "profile": [list(step) for step in row.profile.steps]}
-    from betweencut.proofs.privacy.enumeration.transcripts import round_out
+    from betweencut.proofs.exact.dyadic import round_out
 
     lo, hi = round_out(row.delta_lo, row.delta_hi) if row.delta_hi else (row.delta_lo, row.delta_hi)
     out.update({

@@ -29,16 +29,16 @@ the all-`H` right tail of each interval carried up, so the cost stays polynomial
 
 The probability of an output is `P(prefix)·(P(tail_L) + P(tail_B))` under each database, with
 the law values of the query object the mechanism built (`depth.depth_pair`, principle 2). The
-decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix (`_Side.boxes`) plus a
-certified interval log of the tail sum (mpmath `iv`, one per distinct tail), and go to the exact
-`ExpPoly` sign when the boxes straddle; the sums are the same certified dyadic enclosures, and the
-exact `δ` the exact sum of the violating outputs' factor bags. The tests compare all of it, as
+decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix
+(`FactorBounds.boxes`) plus a certified interval log of the tail sum (`boxes.ln_box`, one per
+distinct tail), and go to the exact `ExpPoly` sign when the boxes straddle; the sums are the same
+certified dyadic enclosures, and the exact `δ` the exact sum of the violating outputs' factor
+bags. The tests compare all of it, as
 data and as `δ(ε_r)` for every `r`, with full enumeration of the real code's `heavy` projection.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
@@ -46,14 +46,12 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_precision
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.boxes import add_boxes, ln_box
 from betweencut.proofs.privacy.depth.exact_values import ExactTables, Violating
 from betweencut.proofs.privacy.depth.paths import (
     OUTCOME_INDEX,
@@ -65,10 +63,10 @@ from betweencut.proofs.privacy.depth.paths import (
 from betweencut.proofs.privacy.depth.transcript import (
     Boxes,
     ClaimedBound,
+    ClaimPoints,
     DepthRow,
+    FactorBounds,
     PathJoint,
-    _Side,
-    _Steps,
     depth_pair,
     profile_rows,
     rows_from_sums,
@@ -299,18 +297,6 @@ def heavy_pair(mechanism: BetweenCut, profile: PathProfile) -> HeavyJoint:
 
 # -- fast certified evaluation ----------------------------------------------------------------
 
-def _ln_box(lo: Fraction, hi: Fraction) -> tuple[float, float]:
-    """Certified float bounds of `ln x` for `0 < lo <= x <= hi` (mpmath `iv`, then one ulp)."""
-    if lo <= 0:
-        raise Undecided("a tail probability is not certified positive")
-    with iv_precision(90):
-        box = iv.log(iv.mpf([iv.mpf(lo.numerator) / lo.denominator,
-                             iv.mpf(hi.numerator) / hi.denominator]))
-        a, b = box._mpi_
-    return (math.nextafter(float(Fraction(*to_rational(a))), -math.inf),
-            math.nextafter(float(Fraction(*to_rational(b))), math.inf))
-
-
 def _tail_boxes(pair: HeavyJoint, tails: list[TailKey], side: int) -> Boxes:
     """Per tail: possible under `side`?, and certified bounds of `ln(P(tail_L) + P(tail_B))`."""
     ok = np.zeros(len(tails), dtype=bool)
@@ -325,22 +311,20 @@ def _tail_boxes(pair: HeavyJoint, tails: list[TailKey], side: int) -> Boxes:
                 s_lo, s_hi = s_lo + b_lo, s_hi + b_hi
                 ok[t] = True
         if ok[t]:
-            lo[t], hi[t] = _ln_box(s_lo, s_hi)
+            lo[t], hi[t] = ln_box(s_lo, s_hi)
     return ok, lo, hi
 
 
-def _boxes(side: _Side, matrix: npt.NDArray[np.float64], tails: Boxes,
+def _boxes(side: FactorBounds, matrix: npt.NDArray[np.float64], tails: Boxes,
            index: npt.NDArray[np.intp]) -> Boxes:
     """Per output: possible?, certified bounds of `ln P(prefix) + ln(P(tail_L) + P(tail_B))`."""
     p_ok, p_lo, p_hi = side.boxes(matrix)
     t_ok, t_lo, t_hi = tails
-    ok = p_ok & t_ok[index]
-    lo = np.nextafter(p_lo + t_lo[index], -np.inf)
-    hi = np.nextafter(p_hi + t_hi[index], np.inf)
-    return ok, lo, hi
+    lo, hi = add_boxes(p_lo, p_hi, t_lo[index], t_hi[index])
+    return p_ok & t_ok[index], lo, hi
 
 
-def _possible(side: _Side, sig: Signature) -> bool:
+def _possible(side: FactorBounds, sig: Signature) -> bool:
     return not any(n and side.zero[i] for i, n in enumerate(sig))
 
 
@@ -384,12 +368,12 @@ class _Exact:
                     * self.tail_value(tails, self.y_ix)) > 0
 
 
-def _direction(pair: HeavyJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
-               boxes: tuple[Boxes, Boxes]) -> tuple[list[tuple[int, int]], list[tuple[int, int]],
-                                                     list[tuple[int, int]]]:
+def _direction(pair: HeavyJoint, forward: bool, steps: ClaimPoints,
+               sides: tuple[FactorBounds, FactorBounds], boxes: tuple[Boxes, Boxes]
+               ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """Per output the largest `r` with `P > e^{ε_r}·Q` (certified boxes, exact inside them);
     returns per `r` the certified `Σ P`, `Σ Q` over the outputs violating at `r` (integers at
-    scale `2^-SCALE`) and the violating `(r, output index)` in decreasing `r`."""
+    scale `2^-SUM_SCALE`) and the violating `(r, output index)` in decreasing `r`."""
     x_ix, y_ix = (0, 1) if forward else (1, 0)
     x_side, y_side = sides[x_ix], sides[y_ix]
     (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = boxes[x_ix], boxes[y_ix]
@@ -443,9 +427,10 @@ def heavy_rows(
     laws = pair.transcript.laws
     most = max(top, int(matrix.max(initial=0)) + max(
         [max(sig) for tail in tails for sig in tail if sig is not None], default=0))
-    sides = (_Side([law[0] for law in laws], most), _Side([law[1] for law in laws], most))
+    sides = (FactorBounds([law[0] for law in laws], most),
+             FactorBounds([law[1] for law in laws], most))
     boxes = tuple(_boxes(sides[s], matrix, _tail_boxes(pair, tails, s), index) for s in (0, 1))
-    steps = _Steps.of(bounds)
+    steps = ClaimPoints.of(bounds)
     directions = [_direction(pair, forward, steps, sides, (boxes[0], boxes[1]))
                   for forward in (True, False)]
     tables = ExactTables(laws, steps.eps[1:],

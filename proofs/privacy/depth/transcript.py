@@ -40,15 +40,22 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_precision
 from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
+from betweencut.proofs.exact.boxes import FloatBox, ln_box, log_dot, point_boxes, sub_boxes
+from betweencut.proofs.exact.dyadic import (
+    ONE,
+    SUM_SCALE,
+    Dyadic,
+    absolute,
+    dyadic,
+    exp_enclosure,
+    mul,
+)
 from betweencut.proofs.laws.bt_laws import OUTCOMES
 from betweencut.proofs.privacy.depth.exact_values import ExactTables, ExactValue
 from betweencut.proofs.privacy.depth.paths import (
@@ -64,13 +71,13 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     Bag,
     bag_enclosure,
     make_bag,
-    round_out,
 )
 from betweencut.tree import PublicTree
 
 __all__ = [
-    "ClaimedBound", "DepthRow", "PathJoint", "SegmentLaw", "check_offpath", "depth_pair",
-    "law_at", "profile_rows", "worst_row",
+    "Boxes", "ClaimPoints", "ClaimedBound", "DepthRow", "FactorBounds", "PathJoint", "SegmentLaw",
+    "check_offpath", "depth_pair", "law_at", "profile_rows", "rows_from_sums", "violating_by_r",
+    "worst_row",
 ]
 
 SegmentLaw = dict[Outcome, int | None]  # outcome -> factor id, None = probability 1 (guard)
@@ -230,68 +237,20 @@ def _signatures(height: int, starts: tuple[int, ...],
 
 # -- fast certified evaluation ----------------------------------------------------------------
 #
-# Dyadic intervals `[lo·2^e, hi·2^e]` with `PREC`-bit integer mantissas, every product rounded
-# outward (floor for `lo`, ceiling for `hi`); sums are kept as integers at the absolute scale
-# `2^-SCALE` (a term below it is enclosed by `[0, 2^-SCALE]`, still certified).
-
-PREC = 96
-SCALE = 2400
-Dyadic = tuple[int, int, int]
-
-
-def _dyadic(lo: Fraction, hi: Fraction) -> Dyadic:
-    """A dyadic interval containing `[lo, hi]`, `0 <= lo <= hi`, `hi > 0`."""
-    e = hi.numerator.bit_length() - hi.denominator.bit_length() - PREC
-    scale = Fraction(2) ** -e
-    return math.floor(max(lo, Fraction(0)) * scale), math.ceil(hi * scale), e
-
-
-def _mul(x: Dyadic, y: Dyadic) -> Dyadic:
-    lo, hi, e = x[0] * y[0], x[1] * y[1], x[2] + y[2]
-    shift = hi.bit_length() - PREC
-    if shift > 0:
-        lo, hi, e = lo >> shift, -((-hi) >> shift), e + shift
-    return lo, hi, e
-
-
-def _absolute(x: Dyadic) -> tuple[int, int]:
-    """`[lo, hi]` with `lo·2^-SCALE <= x <= hi·2^-SCALE`."""
-    lo, hi, e = x
-    k = e + SCALE
-    if k >= 0:
-        return lo << k, hi << k
-    return lo >> -k, -((-hi) >> -k)
-
-
-_ONE: Dyadic = (1 << PREC, 1 << PREC, -PREC)
-
-
-def _down(x: float) -> float:
-    return math.nextafter(x, -math.inf)
-
-
-def _up(x: float) -> float:
-    return math.nextafter(x, math.inf)
-
+# Per factor: a certified float box of `ln F` (`betweencut.proofs.exact.boxes`) and a dyadic
+# enclosure of `F` (`betweencut.proofs.exact.dyadic`); sums of signature probabilities are
+# integers at the absolute scale `2^-SUM_SCALE`.
 
 @lru_cache(maxsize=4096)
-def _factor_tables(fid: int) -> tuple[tuple[float, float], Dyadic]:
+def _factor_tables(fid: int) -> tuple[FloatBox, Dyadic]:
     """Certified float bounds of `ln F` and a dyadic enclosure of `F`, `F` = factor `fid`."""
     lo, hi = bag_enclosure((fid,))
     if lo <= 0:
         raise Undecided(f"factor {fid} not certified positive at {ENCLOSURE_BITS} bits")
-    with iv_precision(90):
-        box = iv.log(iv.mpf([iv.mpf(lo.numerator) / lo.denominator,
-                             iv.mpf(hi.numerator) / hi.denominator]))
-        a, b = box._mpi_
-    ln = (_down(float(Fraction(*to_rational(a)))), _up(float(Fraction(*to_rational(b)))))
-    return ln, _dyadic(lo, hi)
+    return ln_box(lo, hi), dyadic(lo, hi)
 
 
-GAMMA_SLACK = 4  # float dot products of length W err by at most W·u·Σ|a_i·b_i| (u = 2^-53)
-
-
-class _Side:
+class FactorBounds:
     """Per segment and outcome, under one database: impossible, probability 1, or a factor
     with its log box and its powers as dyadic intervals; vectors over the signature columns."""
 
@@ -307,40 +266,34 @@ class _Side:
                 i = 3 * k + OUTCOME_INDEX[s]
                 fid = law.get(s)
                 self.zero[i] = s not in law
-                table = [_ONE] * (top + 1)
+                table = [ONE] * (top + 1)
                 if fid is not None:
                     (self.ln_lo[i], self.ln_hi[i]), base = _factor_tables(fid)
                     for n in range(1, top + 1):
-                        table[n] = _mul(table[n - 1], base)
+                        table[n] = mul(table[n - 1], base)
                 self.powers.append(table)
 
     def boxes(self, matrix: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.bool_],
                                                                 npt.NDArray[np.float64],
                                                                 npt.NDArray[np.float64]]:
-        """Per signature row: possible here?, and certified bounds of `ln P(sig)`.
-
-        The dot products are widened by `GAMMA_SLACK·W·2^-53·Σ|n·ln|` (the textbook bound for
-        any summation order, doubled) and one ulp outward."""
+        """Per signature row: possible here?, and certified bounds of `ln P(sig)`
+        (`boxes.log_dot`)."""
         possible: npt.NDArray[np.bool_] = np.asarray(~(matrix[:, self.zero] > 0).any(axis=1))
-        width = matrix.shape[1]
-        absmax = np.maximum(np.abs(self.ln_lo), np.abs(self.ln_hi))
-        err = (GAMMA_SLACK * (width + 2) * 2.0**-53) * (matrix @ absmax) + 2.0**-1000
-        lo = np.nextafter(matrix @ self.ln_lo - err, -np.inf)
-        hi = np.nextafter(matrix @ self.ln_hi + err, np.inf)
+        lo, hi = log_dot(matrix, self.ln_lo, self.ln_hi)
         return possible, lo, hi
 
     def value(self, sig: Signature) -> tuple[int, int]:
         found = self.values.get(sig)
         if found is None:
-            out = _ONE
+            out = ONE
             for n, table in zip(sig, self.powers, strict=True):
                 if n:
-                    out = _mul(out, table[n])
-            found = self.values[sig] = _absolute(out)
+                    out = mul(out, table[n])
+            found = self.values[sig] = absolute(out)
         return found
 
 
-class _Steps:
+class ClaimPoints:
     """The claim's points `ε_1 < ... < ε_top` (index `r`), with `ε_0 = 0` and `ε_{top+1} = ∞`
     as sentinels, and their certified float boxes (float comparisons are exact, so `hi[r] < d`
     proves `ε_r < d` and `lo[r] > d` proves `ε_r > d`).
@@ -356,22 +309,22 @@ class _Steps:
                                      "claimed points exact and increasing, 0 < eps_1 < eps_2")
         self.eps = [Fraction(e) for e in points]
         self.top = len(eps)
-        self.lo = np.array([_down(float(e)) for e in self.eps] + [math.inf])
-        self.hi = np.array([_up(float(e)) for e in self.eps] + [math.inf])
+        lo, hi = point_boxes(self.eps)
+        self.lo, self.hi = np.append(lo, math.inf), np.append(hi, math.inf)
 
     @staticmethod
-    def of(bounds: Sequence[ClaimedBound]) -> _Steps:
+    def of(bounds: Sequence[ClaimedBound]) -> ClaimPoints:
         """The points of `bounds`, each `r` checked to be its index (1-based)."""
         for i, claimed in enumerate(bounds, start=1):
             if claimed.r != i:
                 raise ParameterError("bounds", claimed.r, f"bound {i} with r = {i}")
-        return _Steps([claimed.eps for claimed in bounds])
+        return ClaimPoints([claimed.eps for claimed in bounds])
 
 
 @dataclass
 class _Direction:
     """One direction (`D‖D+z` or `D+z‖D`): per `r`, certified `Σ P` and `Σ Q` over the
-    signatures with `P > e^{ε_r}·Q` (integers at scale `2^-SCALE`), and those signatures."""
+    signatures with `P > e^{ε_r}·Q` (integers at scale `2^-SUM_SCALE`), and those signatures."""
 
     forward: bool
     a: list[tuple[int, int]]
@@ -382,8 +335,9 @@ class _Direction:
 Boxes = tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]
 
 
-def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
-               boxes: tuple[Boxes, Boxes]) -> _Direction:
+def _direction(pair: PathJoint, forward: bool, steps: ClaimPoints,
+               sides: tuple[FactorBounds, FactorBounds], boxes: tuple[Boxes, Boxes]
+               ) -> _Direction:
     """For each signature the largest `r` with `P > e^{ε_r}·Q` (monotone in `r`): certified
     log boxes settle every `r` outside the box, `bag_exceeds` (exact) the ones inside."""
     x_side, y_side = sides if forward else sides[::-1]
@@ -413,7 +367,7 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
 
 
 def violating_by_r(
-    steps: _Steps, x_box: Boxes, y_box: Boxes, exceeds: Callable[[int, Fraction], bool],
+    steps: ClaimPoints, x_box: Boxes, y_box: Boxes, exceeds: Callable[[int, Fraction], bool],
 ) -> dict[int, list[int]]:
     """Groups by the largest `r` with `P > e^{ε_r}·Q`: the certified log boxes of `ln P` and
     `ln Q` settle every `r` outside `[d_lo, d_hi]`; `exceeds(g, ε_r)` (exact) decides the ones
@@ -421,8 +375,7 @@ def violating_by_r(
     impossible `P` at none. Returns `r -> group indices` for `r >= 1`."""
     (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = x_box, y_box
     top = steps.top
-    d_lo = np.nextafter(x_lo - y_hi, -np.inf)
-    d_hi = np.nextafter(x_hi - y_lo, np.inf)
+    d_lo, d_hi = sub_boxes(x_lo, x_hi, y_lo, y_hi)
     sure = np.clip(np.searchsorted(steps.hi, d_lo, side="left") - 1, 0, top)
     never = np.searchsorted(steps.lo, d_hi, side="right")
     t = np.where(y_ok, sure, top)
@@ -437,11 +390,6 @@ def violating_by_r(
     for g in np.flatnonzero(t > 0).tolist():
         by_r.setdefault(int(t[g]), []).append(g)
     return by_r
-
-
-@lru_cache(maxsize=1024)
-def _exp_box(eps: Fraction) -> tuple[Fraction, Fraction]:
-    return round_out(*ExpPoly.exp(eps).enclose(ENCLOSURE_BITS))
 
 
 @dataclass(frozen=True)
@@ -533,17 +481,17 @@ def profile_rows(
     top = len(bounds)
     matrix = pair.table()[2]
     most = max(top, int(matrix.max(initial=0)))  # the largest power any signature needs
-    sides = (_Side([law[0] for law in pair.laws], most),
-             _Side([law[1] for law in pair.laws], most))
+    sides = (FactorBounds([law[0] for law in pair.laws], most),
+             FactorBounds([law[1] for law in pair.laws], most))
     boxes = (sides[0].boxes(matrix), sides[1].boxes(matrix))
-    steps = _Steps.of(bounds)
+    steps = ClaimPoints.of(bounds)
     fwd = _direction(pair, True, steps, sides, boxes)
     bwd = _direction(pair, False, steps, sides, boxes)
     tables = ExactTables(pair.laws, steps.eps[1:], (fwd.violating, bwd.violating))
     return rows_from_sums(profile, bounds, ((fwd.a, fwd.b), (bwd.a, bwd.b)), tables, exact)
 
 
-Sums = Sequence[tuple[int, int]]  # integer sums at scale 2^SCALE
+Sums = Sequence[tuple[int, int]]  # integer sums at scale 2^SUM_SCALE
 
 
 def rows_from_sums(
@@ -552,14 +500,14 @@ def rows_from_sums(
 ) -> list[DepthRow]:
     """One `DepthRow` per bound from the certified sums of each direction (forward, backward):
     `a[r]`, `b[r]` enclose `Σ P` and `Σ Q` over the groups violating at `r`, scaled by
-    `2^SCALE`; `δ(ε_r)` is enclosed by `(a - e^{ε_r}·b)_+` and decided by the enclosure, or by
+    `2^SUM_SCALE`; `δ(ε_r)` is enclosed by `(a - e^{ε_r}·b)_+` and decided by the enclosure, or by
     the exact value from `tables` when it straddles the bound (shared by the transcript's
     `profile_rows` and the Heavy set's `heavy_rows`)."""
-    unit = Fraction(1, 1 << SCALE)
+    unit = Fraction(1, 1 << SUM_SCALE)
     rows = []
     for claimed in bounds:
         r, eps = claimed.r, claimed.eps
-        x_lo, x_hi = _exp_box(eps)
+        x_lo, x_hi = exp_enclosure(eps, ENCLOSURE_BITS)
         encl: list[tuple[Fraction, Fraction]] = []
         for a, b in sums:
             (a_lo, a_hi), (b_lo, b_hi) = a[r], b[r]
