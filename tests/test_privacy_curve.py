@@ -15,9 +15,9 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
 from betweencut.proofs.privacy.audit.mechanism import (
     LawCache,
-    _short,
     audit_mechanism,
     neighbouring_pairs,
+    short_output,
 )
 from betweencut.proofs.privacy.audit.regression import find_regressions, rational_inside
 from betweencut.proofs.privacy.claims.checkers import theorem_5_4_points
@@ -251,8 +251,8 @@ def test_run_output_list_database_and_float_eps() -> None:
     refuted = audit_mechanism(labelled, [((), (0, 0))], [(Fraction(1, 10), 0)])
     ce = refuted.counterexample()
     assert ce is not None and all(isinstance(o, str) for o in ce["event (first outputs)"])  # type: ignore[attr-defined]
-    assert _short((((), "Heavy"), ((0, 1), Outcome.H))) == "root:Heavy 0/1:H"
-    assert _short(frozenset({(0,), ()})) == "{root, 0}"
+    assert short_output((((), "Heavy"), ((0, 1), Outcome.H))) == "root:Heavy 0/1:H"
+    assert short_output(frozenset({(0,), ()})) == "{root, 0}"
     with pytest.raises(ValueError, match=r"eps = 0\.5 is not allowed"):
         audit_mechanism(mech.run, [((), (0, 0))], [(0.5, 0)])
     with pytest.raises(ValueError, match="delta"):

@@ -1,17 +1,16 @@
 """`--accountant paper|tight`: which certified accountant calibrates `(λ, R)` (issue 13).
 
-`paper` (the default) is Theorem 5.5's calibration, computed in core. `tight` is
-`betweencut.proofs.privacy.accountants.tight_calibration.calibrate_tight` (KOV's optimal composition
-or Theorem 5.4, whichever is smaller, certified; never a larger margin than `paper`): the CLI is
-the only part of core allowed to import proofs, and it hands the resulting `λ`, `R` to the
-mechanism.
+`paper` (the default) is Theorem 5.5's calibration, `tight` the tight accountant's
+(`betweencut.proofs.privacy.accountants.calibrate_by`, the one lookup by name, which the
+library calls too; never a larger margin than `paper`): the CLI is the only part of core allowed
+to import proofs, and it hands the resulting `λ`, `R` to the mechanism.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from betweencut.calibration import Calibration, calibrate
+from betweencut.calibration import Calibration
 
 ACCOUNTANT_CHOICES = ("paper", "tight")
 
@@ -25,9 +24,7 @@ def add_accountant_flag(p: argparse.ArgumentParser) -> None:
 
 def calibrate_with(accountant: str, height: object, epsilon: object,
                    delta: object) -> Calibration:
-    """The calibration of `accountant` for public `(h, ε, δ)`."""
-    if accountant == "tight":
-        from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight
+    """The calibration of `accountant` for public `(h, ε, δ)` (`accountants.calibrate_by`)."""
+    from betweencut.proofs.privacy.accountants import calibrate_by
 
-        return calibrate_tight(height, epsilon, delta)
-    return calibrate(height, epsilon, delta)
+    return calibrate_by(accountant, height, epsilon, delta)

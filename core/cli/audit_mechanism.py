@@ -192,7 +192,7 @@ def _pair_json(db: Any, z: Any) -> dict[str, Any]:
 def _worst_json(worst: Any, exact_str: Any, display: Any) -> dict[str, Any] | None:
     if worst is None:
         return None
-    from betweencut.proofs.privacy.audit.mechanism import _short, with_record
+    from betweencut.proofs.privacy.audit.mechanism import short_output, with_record
 
     s = worst.stick
     return {
@@ -200,7 +200,7 @@ def _worst_json(worst: Any, exact_str: Any, display: Any) -> dict[str, Any] | No
         "D + z": ["/".join(map(str, u)) for u in with_record(worst.db, worst.z)],
         "eps": str(worst.eps), "direction": s.direction,
         "delta": display(worst.delta), "delta_exact": exact_str(worst.delta),
-        "event_size": s.event_size, "event": [_short(o) for o in s.event],
+        "event_size": s.event_size, "event": [short_output(o) for o in s.event],
         "P": exact_str(s.p_event), "Q": exact_str(s.q_event),
         "P_approx": display(s.p_event), "Q_approx": display(s.q_event),
     }

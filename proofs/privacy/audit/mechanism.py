@@ -325,7 +325,7 @@ class PointResult:
     def counterexample(self) -> dict[str, object]:
         s = self.stick
         first, second = ("D", "D + z") if s.direction == "D||D+z" else ("D + z", "D")
-        shown = [_short(o) for o in s.event[:SHOWN_OUTPUTS]]
+        shown = [short_output(o) for o in s.event[:SHOWN_OUTPUTS]]
         return {
             "D": self.db, "z": self.z, "D + z": with_record(self.db, self.z), "on": self.on,
             "eps": self.eps, "event_size": s.event_size, "event (first outputs)": shown,
@@ -345,7 +345,7 @@ def _node(u: tuple[int, ...]) -> str:
     return "/".join(map(str, u)) or "root"
 
 
-def _short(o: object) -> str:
+def short_output(o: object) -> str:
     """An output in a few characters: node sets as `{0/1, ...}`, `(node, answer)` steps as
     `0/1:H`; any other shape (tuples, labels, user objects) falls back to `str`/`repr`."""
     if isinstance(o, frozenset | set) and all(_is_node(u) for u in o):

@@ -27,6 +27,7 @@ from functools import lru_cache, partial
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.bisection import certified_bisect, halving
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds, float_box, weighted_sum
 from betweencut.proofs.privacy.enumeration.transcripts import (
     Bag,
@@ -242,7 +243,8 @@ def epsilon_for_delta(
     """The smallest `ε` with `δ(ε) <= target`, certified to an interval `(lo, hi]` of `width`.
 
     `δ(ε)` is non-increasing in `ε`; the answer is `(lo, hi)` with `δ(hi) <= target` and either
-    `lo = hi = 0` (`δ(0) <= target`) or `δ(lo) > target`, both decided exactly. Returns None if
+    `lo = hi = 0` (`δ(0) <= target`) or `δ(lo) > target`, both decided exactly (doubling to a
+    bracket, then the package's one bisection, `certified_bisect`). Returns None if
     `δ(eps_max) > target` (no finite `ε` up to `eps_max`; e.g. an output possible under one
     database only, of probability above the target). `target` is a rational or an exact
     `ExpPoly` (e.g. a claim's `δ` such as `e^{-λ(R-1)}/2`), compared exactly either way.
@@ -265,10 +267,5 @@ def epsilon_for_delta(
         lo, hi = hi, hi * 2
         if hi > eps_max:
             return None
-    while hi - lo > width:
-        mid = (lo + hi) / 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    hi, lo = certified_bisect(ok, hi, lo, halving(width))
     return lo, hi
