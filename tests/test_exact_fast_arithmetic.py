@@ -15,8 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import betweencut.proofs.exact.bisection as bisection
+import betweencut.proofs.exact.boxes as boxes
+import betweencut.proofs.exact.dyadic as dyadic
+import betweencut.proofs.exact.intpoly as intpoly
+import betweencut.proofs.exact.packed as packed
 from betweencut.errors import ParameterError, Undecided
-from betweencut.proofs.exact import bisection, boxes, dyadic, intpoly, packed
 from betweencut.proofs.exact.arith import ExpPoly, sign
 
 positive = st.fractions(min_value=F(1, 10**30), max_value=F(10**6), max_denominator=10**30)

@@ -83,15 +83,16 @@ class ExpPoly:
         }
 
     @staticmethod
-    def _of_fractions(terms: dict[Fraction, Fraction]) -> ExpPoly:
-        """Internal: build from a dict whose keys and values are already `Fraction`s."""
+    def of_fractions(terms: dict[Fraction, Fraction]) -> ExpPoly:
+        """Build from a dict whose keys and values are already `Fraction`s (no conversion;
+        zero coefficients dropped): the fast constructor for exact arithmetic code."""
         out = ExpPoly.__new__(ExpPoly)
         out.terms = {x: c for x, c in terms.items() if c}
         return out
 
     @staticmethod
     def const(c: Fraction | int) -> ExpPoly:
-        return ExpPoly._of_fractions({_ZERO: Fraction(c)})
+        return ExpPoly.of_fractions({_ZERO: Fraction(c)})
 
     @staticmethod
     def exp(x: Fraction | int, coeff: Fraction | int = 1) -> ExpPoly:
@@ -113,12 +114,12 @@ class ExpPoly:
         out = dict(self.terms)
         for x, c in o.terms.items():
             out[x] = out[x] + c if x in out else c
-        return ExpPoly._of_fractions(out)
+        return ExpPoly.of_fractions(out)
 
     __radd__ = __add__
 
     def __neg__(self) -> ExpPoly:
-        return ExpPoly._of_fractions({x: -c for x, c in self.terms.items()})
+        return ExpPoly.of_fractions({x: -c for x, c in self.terms.items()})
 
     def __sub__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
         o = self._coerce(other)
@@ -143,7 +144,7 @@ class ExpPoly:
                 for y, d in o.terms.items():
                     z = x + y
                     out[z] = out[z] + c * d if z in out else c * d
-            return ExpPoly._of_fractions(out)
+            return ExpPoly.of_fractions(out)
         return _product(self.terms, o.terms)
 
     __rmul__ = __mul__

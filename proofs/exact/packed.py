@@ -89,7 +89,7 @@ class Lattice:
                 terms[Fraction(k, self.n)] = Fraction(digit, self.den)
             packed = (packed - digit) >> self.width
             k += 1
-        return ExpPoly._of_fractions(terms)
+        return ExpPoly.of_fractions(terms)
 
     def shift(self, eps: Fraction) -> int | None:
         """The left shift that multiplies by `e^ε`, or None if `ε·n` is not an integer `>= 0`."""

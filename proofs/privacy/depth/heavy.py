@@ -172,7 +172,7 @@ def heavy_outputs(
 @lru_cache(maxsize=64)
 def _outputs(height: int, starts: tuple[int, ...], supports: Supports) -> Counter[HeavyKey]:
     """`heavy_outputs`, shared by profiles with one segment layout and support (stand-in counts,
-    as `depth._signatures`: the counts do not enter the search)."""
+    as the transcript's signature tables: the counts do not enter the search)."""
     n = len(starts)
     stand_in = PathProfile(height, tuple((d, n - k) for k, d in enumerate(starts)))
     return heavy_outputs(stand_in, lambda k: supports[k])
