@@ -59,7 +59,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, Final, Protocol, Union, runtime_checkable
+from typing import ClassVar, Final, Protocol, Self, Union, runtime_checkable
 
 from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import LogReal, interval_bounds
@@ -189,7 +189,7 @@ class TranscriptAccountant:
         object.__setattr__(self, "lam", Fraction(lam))
 
     @classmethod
-    def of(cls, L: int, lam: Fraction, R: LogReal | Fraction | int) -> TranscriptAccountant:
+    def of(cls, L: int, lam: Fraction, R: LogReal | Fraction | int) -> Self:
         """The accountant for these inputs (`R` a rational or a `LogReal`), checked."""
         return cls(L, lam, _as_logreal(R))
 
