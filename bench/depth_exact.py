@@ -25,7 +25,6 @@ from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
-from betweencut.cli.audit_depth import _row
 from betweencut.proofs.exact import intpoly
 from betweencut.proofs.privacy.depth.audit import (
     audit_profiles,
@@ -66,7 +65,7 @@ def main() -> None:
     texts = [row.delta_exact_str() for row in audit.rows]
     full = time.process_time() - start
     start = time.process_time()
-    size = len(json.dumps([_row(row, bound_exact=False) for row in audit.rows]))
+    size = len(json.dumps([row.to_row("transcript").as_json() for row in audit.rows]))
     dump = time.process_time() - start
     exact_chars = sum(map(len, texts))
     print(f"with every row's delta_exact ({backend}): {full:.1f} s CPU, ratio "

@@ -153,7 +153,7 @@ def choose_seed(given_seed: int | None, derandomize: bool) -> int | None:
     return None if derandomize else random.SystemRandom().getrandbits(32)
 
 
-def search_settings(max_examples: int | None, derandomize: bool) -> settings:
+def probe_settings(max_examples: int | None, derandomize: bool) -> settings:
     base = settings(
         _profile(), database=None, deadline=None, report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
@@ -189,7 +189,7 @@ def replay_line(fn: object, claims: Sequence[str], conf: settings, chosen: int |
             f"# or: {SEED_ENV}={chosen} pytest ...")
 
 
-def run_probe(claim: str, body: Callable[[], None]) -> PropertyResult:
+def probe_claim(claim: str, body: Callable[[], None]) -> PropertyResult:
     """Run one Hypothesis test; turn its shrunk failure into a `PropertyResult`."""
     try:
         body()
@@ -200,7 +200,7 @@ def run_probe(claim: str, body: Callable[[], None]) -> PropertyResult:
     return PropertyResult(claim, True)
 
 
-def tag_input(exc: BaseException, shown: object) -> None:
+def tag_failure(exc: BaseException, shown: object) -> None:
     """Attach the (shrunk) input to the exception Hypothesis will re-raise."""
     setattr(exc, _INPUT, shown if isinstance(shown, str) else repr(shown))
 
@@ -215,7 +215,7 @@ def then_pinned(search: Callable[[], None], check: Callable[[Case], None]) -> Ca
             try:
                 check(case)
             except Exception as exc:
-                tag_input(exc, case)
+                tag_failure(exc, case)
                 raise
 
     return both
@@ -231,10 +231,10 @@ def _run_claim(claim: str, classify_fn: ClassifyFn, conf: settings,
         try:
             check(case, classify_fn(case.tree, list(case.leaves), case.params, case.test()))
         except Exception as exc:
-            tag_input(exc, case)
+            tag_failure(exc, case)
             raise
 
-    return run_probe(claim, then_pinned(probe, lambda case: check(
+    return probe_claim(claim, then_pinned(probe, lambda case: check(
         case, classify_fn(case.tree, list(case.leaves), case.params, case.test()))))
 
 
@@ -250,10 +250,10 @@ def _run_coupling(classify_fn: ClassifyFn, conf: settings,
         try:
             check_proposition_d_1(case.tree, case.leaves, case.params, case.test, dense=dense)
         except Exception as exc:
-            tag_input(exc, case)
+            tag_failure(exc, case)
             raise
 
-    return run_probe(PROPOSITION_D_1, then_pinned(probe, lambda case: check_proposition_d_1(
+    return probe_claim(PROPOSITION_D_1, then_pinned(probe, lambda case: check_proposition_d_1(
         case.tree, case.leaves, case.params, case.test, dense=dense)))
 
 
@@ -262,7 +262,7 @@ def _run_depo(depo_fn: DepoFn, conf: settings, chosen: int | None = None) -> Pro
         try:
             check_depo(list(depo_fn(height)), height)
         except Exception as exc:
-            tag_input(exc, f"h = {height}")
+            tag_failure(exc, f"h = {height}")
             raise
 
     @seeded(conf, chosen)
@@ -274,7 +274,7 @@ def _run_depo(depo_fn: DepoFn, conf: settings, chosen: int | None = None) -> Pro
         probe()
         check(DEPO_H15[0])  # the paper's worked example, DepO(0, 14)
 
-    return run_probe(DEPO, both)
+    return probe_claim(DEPO, both)
 
 
 def check_implementation(
@@ -305,7 +305,7 @@ def check_implementation(
         raise ParameterError("claims", unknown, f"a subset of {list(ALL_CLAIMS)}")
     if not callable(classify_fn):
         raise ParameterError("classify_fn", classify_fn, "a callable (tree, leaves, params, test)")
-    conf = search_settings(max_examples, derandomize)
+    conf = probe_settings(max_examples, derandomize)
     used = choose_seed(seed, bool(conf.derandomize))
     results: list[PropertyResult] = []
     for claim in chosen:

@@ -32,11 +32,11 @@ from betweencut.properties.check import (
     PropertyResult,
     Report,
     choose_seed,
+    probe_claim,
+    probe_settings,
     replay_line,
-    run_probe,
-    search_settings,
     seeded,
-    tag_input,
+    tag_failure,
     then_pinned,
 )
 from betweencut.properties.margin import THEOREM_C_2, check_theorem_c_2
@@ -104,7 +104,7 @@ def _one(heavy_fn: HeavyFn, check: Callable[[Case, frozenset[Node]], None]
         try:
             check(case, _heavy(heavy_fn, case))
         except Exception as exc:
-            tag_input(exc, case)
+            tag_failure(exc, case)
             raise
 
     return one
@@ -131,7 +131,7 @@ def check_heavy_classifier(
     unknown = [c for c in chosen if c not in HEAVY_CLAIMS]
     if unknown:
         raise ParameterError("claims", unknown, f"a subset of {list(HEAVY_CLAIMS)}")
-    conf = search_settings(max_examples, derandomize)
+    conf = probe_settings(max_examples, derandomize)
     used = choose_seed(seed, bool(conf.derandomize))
     results: list[PropertyResult] = []
     for name in chosen:
@@ -142,7 +142,7 @@ def check_heavy_classifier(
         def probe(case: Case) -> None:
             one(case)  # noqa: B023  (run before the loop moves on)
 
-        result = run_probe(name, then_pinned(probe, one))
+        result = probe_claim(name, then_pinned(probe, one))
         if not result.passed:
             result = replace(result, replay=replay_line(heavy_fn, [name], conf, used,
                                                         "check_heavy_classifier"))

@@ -304,7 +304,7 @@ def test_malformed_record_names_file_and_row(tmp_path: Path) -> None:
     params = Params.of(5, F(1, 2), 1)
     good = write_csv(tmp_path / "a.csv", ["a/b", "b"])
     bad = write_csv(tmp_path / "b.csv", ["a", "a/b", "a/x/b"])
-    source = Source.of(str(tmp_path / "*.csv"), "rec")
+    source = Source.of(str(tmp_path / "*.csv"), "rec", pattern=True)
     assert source.files == (str(good), str(bad))
     for run in (lambda: duck.classify(source, TreeCodec.of(tree), params),
                 lambda: read_leaves(source, tree)):
@@ -353,8 +353,8 @@ def test_inputs_columns_and_engines_are_validated(tmp_path: Path) -> None:
         duck.classify(Source.of(str(path), "id"), TreeCodec.of(prefix_tree(["a"], 3)), params)
     with pytest.raises(ParameterError, match="no such file"):
         Source.of(str(tmp_path / "missing.csv"))
-    with pytest.raises(ParameterError, match="names files"):
-        Source.of(str(tmp_path / "*.json"))
+    with pytest.raises(ParameterError, match="matches none"):
+        Source.of(str(tmp_path / "*.json"), pattern=True)
     write_csv(tmp_path / "y.csv", ["0/1"])
     with pytest.raises(ParameterError, match="one format"):
         Source.of(str(tmp_path))
@@ -405,13 +405,8 @@ def test_cli_duckdb_equals_memory_and_exits_2_on_bad_input(tmp_path: Path) -> No
     assert low.returncode == 2 and "tau" in low.stderr and "Traceback" not in low.stderr
     helped = _cli("--help")
     assert "--engine" in helped.stdout and "--column" in helped.stdout
-    capped = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "1")
-    assert capped.returncode == 2 and "max_candidates" in capped.stderr
-    assert capped.stderr.count("\n") == 1 and "Traceback" not in capped.stderr
-    roomy = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "100000")
-    assert roomy.returncode == 0 and json.loads(roomy.stdout)["heavy"] == heavy["duckdb"]
-    zero = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "0")
-    assert zero.returncode == 2 and "max-candidates" in zero.stderr
+    gone = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "1")
+    assert gone.returncode == 2  # no refusal that depends on the data (issue 25)
 
 
 def test_memory_engine_reads_a_directory_of_text_files(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from betweencut.engines.common import ENGINES, EngineResult, Source, TreeCodec
+from betweencut.engines.sources import reading
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
@@ -45,13 +46,14 @@ def classify_source(
             or max_candidates < 1):
         raise ParameterError("max_candidates", max_candidates, "an integer >= 1")
     codec = TreeCodec.of(tree)
-    if engine == "duckdb":
-        from betweencut.engines import duckdb
+    with reading(source.files, engine):  # a dependency's error, in the package's words
+        if engine == "duckdb":
+            from betweencut.engines import duckdb
 
-        return duckdb.classify(source, codec, params, test, max_candidates=max_candidates)
-    if engine == "spark":
-        from betweencut.engines import spark
+            return duckdb.classify(source, codec, params, test, max_candidates=max_candidates)
+        if engine == "spark":
+            from betweencut.engines import spark
 
-        return spark.classify(source, codec, params, test, master=spark_master,
-                              max_candidates=max_candidates)
+            return spark.classify(source, codec, params, test, master=spark_master,
+                                  max_candidates=max_candidates)
     raise ParameterError("engine", engine, "duckdb or spark (memory reads with read_leaves)")

@@ -19,9 +19,8 @@ from typing import Any
 import sympy as sp
 from mpmath import iv
 
-from betweencut.errors import Undecided
-from betweencut.exact import enclosure_sign, refine
-from betweencut.proofs.exact.arith import enclose
+from betweencut.errors import ParameterError, Undecided
+from betweencut.exact import enclosure_sign, iv_endpoints, iv_precision, refine
 
 
 def sympy_fraction(expr: Any) -> Fraction:
@@ -36,10 +35,21 @@ def sympy_fraction(expr: Any) -> Fraction:
     return Fraction(int(expr.p), int(expr.q))
 
 
+def as_expr(value: object) -> Any:
+    """`value` as a sympy expression without evaluating anything: a sympy object, an int or a
+    `Fraction` (`sympify(strict=True)`); text, floats and other objects raise
+    `ParameterError` (sympy would run text as Python and round a float)."""
+    if isinstance(value, str | float | bool) or not isinstance(value, sp.Basic | int | Fraction):
+        raise ParameterError("expr", value, "a sympy expression, an int or a Fraction (text is "
+                             "not evaluated: read numbers with betweencut.exact_text)")
+    return sp.sympify(value, strict=True)
+
+
 def sympy_interval(expr: Any) -> Any:
-    """An mpmath interval containing the closed sympy expression `expr` (or text sympy reads) at
-    the current `iv` precision; `Undecided` for anything it cannot enclose."""
-    return _iv(sp.sympify(expr))
+    """An mpmath interval containing the closed sympy expression `expr` (`as_expr`: text is
+    refused, never evaluated) at the current `iv` precision; `Undecided` for anything it
+    cannot enclose."""
+    return _iv(as_expr(expr))
 
 
 def _iv(expr: Any) -> Any:
@@ -72,15 +82,21 @@ def _iv(expr: Any) -> Any:
     raise Undecided(f"cannot enclose {expr} (free symbols: {expr.free_symbols})")
 
 
+def _bounds(expr: Any, prec: int) -> tuple[Fraction, Fraction]:
+    """`arith.enclose` of a sympy expression (which calls this module: no import back)."""
+    with iv_precision(prec):
+        return iv_endpoints(_iv(expr))
+
+
 def expr_sign(expr: Any) -> int:
     """The sign (-1, 0, 1) of a closed expression: by certified enclosures at rising precision
     (the package's gate), 0 only if sympy simplifies it to 0 (tried once, when the first
     enclosure straddles 0); `Undecided` at the precision cap."""
-    e = sp.sympify(expr)
+    e = as_expr(expr)
     first = 64
 
     def decided(prec: int) -> int | None:
-        found = enclosure_sign(*enclose(e, prec))
+        found = enclosure_sign(*_bounds(e, prec))
         if found is None and prec == first and sp.simplify(e) == 0:
             return 0
         return found
@@ -94,7 +110,7 @@ def nonnegative_on_box(
     """Whether every coefficient of `poly(lower + x)` in `x >= 0` is certified `>= 0`, with the
     certified bounds of each coefficient (keyed by the monomial's exponents)."""
     shifts = {v: sp.Symbol(f"_x_{v}", nonnegative=True) for v in lower}
-    shifted = sp.expand(sp.sympify(poly).subs({v: lower[v] + shifts[v] for v in lower}))
+    shifted = sp.expand(as_expr(poly).subs({v: lower[v] + shifts[v] for v in lower}))
     p = sp.Poly(shifted, *shifts.values())
     bounds: dict[str, tuple[Fraction, Fraction]] = {}
     ok = True
@@ -102,7 +118,7 @@ def nonnegative_on_box(
         try:
             lo, hi = _coefficient_bounds(coeff)
         except Undecided:  # not certified >= 0 at the cap: reported at 96 bits
-            lo, hi = enclose(coeff, 96)
+            lo, hi = _bounds(coeff, 96)
         bounds[str(monom)] = (lo, hi)
         if lo < 0:
             ok = False
@@ -114,7 +130,7 @@ def _coefficient_bounds(coeff: Any) -> tuple[Fraction, Fraction]:
     with `lo < 0`); `Undecided` at the cap."""
 
     def settled(prec: int) -> tuple[Fraction, Fraction] | None:
-        lo, hi = enclose(coeff, prec)
+        lo, hi = _bounds(coeff, prec)
         return None if lo < 0 <= hi else (lo, hi)
 
     return refine(settled, lambda: f"the sign of the coefficient {coeff}", 96)[0]

@@ -9,8 +9,7 @@ checkable steps and their validation by enumeration (`claims`). The lookups by n
 `accountant(name, L=, lam=, R=)` and `calibrate_by(name, h, ε, δ)`, which the CLI and the
 library both call.
 
-May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws`, the top-level `registry`,
-and (for the validation by enumeration only, `claims`) the other subpackages of `privacy`.
+May import: everything below it in `proofs` and every other subpackage of `proofs.privacy`.
 """
 
 from betweencut.proofs.privacy.accountants.accountant import (

@@ -44,6 +44,7 @@ CLAIM: Final = "Tight calibration (certified delta, E <= Theorem 5.5's E)"
 _GRID: Final = 400
 _FINE: Final = 20000
 _REFINE_STEPS: Final = 8
+MAX_TIGHT_L: Final = 64  # heights below 2^64: the certified search stays within seconds
 
 
 def tight_guard(lam: Fraction, delta0: Fraction) -> LogReal:
@@ -139,11 +140,17 @@ def _smaller(x: LogReal, y: LogReal) -> bool:
 def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibration:
     """`λ`, `R` minimising `E = 1/λ + R` subject to the certified `tight` `δ(ε) <= δ`.
 
-    Preconditions (checked): public height `h >= 1`, `0 < ε <= 1`, `0 < δ < 1/10` (Theorem
-    5.5's range). Returns a `Calibration` with `accountant = "tight"` whose `E` is never above
-    Theorem 5.5's (certified), and whose `(λ, R)` make `tight.delta_upper(ε) <= δ` (certified).
+    Preconditions (checked): public height `1 <= h < 2^MAX_TIGHT_L` (checked before any work:
+    the certified search grows with `L` and its float guide overflows past `L` of about 540),
+    `0 < ε <= 1`, `0 < δ < 1/10` (Theorem 5.5's range). Returns a `Calibration` with
+    `accountant = "tight"` whose `E` is never above Theorem 5.5's (certified), and whose
+    `(λ, R)` make `tight.delta_upper(ε) <= δ` (certified).
     """
     h = public_height(height)
+    if h.bit_length() > MAX_TIGHT_L:
+        raise ParameterError(
+            "height", h, f"h < 2^{MAX_TIGHT_L} for the tight accountant (L <= {MAX_TIGHT_L}); "
+            "Theorem 5.5's calibration (the paper accountant) takes any height")
     eps, dlt = check_privacy_budget(epsilon, delta)
     paper = dataclasses.replace(calibrate(h, eps, dlt), accountant="tight")
     lam = _search(paper.L, eps, dlt)
@@ -171,7 +178,7 @@ def calibrate_by(name: str, height: object, epsilon: object, delta: object) -> C
         return calibrate_tight(height, epsilon, delta)
     if name == "paper":
         return calibrate(height, epsilon, delta)
-    raise ParameterError("accountant", name, f"one of {', '.join(CALIBRATIONS)}")
+    raise ParameterError("accountant", name, ", ".join(CALIBRATIONS))
 
 
 @claim(CLAIM)
@@ -195,7 +202,7 @@ def check_tight_calibration(cal: Calibration) -> Certificate:
     bound = accountant("tight", L=cal.L, lam=cal.lam, R=cal.R).delta_upper(cal.epsilon)
     if not certainly_le(bound, cal.delta):
         raise ClaimRefuted(CLAIM, "the tight accountant's delta exceeds delta",
-                           {**params, "bound": exact_str(bound)})
+                           {**params, "bound_exact": exact_str(bound)})
     paper = calibrate(cal.height, cal.epsilon, cal.delta)
     if cal.E != paper.E and not _smaller(cal.E, paper.E):
         raise ClaimRefuted(CLAIM, "E is not below Theorem 5.5's E",

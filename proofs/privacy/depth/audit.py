@@ -165,7 +165,7 @@ def band_setup(
 
 def claimed_points(bounds: Sequence[ClaimedBound]) -> list[dict[str, object]]:
     """The claim a certificate certifies: every `(r, ε, δ bound)` point, exact."""
-    return [{"r": b.r, "eps": b.eps, "bound": exact_str(b.exact)}  # type: ignore[arg-type]
+    return [{"r": b.r, "eps": b.eps, "bound_exact": exact_str(b.exact)}  # type: ignore[arg-type]
             for b in bounds]
 
 
@@ -207,7 +207,7 @@ def row_facts(row: DepthRow, exact: bool) -> dict[str, object]:
     facts: dict[str, object] = {
         "count": row.profile.counts[-1], "profile": row.profile.describe(), "r": row.r,
         "eps": row.eps, "delta_in": [str(row.delta_lo), str(row.delta_hi)],
-        "bound": exact_str(row.bound.exact), "direction": row.direction,  # type: ignore[arg-type]
+        "bound_exact": exact_str(row.bound.exact), "direction": row.direction,  # type: ignore[arg-type]
         "tightness": [str(lo), str(hi)]}
     if exact:
         facts["delta"] = exact_str(row.delta_exact())

@@ -30,7 +30,7 @@ the all-`H` right tail of each interval carried up, so the cost stays polynomial
 The probability of an output is `P(prefix)·(P(tail_L) + P(tail_B))` under each database, with
 the law values of the query object the mechanism built (`depth.depth_pair`, principle 2). The
 decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix
-(`FactorBounds.boxes`) plus a certified interval log of the tail sum (`boxes.ln_box`, one per
+(`SignatureSide.boxes`) plus a certified interval log of the tail sum (`boxes.ln_box`, one per
 distinct tail), and go to the exact `ExpPoly` sign when the boxes straddle; the sums are the same
 certified dyadic enclosures, and the exact `δ` the exact sum of the violating outputs' factor
 bags. The tests compare all of it, as
@@ -52,6 +52,7 @@ from betweencut.errors import ParameterError, Undecided
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import add_boxes, ln_box
+from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value
 from betweencut.proofs.privacy.depth.exact_values import ExactTables, Violating
 from betweencut.proofs.privacy.depth.paths import (
     OUTCOME_INDEX,
@@ -63,10 +64,10 @@ from betweencut.proofs.privacy.depth.paths import (
 from betweencut.proofs.privacy.depth.transcript import (
     Boxes,
     ClaimedBound,
-    ClaimPoints,
+    ClaimedSteps,
     DepthRow,
-    FactorBounds,
     PathJoint,
+    SignatureSide,
     depth_pair,
     profile_rows,
     rows_from_sums,
@@ -77,12 +78,6 @@ from betweencut.proofs.privacy.divergence.profiles import (
     PairProfile,
     bag_exceeds,
     check_eps,
-)
-from betweencut.proofs.privacy.enumeration.transcripts import (
-    Bag,
-    bag_enclosure,
-    bag_value,
-    bags_value,
 )
 
 __all__ = [
@@ -315,7 +310,7 @@ def _tail_boxes(pair: HeavyJoint, tails: list[TailKey], side: int) -> Boxes:
     return ok, lo, hi
 
 
-def _boxes(side: FactorBounds, matrix: npt.NDArray[np.float64], tails: Boxes,
+def _boxes(side: SignatureSide, matrix: npt.NDArray[np.float64], tails: Boxes,
            index: npt.NDArray[np.intp]) -> Boxes:
     """Per output: possible?, certified bounds of `ln P(prefix) + ln(P(tail_L) + P(tail_B))`."""
     p_ok, p_lo, p_hi = side.boxes(matrix)
@@ -324,7 +319,7 @@ def _boxes(side: FactorBounds, matrix: npt.NDArray[np.float64], tails: Boxes,
     return p_ok & t_ok[index], lo, hi
 
 
-def _possible(side: FactorBounds, sig: Signature) -> bool:
+def _possible(side: SignatureSide, sig: Signature) -> bool:
     return not any(n and side.zero[i] for i, n in enumerate(sig))
 
 
@@ -368,9 +363,10 @@ class _Exact:
                     * self.tail_value(tails, self.y_ix)) > 0
 
 
-def _direction(pair: HeavyJoint, forward: bool, steps: ClaimPoints,
-               sides: tuple[FactorBounds, FactorBounds], boxes: tuple[Boxes, Boxes]
-               ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+def _direction(pair: HeavyJoint, forward: bool, steps: ClaimedSteps,
+               sides: tuple[SignatureSide, SignatureSide],
+               boxes: tuple[Boxes, Boxes]) -> tuple[list[tuple[int, int]], list[tuple[int, int]],
+                                                     list[tuple[int, int]]]:
     """Per output the largest `r` with `P > e^{ε_r}·Q` (certified boxes, exact inside them);
     returns per `r` the certified `Σ P`, `Σ Q` over the outputs violating at `r` (integers at
     scale `2^-SUM_SCALE`) and the violating `(r, output index)` in decreasing `r`."""
@@ -427,10 +423,10 @@ def heavy_rows(
     laws = pair.transcript.laws
     most = max(top, int(matrix.max(initial=0)) + max(
         [max(sig) for tail in tails for sig in tail if sig is not None], default=0))
-    sides = (FactorBounds([law[0] for law in laws], most),
-             FactorBounds([law[1] for law in laws], most))
+    sides = (SignatureSide([law[0] for law in laws], most),
+             SignatureSide([law[1] for law in laws], most))
     boxes = tuple(_boxes(sides[s], matrix, _tail_boxes(pair, tails, s), index) for s in (0, 1))
-    steps = ClaimPoints.of(bounds)
+    steps = ClaimedSteps.of(bounds)
     directions = [_direction(pair, forward, steps, sides, (boxes[0], boxes[1]))
                   for forward in (True, False)]
     tables = ExactTables(laws, steps.eps[1:],

@@ -29,12 +29,7 @@ from betweencut.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.bisection import certified_bisect, halving
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds, float_box, weighted_sum
-from betweencut.proofs.privacy.enumeration.transcripts import (
-    Bag,
-    bag_enclosure,
-    bag_value,
-    bags_value,
-)
+from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value
 
 __all__ = [
     "Grouped", "HockeyStick", "Joint", "Law", "PairProfile", "bag_exceeds", "bags_box",

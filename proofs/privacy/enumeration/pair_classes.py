@@ -40,6 +40,7 @@ from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds
 from betweencut.proofs.exact.packed import Packer
+from betweencut.proofs.laws.factors import Bag
 from betweencut.proofs.privacy.divergence.profiles import (
     SHOWN,
     HockeyStick,
@@ -48,7 +49,7 @@ from betweencut.proofs.privacy.divergence.profiles import (
     bags_box,
     check_eps,
 )
-from betweencut.proofs.privacy.enumeration.transcripts import Bag, Enumeration
+from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
 from betweencut.tree import Node
 
 __all__ = [
