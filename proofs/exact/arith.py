@@ -339,7 +339,8 @@ def sign(x: object) -> int:
 
     Fractions and ints are compared exactly; `ExpPoly`, `ExpRational` and `LogReal` are decided
     exactly (zero symbolically, non-zero by certified intervals); an mpmath interval (`iv.mpf`)
-    gives its sign only when it excludes 0 (or is the point 0) and raises `Undecided` otherwise.
+    gives its sign only when it excludes 0 (or is the point 0) and raises `Undecided` otherwise,
+    and so does an `Enclosure` (`certified_sign`, at rising precision).
     Floats are refused.
     """
     if isinstance(x, bool | float):
@@ -348,6 +349,9 @@ def sign(x: object) -> int:
         return (x > 0) - (x < 0)
     if isinstance(x, ExpPoly | ExpRational | LogReal):
         return x.sign()
+    certified = getattr(x, "certified_sign", None)  # an `enclosure.Enclosure` (Gaussian laws)
+    if certified is not None:
+        return int(certified())
     if getattr(x, "_mpi_", None) is not None:
         lo, hi = iv_endpoints(x)
         decided = enclosure_sign(lo, hi)
@@ -377,8 +381,10 @@ def certainly_lt(x: object, y: object) -> bool:
 
 def enclose(x: Number | Any, prec: int = 64) -> tuple[Fraction, Fraction]:
     """Certified rational bounds `lo <= x <= hi` of an exact number at `prec` bits: a rational,
-    `LogReal`, `ExpPoly`, `ExpRational`, or a closed sympy expression (`symbolic.sympy_interval`
-    evaluates it in mpmath `iv`, rounding outward). The one `enclose` of the package."""
+    `LogReal`, `ExpPoly`, `ExpRational`, any number that encloses itself (`x.enclose(prec)`:
+    an `enclosure.Enclosure`, a depth `ExactValue`), or a closed sympy expression
+    (`symbolic.sympy_interval` evaluates it in mpmath `iv`, rounding outward). The one
+    `enclose` of the package."""
     if isinstance(x, bool | float):
         raise TypeError(f"no float is enclosed as if it were exact: got {x!r}")
     if isinstance(x, int | Fraction):
@@ -387,6 +393,9 @@ def enclose(x: Number | Any, prec: int = 64) -> tuple[Fraction, Fraction]:
         return x.bounds(prec)
     if isinstance(x, ExpPoly | ExpRational):
         return x.enclose(prec)
+    own = getattr(x, "enclose", None)
+    if callable(own):
+        return own(prec)  # type: ignore[no-any-return]
     from betweencut.proofs.exact.symbolic import sympy_interval  # sympy only when asked
 
     with iv_precision(prec):
