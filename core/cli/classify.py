@@ -58,16 +58,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="skip null records (counted under --diagnostics) instead of refusing them")
     p.add_argument("--spark-master", metavar="URL",
                    help="with --engine spark: the cluster's master URL (default local[*])")
-    p.add_argument("--max-candidates", metavar="N", type=positive_int("max-candidates", 1),
-                   help="with --engine duckdb|spark: refuse (exit 2) rather than fetch more than "
-                        "N candidate nodes (default 50,000,000)")
+    p.add_argument("--max-candidates", metavar="N", type=positive_int("max-candidates", 0),
+                   help="with --engine duckdb|spark: candidate nodes held in memory (default "
+                        "50,000,000, about 25 bytes each); beyond them the exact stage reads "
+                        "them from disk: slower, the same release, never a refusal")
+    p.add_argument("--engine-log", action="store_true",
+                   help="with --engine spark: let Spark's own (Java) log reach stderr at WARN "
+                        "(silenced by default)")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--diagnostics", action="store_true",
                    help="also print the record count, noisy draws and time on stderr: NOT "
                         "differentially private, for the data holder only")
     p.add_argument("--progress", action="store_true",
-                   help="progress of long runs on stderr even when it is not a terminal")
+                   help="progress on stderr, one line a stage or level, even when it is not a "
+                        "terminal (public facts only; the elapsed time only with --diagnostics)")
     p.add_argument("--seed", type=positive_int("seed", 0, 2**63),
                    help="seed the sampler for a reproducible run (not for release: the default "
                         "draws from the operating system's CSPRNG)")
@@ -122,8 +127,8 @@ def _source(args: argparse.Namespace) -> Source | None:
     return Source.of(args.input, args.column, skip_null=args.skip_null)
 
 
-def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Calibration
-                ) -> Classification:
+def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Calibration,
+                status: StatusLine) -> Classification:
     """A counting engine's run: the engine counts, the exact stage labels the candidates."""
     start = time.perf_counter()
     source = _source(args)
@@ -133,7 +138,8 @@ def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Ca
     test = ExactSampler(args.seed)
     result = classify_source(engine, source, tree, params, test,
                              spark_master=args.spark_master,
-                             max_candidates=args.max_candidates)
+                             max_candidates=args.max_candidates, progress=status,
+                             engine_log=args.engine_log)
     diagnostics = Diagnostics(int(str(result.diagnostics["records"])), test.draws,
                               time.perf_counter() - start,
                               {k: v for k, v in result.diagnostics.items()
@@ -143,23 +149,34 @@ def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Ca
                           test.seeded, diagnostics, cal.accountant)
 
 
+def _counted(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Calibration,
+             status: StatusLine) -> Classification:
+    """The run itself, by the chosen engine; `status` hears its stages."""
+    if engine != "memory":
+        status(f"counting with {engine}")
+        return _engine_run(args, engine, tree, cal, status)
+    status("reading the records")
+    leaves, skipped = _leaves(args, tree)
+    result = classify(tree, leaves, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
+                      seed=args.seed, progress=status, calibration=cal)
+    if skipped:
+        more = {"null_records_skipped": skipped}
+        result = replace(result, diagnostics=replace(result.diagnostics, more=more))
+    return result
+
+
 def run(args: argparse.Namespace) -> int:
     tree = _public_tree(args)
     plan(tree, args.tau, args.epsilon, args.delta)  # every public check before reading records
     cal = calibrate_with(args.accountant, tree.height, args.epsilon, args.delta)
     engine = choose_engine(args.engine, _source(args), args.spark_master)
-    status = StatusLine("classify", force=args.progress)
-    if engine != "memory":
-        status(f"counting with {engine}")
-        result = _engine_run(args, engine, tree, cal)
-    else:
-        status("reading the records")
-        leaves, skipped = _leaves(args, tree)
-        result = classify(tree, leaves, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
-                          seed=args.seed, progress=status, calibration=cal)
-        if skipped:
-            more = {"null_records_skipped": skipped}
-            result = replace(result, diagnostics=replace(result.diagnostics, more=more))
+    if args.engine_log and engine != "spark":
+        raise UsageError("--engine-log goes with --engine spark")
+    status = StatusLine("classify", force=args.progress, elapsed=args.diagnostics)
+    try:
+        result = _counted(args, engine, tree, cal, status)
+    finally:
+        status.close()
     print_release(result, args.json, sys.stdout)
     if args.diagnostics:
         sys.stdout.flush()
