@@ -53,7 +53,7 @@ from betweencut.params import Params
 
 INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
 SPLIT_GROUPS = 1 << 16  # the first job's groups at most (tests lower it to force two jobs)
-WARM_UP_RECORDS = 4096
+WARM_UP_RECORDS = 1 << 18
 # The driver's JVM compiles with C1 only: half the start-up and first-job time measured on the
 # shared 2-core machine (bench/engines.py); the user's own options come later and win.
 DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
@@ -80,8 +80,10 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     builder = SparkSession.builder.appName("betweencut").master(master or "local[*]")
     builder = builder.config("spark.ui.enabled", "false")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
-    if master is None or master.startswith("local"):
-        builder = builder.config("spark.sql.shuffle.partitions", "4")
+    if master is None or master.startswith("local"):  # one shuffle partition a core
+        cores = (master or "local[*]").removeprefix("local").strip("[]").split(",")[0]
+        builder = builder.config("spark.sql.shuffle.partitions",
+                                 cores if cores.isdigit() else str(os.cpu_count() or 2))
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
@@ -280,7 +282,7 @@ def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut
 def _stream(frame: Any, sink: CandidateSink, chunk: int = 1 << 16) -> None:
     """Rows (depth, code, c), each depth's rows together and in code order, into the sink a
     chunk at a time (one partition at a time leaves the executors)."""
-    depth, codes, counts = -1, [], []
+    depth, codes, counts = -1, list[int](), list[int]()
     for row in frame.toLocalIterator():
         d = int(row["depth"])
         if d != depth or len(codes) >= chunk:
