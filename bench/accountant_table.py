@@ -2,9 +2,9 @@
 
 For h in {15, 2^10 - 1, 2^20 - 1, 2^64 - 1} and (eps, delta) in {(1, 0.05), (1, 1e-6),
 (0.1, 1e-6)}: the margin E of Theorem 5.5's calibration (paper), the margin E of the tight
-calibration (`betweencut.proofs.privacy.tight_calibration.calibrate_tight`: lambda and R chosen
-so that the CERTIFIED tight accountant gives delta(eps) <= delta), and their ratio. E values are
-certified enclosures (80 bits) rounded outward to 4 decimals; the ratio column is the certified
+calibration (`betweencut.proofs.privacy.accountants.tight_calibration.calibrate_tight`: lambda and R
+chosen so that the CERTIFIED tight accountant gives delta(eps) <= delta), and their ratio. E values
+are certified enclosures (80 bits) rounded outward to 4 decimals; the ratio column is the certified
 interval [E_tight_lo / E_paper_hi, E_tight_hi / E_paper_lo]. Each row's tight calibration is
 re-checked by `check_tight_calibration`.
 
@@ -22,7 +22,10 @@ import time
 from fractions import Fraction
 
 from betweencut.calibration import calibrate
-from betweencut.proofs.privacy.tight_calibration import calibrate_tight, check_tight_calibration
+from betweencut.proofs.privacy.accountants.tight_calibration import (
+    calibrate_tight,
+    check_tight_calibration,
+)
 
 HEIGHTS = [(15, "15"), (2**10 - 1, "2^10 - 1"), (2**20 - 1, "2^20 - 1"), (2**64 - 1, "2^64 - 1")]
 BUDGETS = [(Fraction(1), Fraction(1, 20), "1, 0.05"), (Fraction(1), Fraction(1, 10**6), "1, 1e-6"),

@@ -8,9 +8,9 @@ certified enclosures (exactly where they straddle). Goal: under 60 s wall.
 Timing: wall and CPU seconds (on a shared machine wall time includes other jobs; the goal is
 met when either is under 60 s on an unloaded machine, where the two agree). Baseline, measured in
 the same run, in CPU seconds: full enumeration of the real code (Alg. 3 through
-`ReplayTest`, `betweencut.proofs.privacy.enumerate`) of one single-leaf pair on the longest
-chain `kary_tree(1, h0)` it finishes in a few seconds, timed per answer sequence. The depth job
-covers 2·(2h + 1) answer sequences per pair (both databases), so the ratio printed is
+`ReplayTest`, `betweencut.proofs.privacy.enumeration.transcripts`) of one single-leaf pair on the
+longest chain `kary_tree(1, h0)` it finishes in a few seconds, timed per answer sequence. The depth
+job covers 2·(2h + 1) answer sequences per pair (both databases), so the ratio printed is
 (enumeration seconds per answer sequence) / (depth seconds per answer sequence covered), and the
 time full enumeration would need for the same job.
 
@@ -26,11 +26,11 @@ from fractions import Fraction
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
 from betweencut.params import Params
-from betweencut.proofs.privacy.audit import LawCache
-from betweencut.proofs.privacy.claims import PROJECTIONS
-from betweencut.proofs.privacy.depth_audit import audit_profiles, paper_bounds, single_leaf_band
-from betweencut.proofs.privacy.depth_paths import PathProfile
-from betweencut.proofs.privacy.profiles import Joint
+from betweencut.proofs.privacy.audit.mechanism import LawCache
+from betweencut.proofs.privacy.claims.checkers import PROJECTIONS
+from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.paths import PathProfile
+from betweencut.proofs.privacy.divergence.profiles import Joint
 from betweencut.tree import kary_tree
 
 GOAL_SECONDS = 60.0

@@ -26,8 +26,8 @@ from fractions import Fraction
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
 from betweencut.cli.audit_depth import _row
-from betweencut.proofs.privacy import depth_exact
-from betweencut.proofs.privacy.depth_audit import (
+from betweencut.proofs.privacy.depth import exact_values as depth_exact
+from betweencut.proofs.privacy.depth.audit import (
     audit_profiles,
     paper_bounds,
     single_leaf_band,

@@ -21,8 +21,8 @@ from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
-from betweencut.proofs.privacy.depth import DepthRow
-from betweencut.proofs.privacy.depth_audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.transcript import DepthRow
 from betweencut.tree import kary_tree
 
 

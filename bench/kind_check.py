@@ -19,7 +19,7 @@ from fractions import Fraction
 from betweencut.betweencut import BetweenCut
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
-from betweencut.proofs.privacy.enumerate import enumerate_mechanism
+from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
 from betweencut.tree import kary_tree
 
 

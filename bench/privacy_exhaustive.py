@@ -5,8 +5,8 @@ Prints wall and CPU seconds, transcripts per second (answer sequences whose exac
 was computed, per database and outcome tree, summed), the number of real mechanism runs (one
 per answer sequence of each enumerated outcome tree; every other database re-weights one of
 them exactly and pairs are compared by grouping answer sequences, see
-`betweencut.proofs.privacy.reweight` and `betweencut.proofs.privacy.aligned`), and a baseline
-measured in the
+`betweencut.proofs.privacy.enumeration.outcome_tree` and
+`betweencut.proofs.privacy.enumeration.pair_classes`), and a baseline measured in the
 same run: direct enumeration of the same databases with no sharing, timed on a sample of them
 and extrapolated. Goal: under 60 s wall on this machine.
 
@@ -31,8 +31,8 @@ from math import comb
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
 from betweencut.params import Params
-from betweencut.proofs.privacy.claims import exhaustive
-from betweencut.proofs.privacy.enumerate import enumerate_mechanism
+from betweencut.proofs.privacy.claims.checkers import exhaustive
+from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
 from betweencut.tree import kary_tree
 
 GOAL_SECONDS = 60.0

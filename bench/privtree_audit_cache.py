@@ -23,7 +23,7 @@ from betweencut.proofs.baselines.privtree_audit import (
 )
 from betweencut.proofs.baselines.privtree_search import closed_member
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit import LawCache, audit_mechanism
+from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
 
 
 def main() -> None:

@@ -45,8 +45,8 @@ from betweencut.proofs.baselines.privtree_search import (
     worst_pair,
 )
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
-from betweencut.proofs.privacy.audit import LawCache, audit_mechanism
-from betweencut.proofs.privacy.curve import LogOf
+from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
+from betweencut.proofs.privacy.divergence.curve import LogOf
 
 LIST_CAP = 12000
 RULE_TEXT = {"half-open": "half-open cells `lo <= x < hi`",

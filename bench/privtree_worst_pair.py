@@ -26,7 +26,7 @@ from betweencut.proofs.baselines.privtree_search import (
     worst_pair,
 )
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.enumerate import enumerate_mechanism
+from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
 
 
 def timed(fn):  # type: ignore[no-untyped-def]

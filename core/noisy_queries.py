@@ -18,8 +18,8 @@ has finitely many answer sequences. Implementations of the test:
   (for `E ~ Exp(1)` they are independent, digit `j` is 1 with probability `1/(1 + e^(2^-j))`),
   refined only until the comparison is decided; only integer arithmetic, no float;
 * `ReplayQueries` (proof path) answers from a fixed list and raises `UnansweredNoisyQuery` past
-  it; `betweencut.proofs.privacy.shared_noise` enumerates every answer sequence of the real code
-  and gives each its exact probability (integrals of products of Laplace CDFs).
+  it; `betweencut.proofs.privacy.enumeration.shared_noise` enumerates every answer sequence of the
+  real code and gives each its exact probability (integrals of products of Laplace CDFs).
 """
 
 from __future__ import annotations

@@ -434,8 +434,8 @@ NOTEBOOKS["3_privacy_exactly.ipynb"] = [
   `P`, `P'`, `δ(ε) = max(sup_S P(S) − e^ε·P'(S), sup_S P'(S) − e^ε·P(S))`, the smallest `δ` with
   which the pair is `(ε, δ)`-indistinguishable (Def. 2.7, both directions kept apart);
 * how `betweencut.proofs` computes it **exactly** on a small instance: the real BetweenCut code
-  (Alg. 3) is run on every sequence of noisy-test answers (`betweencut.proofs.privacy.enumerate`),
-  each
+  (Alg. 3) is run on every sequence of noisy-test answers
+  (`betweencut.proofs.privacy.enumeration.transcripts`), each
   transcript with its exact probability, and `δ(ε)` is an exact sum of `e^x` terms;
 * that the profile stays under Theorem 5.4's bound `δ_r = (L/2)·e^{−λ(R−1)} + 1{r<L}·(1 − q_λ)^r`
   at `ε = rλ` for every `r = 1..L` (Eq. (22), (113)), and that a broken variant's profile
@@ -447,7 +447,7 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 
 from betweencut.params import Params
-from betweencut.proofs.privacy.claims import betweencut_cache, check_lemma_c_1
+from betweencut.proofs.privacy.claims.checkers import betweencut_cache, check_lemma_c_1
 from betweencut.properties.broken import StructuralMutantTopDown
 from betweencut.properties.teaching import basics, exercises, privacy
 from betweencut.tree import kary_tree
@@ -819,7 +819,7 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 
 from betweencut.params import Params
-from betweencut.proofs.privacy.accountant import accountant
+from betweencut.proofs.privacy.accountants.accountant import accountant
 from betweencut.properties.teaching import basics, depth, exercises
 """),
     md("""
@@ -844,8 +844,8 @@ Take neighbouring databases `D` and `D + z` (one added record `z`).
 
 The exact side: when the added record sits on one leaf and every other node's count is 0, only
 that path carries information, and answer sequences along the path with the same *signature*
-have the same probability. `betweencut.proofs.privacy.depth` groups them and sums exactly, so
-the exact `δ(ε)` of the full transcript is computable at any height up to `2^64 − 1`
+have the same probability. `betweencut.proofs.privacy.depth.transcript` groups them and sums
+exactly, so the exact `δ(ε)` of the full transcript is computable at any height up to `2^64 − 1`
 (`betweencut audit depth` on the command line). The pairs are the *single-leaf family*: `C`
 records on one leaf against `C + 1`.
 """),
@@ -910,8 +910,8 @@ plt.show()
     md("""
 ## What the tight accountant buys: a smaller margin
 
-`calibrate_tight` (`betweencut.proofs.privacy.tight_calibration`) searches `λ` and `R` for the
-smallest margin `E = 1/λ + R` whose `tight` bound still certifies `δ(ε) ≤ δ`; Theorem 5.5's
+`calibrate_tight` (`betweencut.proofs.privacy.accountants.tight_calibration`) searches `λ` and `R`
+for the smallest margin `E = 1/λ + R` whose `tight` bound still certifies `δ(ε) ≤ δ`; Theorem 5.5's
 `calibrate` uses the paper's bound. A smaller `E` means a narrower band `[τ − E, τ + E]` of
 counts that may be misclassified (Theorem 5.6). The table and figure give both margins and
 their ratio (`tight < paper` is certified by interval bounds).

@@ -8,10 +8,8 @@ import betweencut.proofs.baselines.privtree_search  # noqa: F401
 from betweencut.proofs import calibration  # noqa: F401
 from betweencut.proofs.baselines import appendix_e, lumberjack, privtree  # noqa: F401
 from betweencut.proofs.laws import audit  # noqa: F401
-from betweencut.proofs.privacy import (  # noqa: F401
-    accountant_claims,
-    claims,
-    depth_audit,
-    depth_heavy_audit,
-    tight_calibration,
-)
+from betweencut.proofs.privacy.accountants import claims as accountant_claims  # noqa: F401
+from betweencut.proofs.privacy.accountants import tight_calibration  # noqa: F401
+from betweencut.proofs.privacy.claims import checkers  # noqa: F401
+from betweencut.proofs.privacy.depth import audit as depth_audit  # noqa: F401
+from betweencut.proofs.privacy.depth import heavy_audit  # noqa: F401

@@ -10,8 +10,8 @@ import sympy
 
 from betweencut.cli import main
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit import LawCache
-from betweencut.proofs.privacy.claims import PROJECTIONS
+from betweencut.proofs.privacy.audit.mechanism import LawCache
+from betweencut.proofs.privacy.claims.checkers import PROJECTIONS
 
 BASE = ["audit", "depth", "--height", "7", "--lam", "0.5", "--R", "2", "--tau", "4",
         "--count", "2", "--json"]
@@ -34,8 +34,8 @@ def test_audit_depth_on_heavy_same_shape_and_equal_to_enumeration(
     from betweencut.betweencut import BetweenCut
     from betweencut.params import Params
     from betweencut.proofs.exact.arith import exact_str
-    from betweencut.proofs.privacy.depth_paths import PathProfile
-    from betweencut.proofs.privacy.profiles import Joint
+    from betweencut.proofs.privacy.depth.paths import PathProfile
+    from betweencut.proofs.privacy.divergence.profiles import Joint
     from betweencut.tree import kary_tree
 
     mechanism = BetweenCut(kary_tree(2, 7), Params.of(Fraction(4), Fraction(1, 2), Fraction(2)))

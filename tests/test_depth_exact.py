@@ -19,11 +19,17 @@ from betweencut.errors import ParameterError
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy import depth_exact, gallery
-from betweencut.proofs.privacy.depth import ClaimedBound, DepthRow, depth_pair, profile_rows
-from betweencut.proofs.privacy.depth_audit import single_leaf_band, step_profiles
-from betweencut.proofs.privacy.depth_exact import ExactValue
-from betweencut.proofs.privacy.depth_paths import MAX_HEIGHT, PathProfile
+from betweencut.proofs.privacy.claims import gallery
+from betweencut.proofs.privacy.depth import exact_values as depth_exact
+from betweencut.proofs.privacy.depth.audit import single_leaf_band, step_profiles
+from betweencut.proofs.privacy.depth.exact_values import ExactValue
+from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile
+from betweencut.proofs.privacy.depth.transcript import (
+    ClaimedBound,
+    DepthRow,
+    depth_pair,
+    profile_rows,
+)
 from betweencut.tree import kary_tree
 
 PARAMS = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
@@ -179,8 +185,8 @@ def test_without_flint_the_pure_path_is_chosen_and_flint_refused(
 def test_heavy_set_rows_flint_equals_pure_and_reads_back(pure: None) -> None:
     """The Heavy-set rows (`depth_heavy`, merged outputs, one sequence of a pair possibly
     impossible on one side) go through the same tables: both backends agree, text reads back."""
-    from betweencut.proofs.privacy.depth_audit import paper_bounds
-    from betweencut.proofs.privacy.depth_heavy import heavy_pair, rows_on
+    from betweencut.proofs.privacy.depth.audit import paper_bounds
+    from betweencut.proofs.privacy.depth.heavy import heavy_pair, rows_on
 
     mechanism = BetweenCut(kary_tree(2, 2**10 - 1), PARAMS)
     bounds = paper_bounds(10, PARAMS)

@@ -100,10 +100,10 @@ def test_imports_run_downwards(module: str) -> None:
 
 
 @pytest.mark.parametrize(("module", "target"), [
-    ("betweencut.proofs.laws.tct", "betweencut.proofs.privacy.enumerate"),
+    ("betweencut.proofs.laws.tct", "betweencut.proofs.privacy.enumeration.transcripts"),
     ("betweencut.proofs.exact.arith", "betweencut.proofs.laws.bt_laws"),
-    ("betweencut.proofs.privacy.claims", "betweencut.proofs.baselines.privtree"),
-    ("betweencut.proofs.privacy.claims", "betweencut.properties.strategies"),
+    ("betweencut.proofs.privacy.claims.checkers", "betweencut.proofs.baselines.privtree"),
+    ("betweencut.proofs.privacy.claims.checkers", "betweencut.properties.strategies"),
     ("betweencut.betweencut", "betweencut.proofs.exact.arith"),
     ("betweencut.sparse", "betweencut.baselines.full_tree"),
     ("betweencut.properties.check", "betweencut.properties.teaching.basics"),

@@ -19,8 +19,8 @@ from betweencut.noisy_queries import (
     SharedNoise,
     UnansweredNoisyQuery,
 )
-from betweencut.proofs.privacy.audit import display
-from betweencut.proofs.privacy.shared_noise import enumerate_queries
+from betweencut.proofs.privacy.audit.mechanism import display
+from betweencut.proofs.privacy.enumeration.shared_noise import enumerate_queries
 
 F = Fraction
 

@@ -17,20 +17,23 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, certainly_le, enclose
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy import accountant_claims
-from betweencut.proofs.privacy.accountant import Accountant, accountant, delta0_upper
-from betweencut.proofs.privacy.accountant_claims import (
+from betweencut.proofs.privacy.accountants import claims as accountant_claims
+from betweencut.proofs.privacy.accountants.accountant import Accountant, accountant, delta0_upper
+from betweencut.proofs.privacy.accountants.claims import (
     check_accountant_enumerated,
     check_envelope_pair,
     check_kov_composition,
 )
-from betweencut.proofs.privacy.envelope import (
+from betweencut.proofs.privacy.accountants.envelope import (
     bt_envelope_upper,
     envelope_delta_upper,
     envelope_pair,
 )
-from betweencut.proofs.privacy.kov import kov_delta, kov_pair, product_hockey_stick
-from betweencut.proofs.privacy.tight_calibration import calibrate_tight, check_tight_calibration
+from betweencut.proofs.privacy.accountants.kov import kov_delta, kov_pair, product_hockey_stick
+from betweencut.proofs.privacy.accountants.tight_calibration import (
+    calibrate_tight,
+    check_tight_calibration,
+)
 from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import kary_tree
 

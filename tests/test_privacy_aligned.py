@@ -1,5 +1,5 @@
-"""The grouped profile of a shared outcome tree (`betweencut.proofs.privacy.aligned`) equals the
-general
+"""The grouped profile of a shared outcome tree
+(`betweencut.proofs.privacy.enumeration.pair_classes`) equals the general
 one exactly, and its packed arithmetic refuses what it cannot represent (issue 4, speed path)."""
 
 from __future__ import annotations
@@ -13,11 +13,15 @@ from betweencut.errors import ParameterError
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.packed import Lattice
-from betweencut.proofs.privacy.aligned import AlignedJoint
-from betweencut.proofs.privacy.audit import LawCache, audit_mechanism, neighbouring_pairs
-from betweencut.proofs.privacy.claims import PROJECTIONS, betweencut_cache, theorem_5_4_points
-from betweencut.proofs.privacy.enumerate import bag_value
-from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING, LaplaceScaleLambda
+from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.claims.checkers import (
+    PROJECTIONS,
+    betweencut_cache,
+    theorem_5_4_points,
+)
+from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, LaplaceScaleLambda
+from betweencut.proofs.privacy.enumeration.pair_classes import AlignedJoint
+from betweencut.proofs.privacy.enumeration.transcripts import bag_value
 from betweencut.tree import kary_tree
 
 CASES = [  # (arity, height, tau, lambda, R)

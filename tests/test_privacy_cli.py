@@ -9,7 +9,7 @@ import pytest
 
 from betweencut.cli import main
 from betweencut.params import Params
-from betweencut.proofs.privacy.search import search_worst_pair
+from betweencut.proofs.privacy.claims.search import search_worst_pair
 from betweencut.tree import kary_tree
 
 CONTRACT = ["audit", "privacy", "--arity", "2", "--height", "3", "--lam", "0.5", "--R", "2",
@@ -57,8 +57,8 @@ def test_theorem_5_5_cli_calibrated(capsys: pytest.CaptureFixture[str]) -> None:
 def test_theorem_5_4_cli_exhaustive(capsys: pytest.CaptureFixture[str]) -> None:
     """On an instance with power (R = 12, bound < 1 at r = 1, 2): the same pairs refute the
     Laplace-scale variant (`power_witness`)."""
-    from betweencut.proofs.privacy.audit import neighbouring_pairs
-    from betweencut.proofs.privacy.power import power_witness
+    from betweencut.proofs.privacy.audit.mechanism import neighbouring_pairs
+    from betweencut.proofs.privacy.claims.power import power_witness
 
     argv = ["audit", "privacy", "--height", "2", "--tau", "1", "--lam", "1/2", "--R", "12",
             "--exhaustive", "2", "--json"]
@@ -87,7 +87,7 @@ def test_theorem_5_4_search_mode_finds_a_tight_pair() -> None:
 def test_theorem_5_4_search_varies_lambda_r_tau_and_refutes_laplace_scale() -> None:
     """Issue 12: the Laplace-scale variant passes every search at R <= 3 and is refuted once
     the search may vary R into the calibrated regime (and lambda, tau)."""
-    from betweencut.proofs.privacy.gallery import LaplaceScaleLambda
+    from betweencut.proofs.privacy.claims.gallery import LaplaceScaleLambda
 
     tree, base = kary_tree(2, 3), Params.of(2, Fraction(1, 2), 2)
     small = search_worst_pair(tree, base, max_examples=15, variant=LaplaceScaleLambda,
@@ -102,7 +102,7 @@ def test_theorem_5_4_search_varies_lambda_r_tau_and_refutes_laplace_scale() -> N
 
 
 def test_theorem_5_4_search_mode_refutes_a_broken_variant() -> None:
-    from betweencut.proofs.privacy.gallery import GuardsWithoutR
+    from betweencut.proofs.privacy.claims.gallery import GuardsWithoutR
 
     result = search_worst_pair(kary_tree(2, 2), Params.of(2, 1, 3), max_examples=30,
                                variant=GuardsWithoutR)

@@ -13,16 +13,21 @@ from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
-from betweencut.proofs.privacy.audit import (
+from betweencut.proofs.privacy.audit.mechanism import (
     LawCache,
     _short,
     audit_mechanism,
     neighbouring_pairs,
 )
-from betweencut.proofs.privacy.claims import theorem_5_4_points
-from betweencut.proofs.privacy.curve import LogOf, curve_of_laws, direction_curve, exceeds
-from betweencut.proofs.privacy.profiles import Joint, epsilon_for_delta
-from betweencut.proofs.privacy.regression import find_regressions, rational_inside
+from betweencut.proofs.privacy.audit.regression import find_regressions, rational_inside
+from betweencut.proofs.privacy.claims.checkers import theorem_5_4_points
+from betweencut.proofs.privacy.divergence.curve import (
+    LogOf,
+    curve_of_laws,
+    direction_curve,
+    exceeds,
+)
+from betweencut.proofs.privacy.divergence.profiles import Joint, epsilon_for_delta
 from betweencut.tree import kary_tree
 
 Db = tuple[tuple[int, ...], ...]
@@ -272,7 +277,7 @@ def test_run_output_list_database_and_float_eps() -> None:
 def test_claim_checkers_take_lists_and_refuse_other_shapes_at_the_call() -> None:
     """`check_lemma_c_1` with list leaves works like tuples; a string leaf or an int database
     is a `ParameterError` naming it, never a `TypeError` deep inside."""
-    from betweencut.proofs.privacy.claims import check_lemma_c_1
+    from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1
 
     params = Params.of(2, Fraction(1, 2), 2)
     listed = check_lemma_c_1(TREE, params, [[0, 0]], [0, 1])
@@ -372,7 +377,7 @@ def test_regressions_cover_every_eps_where_the_candidate_leaks_more(
 def test_unhashable_outputs_stay_distinct_when_made_hashable() -> None:
     """A list and a tuple with the same items are different outputs (merging them could hide
     privacy loss); equal unhashable outputs map to one key."""
-    from betweencut.proofs.privacy.audit import as_hashable
+    from betweencut.proofs.privacy.audit.mechanism import as_hashable
 
     assert as_hashable([1, 2]) != as_hashable((1, 2)) != as_hashable((1, [2]))
     assert as_hashable({"a": [1], "b": {2}}) == as_hashable({"b": {2}, "a": [1]})

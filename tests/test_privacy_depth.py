@@ -1,10 +1,10 @@
 """Privacy at depth (issue 13, Part 1): the path grouping equals the real mechanism, exactly.
 
-Principle 2: every value of `betweencut.proofs.privacy.depth` is compared, as data (the
+Principle 2: every value of `betweencut.proofs.privacy.depth.transcript` is compared, as data (the
 multiset of probability pairs of the answer sequences) and as exact `δ(rλ)` for every `r`,
 with the full enumeration of the real `BetweenCut` code through `ReplayTest`
-(`betweencut.proofs.privacy.enumerate`): on small complete trees (binary h <= 4, ternary
-h <= 3) for every family member, on chains (dense Alg. 3) and on binary trees through the
+(`betweencut.proofs.privacy.enumeration.transcripts`): on small complete trees (binary h <= 4,
+ternary h <= 3) for every family member, on chains (dense Alg. 3) and on binary trees through the
 sparse implementation (Appendix D) at moderate heights.
 """
 
@@ -24,11 +24,10 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy import gallery
-from betweencut.proofs.privacy.audit import LawCache
-from betweencut.proofs.privacy.claims import PROJECTIONS
-from betweencut.proofs.privacy.depth import ClaimedBound, PathJoint, depth_pair, profile_rows
-from betweencut.proofs.privacy.depth_audit import (
+from betweencut.proofs.privacy.audit.mechanism import LawCache
+from betweencut.proofs.privacy.claims import gallery
+from betweencut.proofs.privacy.claims.checkers import PROJECTIONS
+from betweencut.proofs.privacy.depth.audit import (
     audit_profiles,
     check_theorem_5_4_at_depth,
     gallery_at_depth,
@@ -36,15 +35,21 @@ from betweencut.proofs.privacy.depth_audit import (
     single_leaf_band,
     step_profiles,
 )
-from betweencut.proofs.privacy.depth_paths import (
+from betweencut.proofs.privacy.depth.paths import (
     MAX_HEIGHT,
     PathProfile,
     midpoint,
     path_signatures,
     sequence_count,
 )
-from betweencut.proofs.privacy.depth_search import search_profiles
-from betweencut.proofs.privacy.profiles import Joint
+from betweencut.proofs.privacy.depth.search import search_profiles
+from betweencut.proofs.privacy.depth.transcript import (
+    ClaimedBound,
+    PathJoint,
+    depth_pair,
+    profile_rows,
+)
+from betweencut.proofs.privacy.divergence.profiles import Joint
 from betweencut.proofs.registry import CLAIMS
 from betweencut.sparse import sparse_between_cut
 from betweencut.tree import PublicTree, kary_tree
@@ -332,7 +337,7 @@ def test_theorem_5_4_at_depth_refutes_laplace_scale_lambda_at_h_15_calibrated() 
 def test_theorem_5_4_at_depth_refutes_laplace_scale_lambda_at_every_entry_point() -> None:
     """The same mismatch through every other way in at depth: the Heavy-set checker, the gallery
     at depth and the profile search all audit against the claim and refute the variant."""
-    from betweencut.proofs.privacy.depth_heavy_audit import check_theorem_5_4_heavy_at_depth
+    from betweencut.proofs.privacy.depth.heavy_audit import check_theorem_5_4_heavy_at_depth
 
     params = calibrate(15, Fraction(1), Fraction(1, 20)).params(24)
     name = "Laplace scale lambda"

@@ -1,6 +1,6 @@
 """The Heavy set at depth (issue 13): the merged path grouping equals the real mechanism, exactly.
 
-Principle 8: `betweencut.proofs.privacy.depth_heavy` is compared, as data (per released Heavy
+Principle 8: `betweencut.proofs.privacy.depth.heavy` is compared, as data (per released Heavy
 set, the factor bags of its answer sequences under `D` and `D + z`) and as exact `δ(rλ)` for
 every `r`, with full enumeration of the real `BetweenCut` code's `heavy` projection
 (`PROJECTIONS["heavy"]` through `LawCache`), on small trees and chains, for every member of the
@@ -22,12 +22,11 @@ from betweencut.noisy_test import Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy import gallery
-from betweencut.proofs.privacy.audit import LawCache
-from betweencut.proofs.privacy.claims import PROJECTIONS
-from betweencut.proofs.privacy.depth import ClaimedBound, profile_rows
-from betweencut.proofs.privacy.depth_audit import audit_profiles, paper_bounds, single_leaf_band
-from betweencut.proofs.privacy.depth_heavy import (
+from betweencut.proofs.privacy.audit.mechanism import LawCache
+from betweencut.proofs.privacy.claims import gallery
+from betweencut.proofs.privacy.claims.checkers import PROJECTIONS
+from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.heavy import (
     HeavyJoint,
     HeavyKey,
     heavy_data_of,
@@ -37,13 +36,14 @@ from betweencut.proofs.privacy.depth_heavy import (
     merge_of,
     rows_on,
 )
-from betweencut.proofs.privacy.depth_heavy_audit import (
+from betweencut.proofs.privacy.depth.heavy_audit import (
     check_theorem_5_4_heavy_at_depth,
     heavy_at_most_transcript,
 )
-from betweencut.proofs.privacy.depth_paths import MAX_HEIGHT, PathProfile, path_signatures
-from betweencut.proofs.privacy.depth_search import search_profiles
-from betweencut.proofs.privacy.profiles import Joint
+from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile, path_signatures
+from betweencut.proofs.privacy.depth.search import search_profiles
+from betweencut.proofs.privacy.depth.transcript import ClaimedBound, profile_rows
+from betweencut.proofs.privacy.divergence.profiles import Joint
 from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import PublicTree, kary_tree
 
@@ -261,7 +261,7 @@ def test_transcript_rows_are_unchanged_by_the_on_switch() -> None:
     params = PARAMS[0]
     mechanism = BetweenCut(kary_tree(2, 31), params)
     profile = PathProfile.single_leaf(31, 3)
-    from betweencut.proofs.privacy.depth import depth_pair
+    from betweencut.proofs.privacy.depth.transcript import depth_pair
 
     expected = profile_rows(depth_pair(mechanism, profile), profile, paper_bounds(5, params))
     got = rows_on(mechanism, profile, paper_bounds(5, params), on="transcript")

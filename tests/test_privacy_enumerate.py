@@ -11,9 +11,9 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
-from betweencut.proofs.privacy.audit import audit_mechanism
-from betweencut.proofs.privacy.enumerate import enumerate_mechanism
-from betweencut.proofs.privacy.profiles import Joint, Law, epsilon_for_delta
+from betweencut.proofs.privacy.audit.mechanism import audit_mechanism
+from betweencut.proofs.privacy.divergence.profiles import Joint, Law, epsilon_for_delta
+from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
 from betweencut.tree import kary_tree
 
 
@@ -116,8 +116,8 @@ def test_shared_outcome_tree_equals_direct_enumeration(tau: int, lam: Fraction, 
     laws, factor bag by factor bag, on every database of size <= 3 of the binary tree h = 3."""
     from itertools import combinations_with_replacement
 
-    from betweencut.proofs.privacy.audit import LawCache
-    from betweencut.proofs.privacy.claims import PROJECTIONS, betweencut_cache
+    from betweencut.proofs.privacy.audit.mechanism import LawCache
+    from betweencut.proofs.privacy.claims.checkers import PROJECTIONS, betweencut_cache
 
     tree = kary_tree(2, 3)
     params = Params.of(tau, lam, R)

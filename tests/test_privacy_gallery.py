@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit import neighbouring_pairs
-from betweencut.proofs.privacy.gallery import (
+from betweencut.proofs.privacy.audit.mechanism import neighbouring_pairs
+from betweencut.proofs.privacy.claims.gallery import (
     PRIVACY_BREAKING,
     STRUCTURAL_ONLY,
     audit_variant,

@@ -10,8 +10,8 @@ from betweencut.calibration import calibrate
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
-from betweencut.proofs.privacy.audit import audit_mechanism, neighbouring_pairs
-from betweencut.proofs.privacy.claims import (
+from betweencut.proofs.privacy.audit.mechanism import audit_mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.claims.checkers import (
     betweencut_cache,
     calibrated_power,
     check_lemma_c_1,
@@ -20,7 +20,7 @@ from betweencut.proofs.privacy.claims import (
     exhaustive,
     pair_report,
 )
-from betweencut.proofs.privacy.power import (
+from betweencut.proofs.privacy.claims.power import (
     KNOWN_VIOLATORS,
     NoPower,
     informative_r,
@@ -137,7 +137,7 @@ def test_lemma_c_1_rejects_a_wrong_bound() -> None:
 
 
 def test_lemma_c_1_refutes_a_broken_variant() -> None:
-    from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING
+    from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
 
     case = PRIVACY_BREAKING["top-down levels"]
     tree = kary_tree(case.arity, case.height)

@@ -14,17 +14,17 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly
-from betweencut.proofs.privacy import enumerate as enum_module
-from betweencut.proofs.privacy.aligned import IMPOSSIBLE, OutcomeTable, Weights
-from betweencut.proofs.privacy.audit import LawCache, audit_mechanism
-from betweencut.proofs.privacy.claims import betweencut_cache
-from betweencut.proofs.privacy.enumerate import (
+from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
+from betweencut.proofs.privacy.claims.checkers import betweencut_cache
+from betweencut.proofs.privacy.enumeration import transcripts as enum_module
+from betweencut.proofs.privacy.enumeration.outcome_tree import weights_total
+from betweencut.proofs.privacy.enumeration.pair_classes import IMPOSSIBLE, OutcomeTable, Weights
+from betweencut.proofs.privacy.enumeration.transcripts import (
     EnumerationBudgetExceeded,
     MechanismNotReplayable,
     enumerate_mechanism,
     estimate_sequences,
 )
-from betweencut.proofs.privacy.reweight import weights_total
 from betweencut.tree import kary_tree
 
 HALF = Fraction(1, 2)
@@ -179,7 +179,7 @@ def test_shared_tree_falls_back_when_a_weighed_total_is_not_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The shared path checks the law promise too: a weighed database whose packed total is
     not exactly 1 is compared through direct enumeration instead (same delta)."""
-    from betweencut.proofs.privacy.aligned import AlignedJoint
+    from betweencut.proofs.privacy.enumeration.pair_classes import AlignedJoint
 
     tree, params = kary_tree(2, 3), Params.of(2, HALF, 2)
     pair = (((0, 0),), (0, 1))

@@ -22,17 +22,17 @@ from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.noisy_test import BTQuery, NoisyTest
 from betweencut.proofs.baselines.corpus import CORPUS
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.privacy.audit import (
+from betweencut.proofs.privacy.audit.mechanism import (
     Database,
     LawCache,
     audit_mechanism,
     neighbouring_pairs,
     pair_curve,
 )
-from betweencut.proofs.privacy.curve import LogOf
-from betweencut.proofs.privacy.enumerate import ForeignQuery
-from betweencut.proofs.privacy.regression import find_regressions
-from betweencut.proofs.privacy.shared_noise import QueryLawCache, epsilon_at_delta
+from betweencut.proofs.privacy.audit.regression import find_regressions
+from betweencut.proofs.privacy.divergence.curve import LogOf
+from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache, epsilon_at_delta
+from betweencut.proofs.privacy.enumeration.transcripts import ForeignQuery
 
 F = Fraction
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -12,10 +12,9 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.noisy_laws import shared_answers_probability
-from betweencut.proofs.privacy.audit import Database
-from betweencut.proofs.privacy.enumerate import MechanismNotReplayable
-from betweencut.proofs.privacy.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.shared_noise import (
+from betweencut.proofs.privacy.audit.mechanism import Database
+from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
+from betweencut.proofs.privacy.enumeration.shared_noise import (
     ExactJoint,
     QueryLawCache,
     audit_query_mechanism,
@@ -23,6 +22,7 @@ from betweencut.proofs.privacy.shared_noise import (
     epsilon_at_delta,
     infinite_loss_event,
 )
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
 F = Fraction
 

@@ -1,9 +1,9 @@
 """The shared outcome tree never certifies what direct enumeration refutes (issue 12, soundness).
 
-The shared path (`betweencut.proofs.privacy.reweight`) observes each count's answer law by
-running the query's own `__call__` (`betweencut.proofs.privacy.observed`) and falls back to
-direct enumeration where that call is not one guard or one query. Pinned: the two examples of
-issue 12, and a Hypothesis property over randomly overridden queries and steps.
+The shared path (`betweencut.proofs.privacy.enumeration.outcome_tree`) observes each count's answer
+law by running the query's own `__call__` (`betweencut.proofs.privacy.enumeration.query_laws`) and
+falls back to direct enumeration where that call is not one guard or one query. Pinned: the two
+examples of issue 12, and a Hypothesis property over randomly overridden queries and steps.
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
-from betweencut.proofs.privacy.audit import LawCache, audit_mechanism, neighbouring_pairs
-from betweencut.proofs.privacy.claims import (
+from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.claims.checkers import (
     PROJECTIONS,
     betweencut_cache,
     check_lemma_c_1,
     check_theorem_5_4_enumerated,
     theorem_5_4_points,
 )
-from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING, NoiselessAtOne, refute
-from betweencut.proofs.privacy.observed import observed_law
+from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, NoiselessAtOne, refute
+from betweencut.proofs.privacy.enumeration.query_laws import observed_law
 from betweencut.tree import Node, kary_tree
 
 TREE = kary_tree(2, 3)

@@ -30,7 +30,7 @@ from betweencut.proofs.baselines.privtree_audit import (
 )
 from betweencut.proofs.baselines.privtree_search import closed_member, privtree_rules
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit import LawCache, audit_mechanism
+from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
 
 RULES = privtree_rules()
 EPS = [Fraction(0), Fraction(1, 2), Fraction(1), Fraction(3, 2)]

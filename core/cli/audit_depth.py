@@ -3,12 +3,13 @@
 For the public height `H` (any integer up to 2^64 - 1, any arity: only the added record's path
 matters) and public parameters, it prints for each audited neighbouring pair and each
 `r = 1..L` the exact `δ(rλ)` of the full transcript (answer sequences on the path grouped by
-probability, `betweencut.proofs.privacy.depth`) beside the chosen accountant's bound; with
-`--on heavy`, of the released Heavy set instead (`betweencut.proofs.privacy.depth_heavy`). Without
+probability, `betweencut.proofs.privacy.depth.transcript`) beside the chosen accountant's bound;
+with
+`--on heavy`, of the released Heavy set instead (`betweencut.proofs.privacy.depth.heavy`). Without
 `--count`: the single-leaf family (every `C` across the band), two-segment profiles and a
 Hypothesis search over profiles; with `--count C`: the pair `C` vs `C + 1` (exact values for
 every row). Every row carries the exact `delta_exact` (text with one common denominator, read
-exactly by sympy; grammar in `betweencut.proofs.privacy.depth_exact`) and the certified
+exactly by sympy; grammar in `betweencut.proofs.privacy.depth.exact_values`) and the certified
 `delta_in`; family rows carry the bound as a float, the exact bounds listed once per `r` under
 `bounds`.
 Exit 0 all hold, 1 refuted, 2 bad usage, 3 undecided.
@@ -96,12 +97,12 @@ def _setup(args: argparse.Namespace) -> tuple[Params, dict[str, Any]]:
 
 
 def _bounds(accountant: str, L: int, params: Params) -> list[Any]:
-    from betweencut.proofs.privacy.depth import ClaimedBound
-    from betweencut.proofs.privacy.depth_audit import paper_bounds
+    from betweencut.proofs.privacy.depth.audit import paper_bounds
+    from betweencut.proofs.privacy.depth.transcript import ClaimedBound
 
     if accountant == "paper":
         return paper_bounds(L, params)
-    from betweencut.proofs.privacy.accountant import accountant
+    from betweencut.proofs.privacy.accountants.accountant import accountant
 
     tight = accountant("tight", L=L, lam=params.lam, R=params.R)
     return [ClaimedBound.of(r, r * params.lam, tight.delta_upper(r * params.lam))
@@ -114,7 +115,7 @@ def _row(row: Any, bound_exact: bool = True, exact: bool = True) -> dict[str, An
     single = row.profile.segments == 1
     out: dict[str, Any] = {"count": row.profile.counts[0]} if single else {
         "profile": [list(step) for step in row.profile.steps]}
-    from betweencut.proofs.privacy.enumerate import round_out
+    from betweencut.proofs.privacy.enumeration.transcripts import round_out
 
     lo, hi = round_out(row.delta_lo, row.delta_hi) if row.delta_hi else (row.delta_lo, row.delta_hi)
     out.update({
@@ -138,12 +139,12 @@ def _exact(x: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from betweencut.betweencut import BetweenCut
-    from betweencut.proofs.privacy.depth_audit import (
+    from betweencut.proofs.privacy.depth.audit import (
         audit_profiles,
         single_leaf_band,
         step_profiles,
     )
-    from betweencut.proofs.privacy.depth_paths import PathProfile
+    from betweencut.proofs.privacy.depth.paths import PathProfile
     from betweencut.tree import kary_tree
 
     params, info = _setup(args)
@@ -182,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
                            each=write if args.json else None)
     searched: dict[str, Any] = {}
     if not single and args.search:
-        from betweencut.proofs.privacy.depth_search import search_profiles
+        from betweencut.proofs.privacy.depth.search import search_profiles
 
         found = search_profiles(mechanism, bounds, max_examples=args.search, on=args.on)
         audit.rows.extend(found.rows)

@@ -11,7 +11,7 @@ regression; 2: bad usage, or the user's code failed to import or raised.
 
 The mechanism may ask fresh-noise `BTQuery` tests or the shared-noise primitives of
 `betweencut.noisy_queries` (SVT, noisy max): the `LawCache` below picks the enumeration from
-what the code asks (`betweencut.proofs.privacy.audit.KINDS`), everything else is the same.
+what the code asks (`betweencut.proofs.privacy.audit.mechanism.KINDS`), everything else is the same.
 """
 
 from __future__ import annotations
@@ -124,8 +124,8 @@ def _projections(on: str) -> dict[str, Callable[[object], Any]]:
 
 
 def _pairs(args: argparse.Namespace, tree: PublicTree, cache: Any, on: str) -> list[Any]:
-    from betweencut.proofs.privacy.audit import neighbouring_pairs
-    from betweencut.proofs.privacy.usersearch import search_pairs
+    from betweencut.proofs.privacy.audit.mechanism import neighbouring_pairs
+    from betweencut.proofs.privacy.audit.search import search_pairs
 
     leaves = sorted(tree.level(tree.height - 1))
     if args.exhaustive is not None:
@@ -144,9 +144,9 @@ def _report(args: argparse.Namespace, tree: PublicTree, loaded: Loaded,
             candidate: Callable[[Any, Any], Any], baseline: Callable[[Any, Any], Any] | None,
             on: str) -> int:
     from betweencut.proofs.exact.arith import exact_str
-    from betweencut.proofs.privacy.audit import LawCache, audit_mechanism, display
-    from betweencut.proofs.privacy.regression import find_regressions
-    from betweencut.proofs.privacy.usersearch import epsilon_lower_bound
+    from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism, display
+    from betweencut.proofs.privacy.audit.regression import find_regressions
+    from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
 
     projections = _projections(on)
     cache = LawCache(candidate, projections)
@@ -192,7 +192,7 @@ def _pair_json(db: Any, z: Any) -> dict[str, Any]:
 def _worst_json(worst: Any, exact_str: Any, display: Any) -> dict[str, Any] | None:
     if worst is None:
         return None
-    from betweencut.proofs.privacy.audit import _short, with_record
+    from betweencut.proofs.privacy.audit.mechanism import _short, with_record
 
     s = worst.stick
     return {
@@ -247,7 +247,7 @@ def plot(path: str, curve: Any, claim: list[tuple[Fraction, Any]], at: Any) -> N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from betweencut.proofs.privacy.audit import display
+    from betweencut.proofs.privacy.audit.mechanism import display
 
     eps_max = max(e for e, _ in claim)
     top = max(Fraction(2) * max(eps_max, Fraction(1, 2)),

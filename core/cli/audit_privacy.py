@@ -1,7 +1,7 @@
 """`betweencut audit privacy`: exact privacy profiles of one neighbouring pair (or all of them).
 
-With no flags it runs the registered default cases (`betweencut.proofs.privacy.claims`). With a
-tree,
+With no flags it runs the registered default cases (`betweencut.proofs.privacy.claims.checkers`).
+With a tree,
 parameters and a pair `(D, D + z)` it prints, for each `r = 1..L`, the exact `δ(rλ)` of the full
 transcript and of the Heavy set, Theorem 5.4's bound and the verdict; `--exhaustive N` audits
 every database of size `<= N` with every added leaf. Exit 1 when a claim is refuted.
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
         return int(run_group(args))
     from betweencut.cli.audit_mechanism import check_plot_path
-    from betweencut.proofs.privacy.claims import betweencut_cache, pair_report
+    from betweencut.proofs.privacy.claims.checkers import betweencut_cache, pair_report
 
     check_plot_path(args.plot)
     tree, params, promised = _setup(args)
@@ -206,7 +206,7 @@ def _accountant_points(name: str, tree: PublicTree, params: Params) -> list[Any]
     """`(rλ, bound)` for `r = 1..L` under the tight accountant; None: Theorem 5.4 (paper)."""
     if name == "paper":
         return None
-    from betweencut.proofs.privacy.accountant import accountant
+    from betweencut.proofs.privacy.accountants.accountant import accountant
 
     L = tree.height.bit_length()
     acc = accountant(name, L=L, lam=params.lam, R=params.R)
@@ -218,7 +218,7 @@ def _curves(args: argparse.Namespace, out: dict[str, Any], cache: Any, db: tuple
     """Beside each claimed `(rλ, δ_r)`: the exact curve's `ε_at_δ_r` (a certified lower bound
     on the `ε` the pair needs at `δ_r`); `--plot` draws the first projection's curve."""
     from betweencut.cli.audit_mechanism import plot
-    from betweencut.proofs.privacy.audit import pair_curve
+    from betweencut.proofs.privacy.audit.mechanism import pair_curve
 
     for name in on:
         curve = pair_curve(cache, db, z, name)
@@ -237,7 +237,7 @@ def _promised(out: dict[str, Any], promised: dict[str, Any], cache: Any, db: tup
               z: Node, on: list[str]) -> bool:
     """Theorem 5.5: `δ(ε) <= δ` at the calibrated `(ε, δ)`."""
     from betweencut.proofs.exact.arith import exact_str
-    from betweencut.proofs.privacy.audit import check_point, display
+    from betweencut.proofs.privacy.audit.mechanism import check_point, display
 
     ok = True
     for name in on:
@@ -272,7 +272,7 @@ def _print_pair(out: dict[str, Any], on: list[str]) -> None:
 
 def _exhaustive(args: argparse.Namespace, tree: PublicTree, params: Params, on: list[str],
                 points: list[Any] | None) -> int:
-    from betweencut.proofs.privacy.claims import exhaustive
+    from betweencut.proofs.privacy.claims.checkers import exhaustive
 
     def bar(items: Any, total: int) -> Any:
         return progress(items, total, "pairs")

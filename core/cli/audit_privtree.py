@@ -202,7 +202,7 @@ def _run(args: argparse.Namespace, mech: PrivTree) -> int:
     from betweencut.cli.audit_mechanism import check_plot_path, plot
     from betweencut.proofs.baselines.privtree_audit import PrivTreeLawCache, privtree_run
     from betweencut.proofs.exact.arith import exact_str
-    from betweencut.proofs.privacy.audit import audit_mechanism, display, pair_curve
+    from betweencut.proofs.privacy.audit.mechanism import audit_mechanism, display, pair_curve
 
     eps, delta = _validate(args, mech)
     check_plot_path(args.plot)
@@ -245,7 +245,7 @@ def _run(args: argparse.Namespace, mech: PrivTree) -> int:
 
 
 def _worst_json(worst: Any, exact_str: Any, display: Any) -> dict[str, Any]:
-    from betweencut.proofs.privacy.audit import with_record
+    from betweencut.proofs.privacy.audit.mechanism import with_record
 
     s = worst.stick
     return {

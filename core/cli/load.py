@@ -109,7 +109,7 @@ class MechanismFailed(UsageError):
 def guarded(spec: str, run: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """`run`, with any exception it raises turned into one `MechanismFailed` line."""
     from betweencut.noisy_test import UnansweredQuery
-    from betweencut.proofs.privacy.enumerate import ForeignQuery
+    from betweencut.proofs.privacy.enumeration.transcripts import ForeignQuery
 
     def call(db: Any, test: Any) -> Any:
         try:

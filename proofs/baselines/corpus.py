@@ -3,7 +3,8 @@
 Each `CorpusRow` names a mechanism of `betweencut.baselines.svt_corpus`, its claimed `ε`, and the
 verdict the literature proves: `private` (ε-DP), `private at` a larger `ε'` (Lee and Clifton's
 SVT: `((1 + 6c)/4)·ε`, Lyu, Su and Li 2017, Theorem 6) or `private at no ε`. `audit_row` decides,
-by exact enumeration of the real code (`betweencut.proofs.privacy.shared_noise`), the pure
+by exact enumeration of the real code (`betweencut.proofs.privacy.enumeration.shared_noise`), the
+pure
 `(ε, 0)` claim on every neighbouring pair `(D, D + z)` with `|D| <= size` and `z ∈ {0, 1, 2}^m`
 (record `z` moves query `i` by `z_i - 1`; `moves` in the reports shows `z - 1`):
 
@@ -31,9 +32,14 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_queries import QueryTest
 from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.audit import Database, display, neighbouring_pairs, with_record
-from betweencut.proofs.privacy.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.shared_noise import (
+from betweencut.proofs.privacy.audit.mechanism import (
+    Database,
+    display,
+    neighbouring_pairs,
+    with_record,
+)
+from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
+from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
     audit_query_mechanism,
     infinite_loss_event,

@@ -2,8 +2,8 @@
 
 The mechanism (ours, `betweencut.baselines.privtree.PrivTree`, or any variant with the same
 `run(points,
-test)` and `epsilon`) is run through `betweencut.proofs.privacy.enumerate.enumerate_mechanism`:
-every
+test)` and `epsilon`) is run through
+`betweencut.proofs.privacy.enumeration.transcripts.enumerate_mechanism`: every
 split decision is a two-outcome BT query, so each database's output law (the released set of
 leaf boxes) is an exact sum of exponential polynomials. For every database `D` with at most
 `max_size - 1` points and every point `z` of the domain, the laws of `D` and `D + z` are compared
@@ -23,7 +23,7 @@ from betweencut.baselines.privtree import Point, PrivTree, box_of
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.enumerate import enumerate_mechanism
+from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
 from betweencut.proofs.registry import claim, register_audit
 
 CLAIM = "PrivTree epsilon-DP"

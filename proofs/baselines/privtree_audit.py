@@ -1,7 +1,7 @@
 """PrivTree through `audit_mechanism`: exact laws from the reachable decomposition (issue 16).
 
-`PrivTreeLawCache` is a `LawCache` (`betweencut.proofs.privacy.audit`) for a `PrivTree` (or a
-variant: another membership rule, split rule, or a subclass overriding `query`/`run`) whose
+`PrivTreeLawCache` is a `LawCache` (`betweencut.proofs.privacy.audit.mechanism`) for a `PrivTree`
+(or a variant: another membership rule, split rule, or a subclass overriding `query`/`run`) whose
 pair laws come from the decomposition of `privtree_search`, computed by running the *real*
 `run` (principle 2): for a pair `(D, D + z)` only the boxes of `T_z` are answered by the
 enumeration, `T_z` being the boxes from which a box containing `z` (under the mechanism's own
@@ -43,9 +43,13 @@ from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.baselines.privtree_search import WorstPair, is_partition, worst_pair
-from betweencut.proofs.privacy.audit import Database, LawCache, as_hashable, with_record
-from betweencut.proofs.privacy.enumerate import DEFAULT_LIMIT, enumerate_mechanism, law_key
-from betweencut.proofs.privacy.profiles import Joint, Law, PairProfile
+from betweencut.proofs.privacy.audit.mechanism import Database, LawCache, as_hashable, with_record
+from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
+from betweencut.proofs.privacy.enumeration.transcripts import (
+    DEFAULT_LIMIT,
+    enumerate_mechanism,
+    law_key,
+)
 from betweencut.tree import Node
 
 __all__ = [

@@ -3,12 +3,12 @@
 At each public height `h` the parameters are Theorem 5.5's calibration to `(ε, δ)` (`λ = ε/r`,
 so `ε = rλ` is a claim point of Theorem 5.4) and the smallest integer threshold `τ >= E` (every
 off-path node of count 0 is then guarded Light, which the path grouping of
-`betweencut.proofs.privacy.depth` needs). Three numbers are compared at `ε`:
+`betweencut.proofs.privacy.depth.transcript` needs). Three numbers are compared at `ε`:
 
 * the paper's bound (Theorem 5.4, Eq. (22)), `accountant("paper", ...)`;
 * the certified accountant `accountant("tight", ...)` (the least of paper, KOV and envelope);
 * the largest exact transcript `δ(ε)` found among single-leaf pairs `C` vs `C + 1` at depth
-  (`betweencut.proofs.privacy.depth_audit`): the whole band of counts at small heights, the
+  (`betweencut.proofs.privacy.depth.audit`): the whole band of counts at small heights, the
   counts straddling the two guard cuts at large ones (a lower bound on the worst pair).
 
 Every verdict (`exact <= tight <= paper`) goes through the exact gate (`certainly_le`); floats
@@ -28,9 +28,9 @@ from betweencut.calibration import Calibration, calibrate
 from betweencut.exact import LogReal, as_rational
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, certainly_le, enclose
-from betweencut.proofs.privacy.accountant import UpperDelta, accountant
-from betweencut.proofs.privacy.depth_audit import audit_profiles, paper_bounds, single_leaf_band
-from betweencut.proofs.privacy.depth_paths import PathProfile
+from betweencut.proofs.privacy.accountants.accountant import UpperDelta, accountant
+from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.paths import PathProfile
 from betweencut.properties.teaching.basics import certified_decimal
 from betweencut.tree import kary_tree
 
@@ -109,7 +109,7 @@ def single_leaf_delta(height: int, params: Params, count: int, eps: Fraction) ->
     leaf of the binary tree of `height` against `count + 1`, at `ε = rλ`, `r = 1..L`."""
     from betweencut.calibration import path_query_bound
     from betweencut.errors import ParameterError
-    from betweencut.proofs.privacy.depth import depth_pair, profile_rows
+    from betweencut.proofs.privacy.depth.transcript import depth_pair, profile_rows
 
     r = Fraction(eps) / params.lam
     L = path_query_bound(height)
@@ -178,7 +178,7 @@ class MarginPair:
 def margin_pairs(heights: Iterable[int], epsilon: object, delta: object) -> list[MarginPair]:
     """`calibrate` and `calibrate_tight` at each height; `tight_smaller` is certified by
     interval bounds (the two `LogReal`s have different logarithms, so no single exact form)."""
-    from betweencut.proofs.privacy.tight_calibration import calibrate_tight
+    from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight
 
     out = []
     for h in heights:

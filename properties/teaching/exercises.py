@@ -338,11 +338,11 @@ def check_first_split(mechanism: object, point: tuple[int, ...], answer: object)
 @answer_required('one of the names "paper", "kov", "envelope"')
 def check_smallest_accountant(L: int, lam: Fraction, R: object, eps: Fraction,
                               answer: object) -> str:
-    """Exercise: which accountant (`betweencut.proofs.privacy.accountant`) gives the smallest
-    certified upper bound on `δ(ε)` for BetweenCut with `L`, `λ`, `R`; decided by the exact
+    """Exercise: which accountant (`betweencut.proofs.privacy.accountants.accountant`) gives the
+    smallest certified upper bound on `δ(ε)` for BetweenCut with `L`, `λ`, `R`; decided by the exact
     gate (the exercise's point must have a unique smallest one)."""
     from betweencut.proofs.exact.arith import certainly_lt
-    from betweencut.proofs.privacy.accountant import accountant
+    from betweencut.proofs.privacy.accountants.accountant import accountant
 
     names = ("paper", "kov", "envelope")
     if answer not in names:
@@ -360,7 +360,7 @@ def check_single_leaf_delta(height: int, params: Params, count: int, eps: Fracti
                             answer: ExactAnswer) -> str:
     """Exercise: the exact transcript `δ(ε)` (both directions, Def. 2.7) of the single-leaf pair
     `count` vs `count + 1` records on one leaf of the binary tree of `height`, at `ε = rλ`, by
-    the path grouping of `betweencut.proofs.privacy.depth`."""
+    the path grouping of `betweencut.proofs.privacy.depth.transcript`."""
     from betweencut.properties.teaching.depth import single_leaf_delta
 
     value = single_leaf_delta(height, params, count, eps)

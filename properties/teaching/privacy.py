@@ -1,8 +1,8 @@
 """Helpers for the teaching notebooks on privacy, exactly (notebook 3) and PrivTree (notebook 5).
 
 Like `betweencut.properties.teaching.basics`, they only read what the package computes: the exact
-enumerated profiles of `betweencut.proofs.privacy.claims`, Theorem 5.4's bound, PrivTree's release
-and
+enumerated profiles of `betweencut.proofs.privacy.claims.checkers`, Theorem 5.4's bound, PrivTree's
+release and
 its exact check. Floats are made at the last moment, for plotting, from certified enclosures;
 every comparison printed as a verdict goes through the gate `betweencut.proofs.exact.arith.sign`.
 """
@@ -36,9 +36,9 @@ def profile_curve(
     variant: type[BetweenCut] = BetweenCut, on: str = "transcript",
 ) -> list[ProfilePoint]:
     """The exact privacy profile `δ(ε) = max` of both hockey-stick divergences between the
-    enumerated laws of `variant` on `D` and `D + z` (`betweencut.proofs.privacy.claims`), on a
-    grid."""
-    from betweencut.proofs.privacy.claims import betweencut_cache
+    enumerated laws of `variant` on `D` and `D + z` (`betweencut.proofs.privacy.claims.checkers`),
+    on a grid."""
+    from betweencut.proofs.privacy.claims.checkers import betweencut_cache
 
     cache = betweencut_cache(tree, params, variant)
     d = tuple(sorted(db))
@@ -48,7 +48,7 @@ def profile_curve(
 
 def bound_steps(tree: PublicTree, params: Params) -> list[tuple[Fraction, Any]]:
     """Theorem 5.4's points `(rλ, δ_r)`, `r = 1..L` (Eq. (22)), exact."""
-    from betweencut.proofs.privacy.claims import theorem_5_4_points
+    from betweencut.proofs.privacy.claims.checkers import theorem_5_4_points
 
     return list(theorem_5_4_points(tree, params))
 

@@ -1,8 +1,8 @@
 """Search mode: Hypothesis, steered by `target()`, toward the pair with the largest `δ(ε)/bound`.
 
-Exhaustive mode (`betweencut.proofs.privacy.claims.exhaustive`) covers every database up to a size;
-on larger trees or databases the search samples neighbouring pairs `(D, D + z)`, `r` (only where
-the bound is below 1) and, when asked, `λ`, `R`, `τ` from given lists, and
+Exhaustive mode (`betweencut.proofs.privacy.claims.checkers.exhaustive`) covers every database up to
+a size; on larger trees or databases the search samples neighbouring pairs `(D, D + z)`, `r` (only
+where the bound is below 1) and, when asked, `λ`, `R`, `τ` from given lists, and
 `hypothesis.target` pushes it toward a large ratio `δ(rλ) / bound(r)` (Theorem 5.4, Eq. (22)).
 The float given to `target` only steers; the worst pair is kept by the exact comparison
 `tighter`, and every verdict is decided exactly. A refutation stops the search.
@@ -21,9 +21,9 @@ from betweencut.betweencut import BetweenCut
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError
 from betweencut.params import Params
-from betweencut.proofs.privacy.audit import LawCache, PointResult, check_point, tighter
-from betweencut.proofs.privacy.claims import betweencut_cache, theorem_5_4_points
-from betweencut.proofs.privacy.power import informative_r
+from betweencut.proofs.privacy.audit.mechanism import LawCache, PointResult, check_point, tighter
+from betweencut.proofs.privacy.claims.checkers import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.claims.power import informative_r
 from betweencut.tree import PublicTree
 
 __all__ = ["SearchResult", "search_worst_pair"]

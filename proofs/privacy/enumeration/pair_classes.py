@@ -40,8 +40,7 @@ import numpy.typing as npt
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.packed import Lattice, abs_sum
-from betweencut.proofs.privacy.enumerate import Bag, Enumeration, factor_value
-from betweencut.proofs.privacy.profiles import (
+from betweencut.proofs.privacy.divergence.profiles import (
     SHOWN,
     FloatBox,
     HockeyStick,
@@ -51,6 +50,7 @@ from betweencut.proofs.privacy.profiles import (
     box_exceeds,
     check_eps,
 )
+from betweencut.proofs.privacy.enumeration.transcripts import Bag, Enumeration, factor_value
 from betweencut.tree import Node
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Search over path profiles at depth: Hypothesis, steered by `target()`, toward large `δ/bound`.
 
-A profile (`betweencut.proofs.privacy.depth_paths.PathProfile`) is drawn as up to three count
+A profile (`betweencut.proofs.privacy.depth.paths.PathProfile`) is drawn as up to three count
 segments whose steps are guarded siblings (sizes the mechanism's own guard decides: at most
 `floor(a - R)` or at least `ceil(b + R)`), with the last count anywhere in the band. Each drawn
 profile is audited exactly by path grouping (`profile_rows`); the float handed to `target` only
@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
-from betweencut.proofs.privacy.depth import (
+from betweencut.proofs.privacy.depth.heavy import check_on, rows_on
+from betweencut.proofs.privacy.depth.paths import PathProfile, check_seams
+from betweencut.proofs.privacy.depth.transcript import (
     ClaimedBound,
     DepthRow,
     worst_row,
 )
-from betweencut.proofs.privacy.depth_heavy import check_on, rows_on
-from betweencut.proofs.privacy.depth_paths import PathProfile, check_seams
 
 __all__ = ["ProfileSearch", "path_profiles", "search_profiles"]
 

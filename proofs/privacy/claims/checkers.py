@@ -1,9 +1,10 @@
 """Theorem 5.4, Lemma C.1 and Theorem 5.5 confirmed by exact transcript enumeration.
 
 For a public tree, parameters and a neighbouring pair `(D, D + z)`, the real BetweenCut code
-(Alg. 3) is enumerated on both databases (`betweencut.proofs.privacy.enumerate`) and the exact
-privacy
-profile `δ(ε)` (`betweencut.proofs.privacy.profiles`) is compared at `ε = rλ`, `r = 1..L`, with the
+(Alg. 3) is enumerated on both databases (`betweencut.proofs.privacy.enumeration.transcripts`) and
+the exact privacy
+profile `δ(ε)` (`betweencut.proofs.privacy.divergence.profiles`) is compared at `ε = rλ`, `r =
+1..L`, with the
 bound of Theorem 5.4 (`betweencut.proofs.laws.tct.theorem_5_4_bound`, Eq. (22)/(113)):
 
 * claim "Lemma C.1" (Eq. (113)): the full transcript `Tr(D)` (Eq. (112)) meets the bound;
@@ -33,7 +34,7 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy.audit import (
+from betweencut.proofs.privacy.audit.mechanism import (
     AuditVerdict,
     ClaimPoint,
     Database,
@@ -73,7 +74,7 @@ def betweencut_cache(
     tree: PublicTree, params: Params, variant: type[BetweenCut] = BetweenCut
 ) -> LawCache:
     """Enumerated laws of `variant` (default: Alg. 3 itself) on `tree` with `params`."""
-    from betweencut.proofs.privacy.reweight import SharedTreeCache
+    from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
 
     mechanism = variant(tree, params)
 
@@ -282,7 +283,7 @@ GUARD_PAIRS: dict[int, list[tuple[Database, Node]]] = {  # extra pairs crossing 
 def audit_default() -> list[Certificate]:
     """Small trees, every neighbouring pair with `|D| <= 1` (and guard-crossing pairs), each
     instance also refuting a known-violating variant (its power); a few seconds."""
-    from betweencut.proofs.privacy.power import power_witness
+    from betweencut.proofs.privacy.claims.power import power_witness
 
     certificates = []
     for i, (k, h, lam, R, tau) in enumerate(AUDIT_CASES):
@@ -309,8 +310,8 @@ def calibrated_power(
     """The power of a Theorem 5.5 case: a known-violating gallery variant (default: noise
     `Lap(λ)`, then guards without `R`) with the same calibrated parameters must be refuted at
     the same `(ε, δ)` on one of `pairs` (else `NoPower`)."""
-    from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING
-    from betweencut.proofs.privacy.power import NoPower
+    from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
+    from betweencut.proofs.privacy.claims.power import NoPower
 
     params = cal.params(tau)
     chosen = list(pairs)

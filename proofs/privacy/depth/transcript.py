@@ -1,19 +1,20 @@
 """Exact privacy profiles of deep trees by path grouping (issue 13, Part 1).
 
 For a neighbouring pair `D`, `D' = D + z` whose off-path nodes are all decided by their guards
-(see `betweencut.proofs.privacy.depth_paths`), the transcript's law is the law of the answers
+(see `betweencut.proofs.privacy.depth.paths`), the transcript's law is the law of the answers
 on z's path, and answer sequences with the same signature have the same probability. So
 
     δ_{D‖D'}(ε) = Σ_signature mult · (P(sig) - e^ε·Q(sig))_+,
 
 both directions kept apart and combined by max (Def. 2.7). Each signature's probability is a
-factor bag (`betweencut.proofs.privacy.enumerate`: the exact law values of the query object the
-mechanism built, `guard` then `query`), so the grouped pair is the same object full
+factor bag (`betweencut.proofs.privacy.enumeration.transcripts`: the exact law values of the query
+object the mechanism built, `guard` then `query`), so the grouped pair is the same object full
 enumeration produces (`Joint.pairs`), and the tests compare the two *as data*, exactly.
 
 Two evaluations, one set of decisions:
 
-* `PathJoint` is a `Joint` (`betweencut.proofs.privacy.profiles`): its `hockey_stick` is the
+* `PathJoint` is a `Joint` (`betweencut.proofs.privacy.divergence.profiles`): its `hockey_stick` is
+  the
   package's exact one, a `bag_exceeds` decision per group (certified boxes, exact `ExpPoly`
   sign when they straddle). Used for small cases and as the reference in tests.
 * `profile_rows` decides, per group and direction, the largest `r` with `P > e^{ε_r}·Q`, where
@@ -49,22 +50,22 @@ from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
 from betweencut.proofs.laws.bt_laws import OUTCOMES
-from betweencut.proofs.privacy.depth_exact import ExactTables, ExactValue
-from betweencut.proofs.privacy.depth_paths import (
+from betweencut.proofs.privacy.depth.exact_values import ExactTables, ExactValue
+from betweencut.proofs.privacy.depth.paths import (
     OUTCOME_INDEX,
     PathProfile,
     Signature,
     check_seams,
     path_signatures,
 )
-from betweencut.proofs.privacy.enumerate import (
+from betweencut.proofs.privacy.divergence.profiles import Joint, Law, bag_exceeds
+from betweencut.proofs.privacy.enumeration.query_laws import observed_law
+from betweencut.proofs.privacy.enumeration.transcripts import (
     Bag,
     bag_enclosure,
     make_bag,
     round_out,
 )
-from betweencut.proofs.privacy.observed import observed_law
-from betweencut.proofs.privacy.profiles import Joint, Law, bag_exceeds
 from betweencut.tree import PublicTree
 
 __all__ = [
@@ -79,7 +80,8 @@ ENCLOSURE_BITS = 96
 
 def law_at(query: BT, count: int) -> SegmentLaw:
     """The answer law of the mechanism's own query at `count`, observed by running the call the
-    mechanism makes (`betweencut.proofs.privacy.observed.observed_law`: the guard's point mass
+    mechanism makes (`betweencut.proofs.privacy.enumeration.query_laws.observed_law`: the guard's
+    point mass
     `{outcome: None}`, or the factor id of each outcome of the single query it asks).
 
     Raises: `ParameterError` when the call neither decides nor asks exactly one query and
@@ -90,7 +92,8 @@ def law_at(query: BT, count: int) -> SegmentLaw:
         raise ParameterError(
             "mechanism", type(query).__name__,
             f"a count query that, at count {count}, either decides or asks one noisy test and "
-            "returns its answer", "enumerate this variant with betweencut.proofs.privacy.audit")
+            "returns its answer",
+            "enumerate this variant with betweencut.proofs.privacy.audit.mechanism")
     return law
 
 
@@ -488,7 +491,8 @@ class DepthRow:
 
     def delta_value(self) -> ExactValue:
         """The exact `δ(rλ)` (the larger direction, decided exactly) as an integer table over
-        the pair's common denominator (`betweencut.proofs.privacy.depth_exact`), computed once."""
+        the pair's common denominator (`betweencut.proofs.privacy.depth.exact_values`), computed
+        once."""
         if self._exact is None:
             self._exact = self.exact()
         return self._exact

@@ -8,7 +8,7 @@ wrong. Small `R` (<= 3) makes `(L/2)·e^{-λ(R-1)}` close to or above 1; `R` of 
 calibrated regime (Theorem 5.5), leaves a bound far below 1 at `r = L` and below 1 at `r < L`.
 
 `power_witness` shows the power of one instance: it runs the gallery's known-violating
-variants (`betweencut.proofs.privacy.gallery`, plausible mistakes first) on the *same* tree,
+variants (`betweencut.proofs.privacy.claims.gallery`, plausible mistakes first) on the *same* tree,
 parameters and pairs, and returns the first refutation; `NoPower` says that none was refuted
 (or that the bound is `>= 1` at every `r`, so none could be).
 """
@@ -22,9 +22,14 @@ from betweencut.errors import BetweenCutError
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate
-from betweencut.proofs.privacy.audit import Database, PointResult, audit_mechanism, display
-from betweencut.proofs.privacy.claims import betweencut_cache, theorem_5_4_points
-from betweencut.proofs.privacy.gallery import PRIVACY_BREAKING
+from betweencut.proofs.privacy.audit.mechanism import (
+    Database,
+    PointResult,
+    audit_mechanism,
+    display,
+)
+from betweencut.proofs.privacy.claims.checkers import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
 from betweencut.tree import Node, PublicTree
 
 __all__ = ["KNOWN_VIOLATORS", "NoPower", "PowerWitness", "informative_r", "power_witness"]

@@ -1,8 +1,8 @@
 """Auditing privacy at depth: families of path profiles, the claim checker, gallery variants.
 
-Everything here runs the path grouping of `betweencut.proofs.privacy.depth` on the mechanism
-object built for the public tree (`BetweenCut(kary_tree(k, h), params)`, or a variant class),
-for heights up to `2^64 - 1`; see that module for what is modelled and what is refused.
+Everything here runs the path grouping of `betweencut.proofs.privacy.depth.transcript` on the
+mechanism object built for the public tree (`BetweenCut(kary_tree(k, h), params)`, or a variant
+class), for heights up to `2^64 - 1`; see that module for what is modelled and what is refused.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy.depth import (
+from betweencut.proofs.privacy.depth.heavy import check_on, rows_on
+from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile, check_seams
+from betweencut.proofs.privacy.depth.transcript import (
     ClaimedBound,
     DepthRow,
     check_offpath,
     worst_row,
 )
-from betweencut.proofs.privacy.depth_heavy import check_on, rows_on
-from betweencut.proofs.privacy.depth_paths import MAX_HEIGHT, PathProfile, check_seams
 from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import kary_tree
 
@@ -222,7 +222,7 @@ def gallery_at_depth(
     Returns per variant and height the `DepthAudit` of the single-leaf band against Theorem
     5.4, or the reason it was refused (a modelled seam overridden, an unguarded off-path node).
     """
-    from betweencut.proofs.privacy import gallery
+    from betweencut.proofs.privacy.claims import gallery
 
     if variants is None:
         variants = {name: case.variant for name, case in gallery.PRIVACY_BREAKING.items()}

@@ -25,8 +25,8 @@ one of them (answering for it would be answering for code that does not run). Th
 (`make_query`) is *not* modelled: the laws are read off the query object the mechanism itself
 built (`BetweenCut(tree, params).count_query`), through its own `guard` and `query`. The tests
 prove the grouping equal, answer law by answer law, to the full enumeration of the real code
-(`betweencut.proofs.privacy.enumerate`) on small trees and on chains and sparse runs of moderate
-height (`tests/test_privacy_depth.py`).
+(`betweencut.proofs.privacy.enumeration.transcripts`) on small trees and on chains and sparse runs
+of moderate height (`tests/test_privacy_depth.py`).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def check_seams(mechanism: BetweenCut) -> BT:
     whose call is `BT.__call__` (guard first, then one noisy test), or whose `query` is
     overridden (it may read the node). A `make_query` returning such an object is modelled
     exactly, through the law its real call is observed to have at each count
-    (`betweencut.proofs.privacy.depth.law_at`).
+    (`betweencut.proofs.privacy.depth.transcript.law_at`).
     """
     cls = type(mechanism)
     for name in MODELLED_SEAMS:
@@ -158,7 +158,7 @@ def check_seams(mechanism: BetweenCut) -> BT:
             raise ParameterError(
                 "mechanism", cls.__name__, f"a BetweenCut that keeps Alg. 3's {name}",
                 f"the depth audit models {', '.join(MODELLED_SEAMS)}; enumerate this variant "
-                "with betweencut.proofs.privacy.audit instead")
+                "with betweencut.proofs.privacy.audit.mechanism instead")
     query = mechanism.count_query
     if not isinstance(query, BT) or type(query).__call__ is not BT.__call__:
         raise ParameterError("mechanism", cls.__name__,

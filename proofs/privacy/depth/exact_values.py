@@ -1,13 +1,13 @@
 """Exact `δ(ε_r)` of depth rows (`ε_r` the claim's points) as integer tables, and their text.
 
-A row of `betweencut.proofs.privacy.depth.profile_rows` has the exact value
+A row of `betweencut.proofs.privacy.depth.transcript.profile_rows` has the exact value
 
     δ_dir(ε_r) = Σ_{violating signatures} mult · (P(sig) - e^{ε_r}·Q(sig))
 
 in each direction (`P`, `Q` the signature's probabilities under the two databases), and the
 row's `δ` is the larger direction. Every factor value (an answer's exact probability,
-`betweencut.proofs.privacy.enumerate.factor_value`) is `Σ c·e^{x}` with rational `c`, `x`.
-With `N` the common denominator of every exponent of both databases and of the claimed
+`betweencut.proofs.privacy.enumeration.transcripts.factor_value`) is `Σ c·e^{x}` with rational `c`,
+`x`. With `N` the common denominator of every exponent of both databases and of the claimed
 points `ε_r`, and `D` that of every coefficient, a factor is `x^s · F(x) / D` with
 `x = e^{1/N}`, `F` an integer polynomial and `s` an integer shift, and a signature's
 probability is a product of powers of these over `D^weight`. All sums of one pair are kept
@@ -44,8 +44,8 @@ from typing import Any
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.bt_laws import OUTCOMES
-from betweencut.proofs.privacy.depth_paths import Signature
-from betweencut.proofs.privacy.enumerate import factor_value
+from betweencut.proofs.privacy.depth.paths import Signature
+from betweencut.proofs.privacy.enumeration.transcripts import factor_value
 
 __all__ = ["BACKENDS", "ExactTables", "ExactValue", "backend", "flint_available", "set_backend"]
 

@@ -1,8 +1,9 @@
 """The exact privacy profile of the released Heavy set at any height (issue 13, Part 1).
 
-What users release is the Heavy set (`PROJECTIONS["heavy"]`, `betweencut.proofs.privacy.claims`),
-a function of the transcript, so its `δ(ε)` is at most the transcript's (post-processing); here
-it is computed exactly, with the path grouping of `betweencut.proofs.privacy.depth_paths`.
+What users release is the Heavy set (`PROJECTIONS["heavy"]`,
+`betweencut.proofs.privacy.claims.checkers`), a function of the transcript, so its `δ(ε)` is at most
+the transcript's (post-processing); here it is computed exactly, with the path grouping of
+`betweencut.proofs.privacy.depth.paths`.
 
 Which answer sequences give one Heavy set. For a profile whose off-path nodes are decided by
 their guards (`depth.check_offpath`, and here also: every path node above an `H`-guarded sibling
@@ -53,7 +54,15 @@ from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import iv_precision
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.privacy.depth import (
+from betweencut.proofs.privacy.depth.exact_values import ExactTables, Violating
+from betweencut.proofs.privacy.depth.paths import (
+    OUTCOME_INDEX,
+    PathProfile,
+    Signature,
+    interval_key,
+    midpoint,
+)
+from betweencut.proofs.privacy.depth.transcript import (
     Boxes,
     ClaimedBound,
     DepthRow,
@@ -65,21 +74,18 @@ from betweencut.proofs.privacy.depth import (
     rows_from_sums,
     violating_by_r,
 )
-from betweencut.proofs.privacy.depth_exact import ExactTables, Violating
-from betweencut.proofs.privacy.depth_paths import (
-    OUTCOME_INDEX,
-    PathProfile,
-    Signature,
-    interval_key,
-    midpoint,
+from betweencut.proofs.privacy.divergence.profiles import (
+    HockeyStick,
+    PairProfile,
+    bag_exceeds,
+    check_eps,
 )
-from betweencut.proofs.privacy.enumerate import (
+from betweencut.proofs.privacy.enumeration.transcripts import (
     Bag,
     bag_enclosure,
     bag_value,
     bags_value,
 )
-from betweencut.proofs.privacy.profiles import HockeyStick, PairProfile, bag_exceeds, check_eps
 
 __all__ = [
     "PROJECTIONS_AT_DEPTH", "HeavyJoint", "HeavyKey", "TailKey", "check_heavy_offpath", "check_on",

@@ -4,7 +4,8 @@ A mechanism is a callable `run(database, test) -> output` whose only randomness 
 `NoisyTest` it is handed (BetweenCut, a variant of it, or a user's code). A privacy claim is a
 list of `(ε, δ)` points with rational `ε` and exact `δ` (a `Fraction`, `ExpPoly` or
 `ExpRational`; Theorem 5.4's profile is one such list). `audit_mechanism` enumerates the exact
-output law of every database it is given (`betweencut.proofs.privacy.enumerate`, each database once)
+output law of every database it is given (`betweencut.proofs.privacy.enumeration.transcripts`, each
+database once)
 and, for every neighbouring pair and every point, decides `δ_pair(ε) <= δ` through the gate:
 
 * **holds**: with the exact smallest margin `δ - δ_pair(ε)` and the pair where it occurs;
@@ -14,7 +15,7 @@ and, for every neighbouring pair and every point, decides `δ_pair(ε) <= δ` th
 The same entry point audits mechanisms that ask the shared-noise primitives of
 `betweencut.noisy_queries` (SVT, report-noisy-max): `LawCache` sees what the mechanism asks
 during enumeration and, at the first such query, enumerates it with the shared-noise kind
-(`betweencut.proofs.privacy.shared_noise.QueryLawCache`); `KINDS` lists the kinds.
+(`betweencut.proofs.privacy.enumeration.shared_noise.QueryLawCache`); `KINDS` lists the kinds.
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
-from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve, curve_of_laws
-from betweencut.proofs.privacy.enumerate import (
+from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, curve_of_laws
+from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Joint, Law, PairProfile
+from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
     Enumeration,
     ForeignQuery,
     enumerate_mechanism,
 )
-from betweencut.proofs.privacy.profiles import HockeyStick, Joint, Law, PairProfile
 from betweencut.tree import Node
 
 __all__ = [
@@ -79,12 +80,13 @@ CacheFactory = Callable[[Mechanism, Projections, int], "LawCache"]
 
 def _shared_noise_kind(query: object) -> CacheFactory | None:
     """The shared-noise primitives (`betweencut.noisy_queries`) are enumerated by
-    `betweencut.proofs.privacy.shared_noise.QueryLawCache` (exact integrals of Laplace laws)."""
+    `betweencut.proofs.privacy.enumeration.shared_noise.QueryLawCache` (exact integrals of Laplace
+    laws)."""
     from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax
 
     if not isinstance(query, DrawNoise | AboveThreshold | NoisyMax):
         return None
-    from betweencut.proofs.privacy.shared_noise import QueryLawCache, QueryMechanism
+    from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache, QueryMechanism
 
     def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
         return QueryLawCache(cast(QueryMechanism, run), projections, limit)
@@ -392,7 +394,7 @@ class AuditVerdict:
     `worst` is the refuting point, else the tightest one; `counterexample()` describes the
     refutation (None when the claim holds); `curve()` is the exact privacy curve `δ(ε)` of the
     worst pair and `epsilon_at_delta()` the smallest `ε` at the worst point's claimed `δ` on it
-    (`betweencut.proofs.privacy.curve`), both computed on demand by direct enumeration.
+    (`betweencut.proofs.privacy.divergence.curve`), both computed on demand by direct enumeration.
     """
 
     holds: bool

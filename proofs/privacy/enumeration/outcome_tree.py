@@ -14,9 +14,9 @@ has probability 1 and the others probability 0, which is what the run would have
 This applies only to mechanisms that keep `BetweenCut.run` (variants may override
 `make_query`, `level_order`, `apply`), and the answer law at a count is never taken from
 `guard()` and `query()`: it is *observed* by running the query object's `__call__`, the code the
-mechanism runs (`betweencut.proofs.privacy.observed`), at every node of the tree, for every count
-used. Where that call does anything but decide one outcome or ask one query and return its
-answer, or where it behaves differently at two nodes with the same count, the count has no
+mechanism runs (`betweencut.proofs.privacy.enumeration.query_laws`), at every node of the tree, for
+every count used. Where that call does anything but decide one outcome or ask one query and return
+its answer, or where it behaves differently at two nodes with the same count, the count has no
 shared law (`NotAligned`) and every pair needing it is enumerated directly. Re-weighting the
 enumerated database itself must also give back every enumerated probability. The tests compare
 both routes exactly on every database of size <= 3 on small trees, every profile on every pair
@@ -33,7 +33,9 @@ from betweencut.betweencut import BetweenCut, path_counts
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly
-from betweencut.proofs.privacy.aligned import (
+from betweencut.proofs.privacy.audit.mechanism import Database, LawCache, Mechanism, with_record
+from betweencut.proofs.privacy.divergence.profiles import PairProfile
+from betweencut.proofs.privacy.enumeration.pair_classes import (
     AlignedJoint,
     NotAligned,
     OutcomeTable,
@@ -41,10 +43,8 @@ from betweencut.proofs.privacy.aligned import (
     PairClasses,
     Weights,
 )
-from betweencut.proofs.privacy.audit import Database, LawCache, Mechanism, with_record
-from betweencut.proofs.privacy.enumerate import Bag, Enumeration, bags_value
-from betweencut.proofs.privacy.observed import observed_law_everywhere
-from betweencut.proofs.privacy.profiles import PairProfile
+from betweencut.proofs.privacy.enumeration.query_laws import observed_law_everywhere
+from betweencut.proofs.privacy.enumeration.transcripts import Bag, Enumeration, bags_value
 from betweencut.tree import Node
 
 __all__ = ["SharedTreeCache", "covers", "guard_pattern", "weights_total"]

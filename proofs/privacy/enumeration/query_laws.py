@@ -1,8 +1,9 @@
 """The answer law of one count query, observed by running the code the mechanism runs.
 
-The shared outcome tree (`betweencut.proofs.privacy.reweight`) weighs an answer sequence of one
-database with the answer laws of another. That is sound only if, at every node, the call the
-mechanism makes, `count_query(c, test, u)` (for Alg. 3, `GuardedBT.__call__`, Alg. 1), behaves
+The shared outcome tree (`betweencut.proofs.privacy.enumeration.outcome_tree`) weighs an answer
+sequence of one database with the answer laws of another. That is sound only if, at every node, the
+call the mechanism makes, `count_query(c, test, u)` (for Alg. 3, `GuardedBT.__call__`, Alg. 1),
+behaves
 like one of two things, for the count `c` alone:
 
 * it *decides*: returns one outcome without asking the noisy test (a guard, Alg. 1, l. 1-4), the
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.laws.bt_laws import OUTCOMES
-from betweencut.proofs.privacy.enumerate import query_factor_ids
+from betweencut.proofs.privacy.enumeration.transcripts import query_factor_ids
 
 __all__ = ["CountCall", "ScriptedTest", "observed_law", "observed_law_everywhere"]
 

@@ -23,16 +23,16 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.models import exact_model
-from betweencut.proofs.privacy.accountant import UpperDelta, accountant, delta0_upper
-from betweencut.proofs.privacy.audit import audit_mechanism, neighbouring_pairs
-from betweencut.proofs.privacy.claims import betweencut_cache
-from betweencut.proofs.privacy.envelope import bt_envelope_upper, envelope_delta_upper
-from betweencut.proofs.privacy.kov import (
+from betweencut.proofs.privacy.accountants.accountant import UpperDelta, accountant, delta0_upper
+from betweencut.proofs.privacy.accountants.envelope import bt_envelope_upper, envelope_delta_upper
+from betweencut.proofs.privacy.accountants.kov import (
     kov_delta,
     kov_pair,
     pair_hockey_stick,
     product_hockey_stick,
 )
+from betweencut.proofs.privacy.audit.mechanism import audit_mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.claims.checkers import betweencut_cache
 from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import PublicTree, kary_tree
 
@@ -119,9 +119,9 @@ def check_envelope_pair(
     Checks: for every `τ` of `taus`, every count `c` of the GuardedBT window and both orders,
     (1) when both counts are randomized, the exact `H_{e^a}` of the pair is `<=` the certified
     envelope `F(a)` of the closed-form supremum over all real shifts, at every `a = ε` of the
-    grid; (2) end to end (steps 1-5 of `betweencut.proofs.privacy.envelope` with `L = 1`): the
-    exact `H_{e^ε}` of the pair is `<=` `envelope_delta_upper(1, λ, δ0, ε)`, at every `ε` of the
-    grid (default `0, λ/4, λ/2, 3λ/4, λ, 2λ`).
+    grid; (2) end to end (steps 1-5 of `betweencut.proofs.privacy.accountants.envelope` with `L =
+    1`): the exact `H_{e^ε}` of the pair is `<=` `envelope_delta_upper(1, λ, δ0, ε)`, at every `ε`
+    of the grid (default `0, λ/4, λ/2, 3λ/4, λ, 2λ`).
     Returns: a Certificate (method `exact`) with the number of comparisons.
     Raises: `ClaimRefuted` with `τ`, `c`, the order, `ε` and both numbers.
     """

@@ -6,8 +6,9 @@ BetweenCut): Hypothesis draws neighbouring pairs `(D, D + z)` with `|D| <= max_s
 `hypothesis.target` pushes it toward a large `δ_pair(ε)`; the float given to `target` only steers,
 the pairs are compared by the exact `δ_pair(ε)` through the gate and a refutation stops the
 search. `epsilon_lower_bound` computes every pair's exact curve
-(`betweencut.proofs.privacy.curve`) and keeps the pair with the largest `ε_at_δ`: the mechanism's
-true `ε` at `δ` is at least that (a certified lower bound; `None` means no finite `ε` suffices).
+(`betweencut.proofs.privacy.divergence.curve`) and keeps the pair with the largest `ε_at_δ`: the
+mechanism's true `ε` at `δ` is at least that (a certified lower bound; `None` means no finite `ε`
+suffices).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit import (
+from betweencut.proofs.privacy.audit.mechanism import (
     Database,
     ExactDelta,
     LawCache,
@@ -32,7 +33,7 @@ from betweencut.proofs.privacy.audit import (
     display,
     pair_curve,
 )
-from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve
+from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
 from betweencut.tree import Node
 
 __all__ = ["EpsilonBound", "PairSearch", "epsilon_lower_bound", "search_pairs"]

@@ -33,9 +33,10 @@ Accountants (all with the error direction in the name: every value is an UPPER b
 
 * `paper`: Theorem 5.4 (Eq. (22)) at `ε = rλ`, `r = 1..L`; between those points the bound of
   the largest `r` with `rλ <= ε`, and `1` below `λ` (`δ <= 1` always holds).
-* `kov`: step 5 above, exact (`betweencut.proofs.privacy.kov.kov_delta`).
+* `kov`: step 5 above, exact (`betweencut.proofs.privacy.accountants.kov.kov_delta`).
 * `envelope`: the dominating pair of the whole GuardedBT family composed `L` times with a
-  pessimistic PLD (`betweencut.proofs.privacy.envelope`): it replaces step 4-5's worst-case
+  pessimistic PLD (`betweencut.proofs.privacy.accountants.envelope`): it replaces step 4-5's
+  worst-case
   `(λ, δ0)` pair by the upper envelope of the family's hockey-stick curves (adaptive composition
   of dominating pairs, Zhu–Dong–Wang 2022), a certified rational.
 * `tight`: the pointwise minimum of `paper`, `kov`, `envelope` and `1`, chosen by the exact
@@ -57,8 +58,8 @@ from betweencut.exact import LogReal, interval_bounds
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, enclose
 from betweencut.proofs.laws.tct import delta0 as exact_delta0
 from betweencut.proofs.laws.tct import lemma_4_1_bound, q_lambda, theorem_5_4_bound
-from betweencut.proofs.privacy.envelope import envelope_delta_upper
-from betweencut.proofs.privacy.kov import kov_delta
+from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper
+from betweencut.proofs.privacy.accountants.kov import kov_delta
 
 __all__ = ["ACCOUNTANTS", "Accountant", "UpperDelta", "accountant", "delta0_upper"]
 

@@ -2,11 +2,12 @@
 
 A claim that still holds can hide a privacy regression: a change that raises `δ(ε)` at some `ε`
 without crossing the claimed point. `find_regressions(candidate, baseline, pairs)` enumerates both
-mechanisms (the real code, `betweencut.proofs.privacy.enumerate`) on every neighbouring pair
-`(D, D + z)`, builds both exact privacy curves (`betweencut.proofs.privacy.curve`) and reports
-every pair and maximal `ε` range where `δ_candidate(ε) > δ_baseline(ε)`, with exact ends. Each
-reported range carries a rational witness `ε` inside it at which the excess is re-decided by the
-gate from the two curves, and cross-checked against the hockey-stick divergence computed
+mechanisms (the real code, `betweencut.proofs.privacy.enumeration.transcripts`) on every
+neighbouring pair
+`(D, D + z)`, builds both exact privacy curves (`betweencut.proofs.privacy.divergence.curve`) and
+reports every pair and maximal `ε` range where `δ_candidate(ε) > δ_baseline(ε)`, with exact ends.
+Each reported range carries a rational witness `ε` inside it at which the excess is re-decided by
+the gate from the two curves, and cross-checked against the hockey-stick divergence computed
 directly from the two laws (`LawCache.make_joint`: `profiles.Joint`, or `ExactJoint` for a
 shared-noise mechanism), so a report never rests on the curve code alone.
 """
@@ -19,7 +20,7 @@ from fractions import Fraction
 
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpRational, enclose, exact_str, sign
-from betweencut.proofs.privacy.audit import (
+from betweencut.proofs.privacy.audit.mechanism import (
     Database,
     LawCache,
     Mechanism,
@@ -27,7 +28,7 @@ from betweencut.proofs.privacy.audit import (
     as_node,
     display,
 )
-from betweencut.proofs.privacy.curve import LogOf, PrivacyCurve, exceeds
+from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, exceeds
 from betweencut.tree import Node
 
 __all__ = ["Regression", "RegressionError", "find_regressions", "rational_inside"]

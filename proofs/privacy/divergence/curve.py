@@ -34,8 +34,8 @@ from mpmath import iv
 from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
-from betweencut.proofs.privacy.enumerate import Bag, bag_value, bags_value
-from betweencut.proofs.privacy.profiles import Law
+from betweencut.proofs.privacy.divergence.profiles import Law
+from betweencut.proofs.privacy.enumeration.transcripts import Bag, bag_value, bags_value
 
 __all__ = [
     "Interval", "LogOf", "Piece", "PrivacyCurve", "curve_of_laws", "direction_curve",

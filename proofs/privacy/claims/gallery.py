@@ -18,8 +18,8 @@ from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.marking import Labels
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
-from betweencut.proofs.privacy.audit import AuditVerdict, Database, audit_mechanism
-from betweencut.proofs.privacy.claims import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, Database, audit_mechanism
+from betweencut.proofs.privacy.claims.checkers import betweencut_cache, theorem_5_4_points
 from betweencut.tree import Node, kary_tree
 
 __all__ = [

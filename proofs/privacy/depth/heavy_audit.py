@@ -2,7 +2,7 @@
 
 The Heavy set is a function of the transcript, so Theorem 5.4 for it is implied by the
 transcript check (`depth_audit.check_theorem_5_4_at_depth`) by post-processing; this checker
-computes the Heavy set's own exact profile (`betweencut.proofs.privacy.depth_heavy`), confirms
+computes the Heavy set's own exact profile (`betweencut.proofs.privacy.depth.heavy`), confirms
 the bound on it and confirms that it never exceeds the transcript's at the same `ε`, and reports
 how much smaller it is (what users release is the Heavy set).
 """
@@ -17,13 +17,13 @@ from betweencut.errors import ParameterError
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.depth import DepthRow
-from betweencut.proofs.privacy.depth_audit import (
+from betweencut.proofs.privacy.depth.audit import (
     _row_facts,
     audit_profiles,
     band_setup,
 )
-from betweencut.proofs.privacy.depth_paths import MAX_HEIGHT
+from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT
+from betweencut.proofs.privacy.depth.transcript import DepthRow
 from betweencut.proofs.registry import claim, register_audit
 
 __all__ = ["check_theorem_5_4_heavy_at_depth", "heavy_at_most_transcript"]

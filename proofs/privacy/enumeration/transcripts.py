@@ -13,9 +13,9 @@ Probabilities are kept factored. The probability of one answer sequence is the p
 law values of its answers, and a law value depends only on `(a - c, b - c, λ, outcome)`, so a
 leaf's probability is a multiset of such factor keys (a `Bag`). Many leaves share a bag (every
 count-0 node off the data answers with the same law), `bag_value` turns a bag into an exact
-`ExpPoly` once, and the profiles (`betweencut.proofs.privacy.profiles`) cancel the factors two
-neighbouring databases share (off the added record's path both answer with the same law: Eq. 4)
-before any comparison.
+`ExpPoly` once, and the profiles (`betweencut.proofs.privacy.divergence.profiles`) cancel the
+factors two neighbouring databases share (off the added record's path both answer with the same law:
+Eq. 4) before any comparison.
 """
 
 from __future__ import annotations
@@ -256,8 +256,9 @@ def bags_value(bags: Mapping[Bag, int]) -> ExpPoly:
 class ForeignQuery(BetweenCutError):
     """Raised by `BranchingTest` when the mechanism asks something that is not a `BTQuery` (a
     shared-noise primitive of `betweencut.noisy_queries`, say): this enumeration cannot answer
-    it, and `betweencut.proofs.privacy.audit.LawCache` hands the mechanism to the enumeration
-    kind that can. `query` is what was asked, `position` how many BT answers came before."""
+    it, and `betweencut.proofs.privacy.audit.mechanism.LawCache` hands the mechanism to the
+    enumeration kind that can. `query` is what was asked, `position` how many BT answers came
+    before."""
 
     def __init__(self, query: object, position: int) -> None:
         self.query, self.position = query, position

@@ -29,8 +29,8 @@ from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.exact import LogReal
 from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.accountant import _float_kov, accountant
-from betweencut.proofs.privacy.envelope import envelope_delta_upper
+from betweencut.proofs.privacy.accountants.accountant import _float_kov, accountant
+from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper
 from betweencut.proofs.registry import claim, register_audit
 
 __all__ = ["CLAIM", "calibrate_tight", "check_tight_calibration", "tight_guard"]

@@ -10,7 +10,8 @@ is a product over draws of `∫ f(r)·Π g_i(r) dr` (`betweencut.proofs.laws.noi
 noisy-max and fresh-noise factors. Sequences of probability exactly 0 are dropped.
 
 `ExactJoint` is the privacy profile of two such laws (the `PairProfile` interface of
-`betweencut.proofs.privacy.profiles`), so the same `audit_mechanism` (through `QueryLawCache`),
+`betweencut.proofs.privacy.divergence.profiles`), so the same `audit_mechanism` (through
+`QueryLawCache`),
 `epsilon_for_delta` and counterexamples apply; `infinite_loss_event` finds an output with
 `Q = 0 < P` (private at no ε).
 """
@@ -33,7 +34,7 @@ from betweencut.noisy_queries import (
 from betweencut.noisy_test import BTQuery
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
-from betweencut.proofs.privacy.audit import (
+from betweencut.proofs.privacy.audit.mechanism import (
     AuditVerdict,
     ClaimPoint,
     Database,
@@ -43,15 +44,15 @@ from betweencut.proofs.privacy.audit import (
     audit_mechanism,
     with_record,
 )
-from betweencut.proofs.privacy.curve import PrivacyCurve, direction_curve
-from betweencut.proofs.privacy.enumerate import MechanismNotReplayable
-from betweencut.proofs.privacy.profiles import (
+from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
+from betweencut.proofs.privacy.divergence.profiles import (
     HockeyStick,
     Law,
     PairProfile,
     check_eps,
     epsilon_for_delta,
 )
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.tree import Node
 
 __all__ = [
