@@ -64,9 +64,9 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     one on `master` (default `local[*]`), UI off.
 
     The driver's JVM writes its log (and the JVM's own warnings) to its stderr, and could write
-    to stdout, where the release goes: it is started with its stdout on our stderr and, unless
-    `log`, its stderr on the null device, for its whole life (the first session of a process
-    decides). Errors still reach the user, as the Python exception Spark raises."""
+    to stdout, where the release goes: it is started with both on the null device, or with
+    `log` both on our stderr, for its whole life (the first session of a process decides).
+    Errors still reach the user, as the Python exception Spark raises."""
     require("pyspark", "spark", "spark")
     from pyspark.sql import SparkSession
 
@@ -88,10 +88,14 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
     sink = os.dup(2) if log else os.open(os.devnull, os.O_WRONLY)
-    options = os.environ.get("SPARK_SUBMIT_OPTS")
-    os.environ["SPARK_SUBMIT_OPTS"] = f"{DRIVER_JAVA_OPTIONS} {options or ''}"
+    environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} "
+                                        f"{os.environ.get('SPARK_SUBMIT_OPTS', '')}"}
+    if master is None or master.startswith("local"):  # local mode: the loopback address only
+        environment["SPARK_LOCAL_IP"] = os.environ.get("SPARK_LOCAL_IP", "127.0.0.1")
+    before = {key: os.environ.get(key) for key in environment}
+    os.environ.update(environment)
     try:  # the JVM inherits file descriptors 1 and 2 (and the environment) from pyspark's start
-        os.dup2(saved[1], 1)
+        os.dup2(sink, 1)
         os.dup2(sink, 2)
         return builder.getOrCreate()
     finally:
@@ -99,10 +103,11 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
         os.dup2(saved[1], 2)
         for fd in (*saved, sink):
             os.close(fd)
-        if options is None:
-            del os.environ["SPARK_SUBMIT_OPTS"]
-        else:
-            os.environ["SPARK_SUBMIT_OPTS"] = options
+        for key, value in before.items():
+            if value is None:
+                del os.environ[key]
+            else:
+                os.environ[key] = value
 
 
 def read(spark: Any, source: Source) -> Any:
