@@ -26,11 +26,11 @@ from fractions import Fraction
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
 from betweencut.params import Params
-from betweencut.proofs.privacy.audit.mechanism import LawCache
-from betweencut.proofs.privacy.claims.checkers import PROJECTIONS
+from betweencut.proofs.privacy.claims.setup import PROJECTIONS
 from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
 from betweencut.proofs.privacy.depth.paths import PathProfile
 from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.tree import kary_tree
 
 GOAL_SECONDS = 60.0

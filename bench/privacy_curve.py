@@ -23,9 +23,9 @@ from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
 from betweencut.params import Params
-from betweencut.proofs.privacy.audit.mechanism import LawCache, neighbouring_pairs, with_record
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
 from betweencut.proofs.privacy.divergence.profiles import Joint, epsilon_for_delta
+from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs, with_record
 from betweencut.tree import kary_tree
 
 

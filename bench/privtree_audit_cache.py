@@ -1,7 +1,7 @@
 """`PrivTreeLawCache` (laws from the reachable decomposition) against a plain `LawCache` (direct
 enumeration of the whole real `run`), on the same pairs, in the same run (issue 16).
 
-For each box and rule: `audit_mechanism` at the claim `(ε, 0)` on every pair with `|D| <= N`
+For each box and rule: `audit_pairs` at the claim `(ε, 0)` on every pair with `|D| <= N`
 (one per class of equal law), once per cache; prints both CPU times, their ratio, the answer
 sequences enumerated, and whether the two verdicts agree exactly (same holds, the same worst
 pair's `δ` equal as exact numbers).
@@ -23,7 +23,8 @@ from betweencut.proofs.baselines.privtree_audit import (
 )
 from betweencut.proofs.baselines.privtree_search import closed_member
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 
 
 def main() -> None:
@@ -39,7 +40,7 @@ def main() -> None:
         timings, verdicts, caches = [], [], []
         for cache in (LawCache(privtree_run(mech)), PrivTreeLawCache(mech)):
             cpu = time.process_time()
-            verdicts.append(audit_mechanism(cache.run, pairs, claim, cache=cache))
+            verdicts.append(audit_pairs(cache.run, pairs, claim, cache=cache))
             timings.append(time.process_time() - cpu)
             caches.append(cache)
         slow, fast = verdicts

@@ -11,7 +11,7 @@ For each rule on `[0, 8)` (`ε = 1`, `θ = 0`) and each size `N`, the largest lo
   copies of at most two distinct points, else of one (`multiplicity_pairs`); one pair per class
   of equal law.
 
-Each cell's worst pair is then re-checked on the whole real `run`: `audit_mechanism` with a
+Each cell's worst pair is then re-checked on the whole real `run`: `audit_pairs` with a
 plain `LawCache` (direct enumeration) at the claim `(ε, 0)` must give the same verdict, and the
 exact curve's `epsilon_at_delta(0)` must equal `ln` of the ratio exactly. Losses are printed as
 certified enclosures rounded outward to 4 decimals; `> ε` is decided exactly.
@@ -45,8 +45,9 @@ from betweencut.proofs.baselines.privtree_search import (
     worst_pair,
 )
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
-from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
 from betweencut.proofs.privacy.divergence.curve import LogOf
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 
 LIST_CAP = 12000
 RULE_TEXT = {"half-open": "half-open cells `lo <= x < hi`",
@@ -81,7 +82,7 @@ def recheck(mech: Any, ratio: Ratio, db: dict[Any, int], z: Any) -> bool:
     """The worst pair on the whole real run: same verdict, `epsilon_at_delta(0) = ln ratio`."""
     points = tuple(sorted(p for p, k in db.items() for _ in range(k)))
     cache = LawCache(privtree_run(mech))
-    verdict = audit_mechanism(cache.run, [(points, z)], [(mech.epsilon, 0)], cache=cache)
+    verdict = audit_pairs(cache.run, [(points, z)], [(mech.epsilon, 0)], cache=cache)
     above = ratio.exceeds(Ratio(ExpPoly.exp(mech.epsilon), ExpPoly.const(1)))
     at = verdict.epsilon_at_delta(0)
     return (verdict.holds == (not above) and at is not None

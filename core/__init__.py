@@ -2,11 +2,11 @@
 
 The public names are imported on first use, so that `import betweencut.<module>` stays cheap:
 
-* `classify` (one private release: checks, calibrates, picks the implementation; see
-  `betweencut.classifier`), `audit` (the main job: every registered claim, see
-  `betweencut.cli.audit`), `calibrate`, and `__version__`;
+* the library API, one function per job (`betweencut.api`): `calibrate`, `classify`,
+  `audit_mechanism`, `audit_depth`, `audit` (the main job: every registered claim) and
+  `audit_corpus`; and `__version__`;
 * `between_cut` (dense, Alg. 3) and `sparse_between_cut` (Appendix D, needs τ >= E);
-* `calibrate` (Theorem 5.5/5.6) and `Params` (τ, λ, R);
+* `Params` (τ, λ, R), `Calibration` (Theorem 5.5/5.6);
 * `kary_tree`, `prefix_tree`, `PublicTree` (public trees);
 * `ExactSampler` (the release noisy test), `ReplayTest`, `Outcome`, `BTQuery`.
 """
@@ -16,12 +16,16 @@ from __future__ import annotations
 from importlib import import_module
 
 _WHERE = {
-    "classify": "betweencut.classifier", "Classification": "betweencut.classifier",
-    "audit": "betweencut.cli.audit", "ParameterError": "betweencut.errors",
+    "classify": "betweencut.api", "Classification": "betweencut.classifier",
+    "calibrate": "betweencut.api", "audit": "betweencut.api",
+    "audit_mechanism": "betweencut.api", "audit_depth": "betweencut.api",
+    "audit_corpus": "betweencut.api", "margins": "betweencut.api",
+    "Calibration": "betweencut.calibration",
+    "ParameterError": "betweencut.errors", "MechanismError": "betweencut.errors",
     "RecordError": "betweencut.errors", "BetweenCutError": "betweencut.errors",
     "between_cut": "betweencut.betweencut", "BetweenCut": "betweencut.betweencut",
     "sparse_between_cut": "betweencut.sparse",
-    "calibrate": "betweencut.calibration", "Params": "betweencut.params",
+    "Params": "betweencut.params",
     "kary_tree": "betweencut.tree", "prefix_tree": "betweencut.tree",
     "PublicTree": "betweencut.tree",
     "ExactSampler": "betweencut.sampler", "ReplayTest": "betweencut.noisy_test",
@@ -32,12 +36,9 @@ __all__ = sorted([*_WHERE, "__version__"])
 
 def __getattr__(name: str) -> object:
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from betweencut.schemas import version
 
-        try:
-            return version("betweencut")
-        except PackageNotFoundError:  # pragma: no cover - run from a source tree
-            return "0+unknown"
+        return version()
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'betweencut' has no attribute {name!r}")

@@ -21,7 +21,7 @@ from betweencut.params import Params
 from betweencut.sampler import ExactSampler
 from betweencut.sparse import Encoding, sparse_between_cut
 from betweencut.tree import Node, PublicTree
-from betweencut.validate import MAX_RUN_HEIGHT, check_leaves, check_tree
+from betweencut.validate import MAX_RUN_HEIGHT, check_leaves, check_seed, check_tree
 
 SPARSE = "sparse (Appendix D, tau >= E)"
 DENSE = "dense (Alg. 3, tau < E)"
@@ -126,7 +126,7 @@ def classify(
     tau: object,
     epsilon: object,
     delta: object,
-    seed: int | None = None,
+    seed: int | bytes | None = None,
     progress: Progress | None = None,
     calibration: Calibration | None = None,
 ) -> Classification:
@@ -141,8 +141,7 @@ def classify(
     """
     start = time.perf_counter()
     say: Progress = progress if progress is not None else (lambda _msg: None)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ParameterError("seed", seed, "an integer, or None for the OS CSPRNG")
+    seed = check_seed(seed)
     t, cal, params, implementation = plan(tree, tau, epsilon, delta, calibration)
     test = ExactSampler(seed)
     say(f"running the {implementation} implementation on a tree of height {t.height}")

@@ -25,6 +25,26 @@ class ParameterError(BetweenCutError, ValueError):
         super().__init__(text)
 
 
+class InputFileError(ParameterError):
+    """An input file cannot be read as its format requires (`betweencut.engines.sources`).
+
+    The message names the file, where in it (a row, a line or a byte offset) when that is known,
+    what is wrong and what to do. A dependency's own text (DuckDB, Spark, the csv module, the
+    operating system) is kept in `detail`, shown by the command line only under `--debug`.
+    """
+
+    def __init__(self, file: str, problem: str, remedy: str, *, where: str = "",
+                 detail: str = "") -> None:
+        self.name = "INPUT"
+        self.value = file
+        self.allowed = remedy
+        self.file = file
+        self.where = where
+        self.detail = detail
+        place = f"{one_line(file)}, {where}" if where else one_line(file)
+        Exception.__init__(self, f"{place}: {problem} ({remedy})")
+
+
 SHOWN_CHARS = 80
 
 
@@ -88,3 +108,8 @@ def public_height(height: object) -> int:
     if h is None or h < 1:
         raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
     return h
+
+
+class MechanismError(BetweenCutError):
+    """A user's mechanism could not be loaded or built, or raised while it was audited: one
+    line naming the mechanism (and the database it ran on); the command line exits 2."""

@@ -22,6 +22,7 @@ from mpmath import iv
 from mpmath.libmp import to_rational
 
 from betweencut.errors import ParameterError, Undecided
+from betweencut.exact_text import read_rational
 from betweencut.interop import HOW_TO_PASS_EXACTLY, exact_rational, is_inexact
 
 MAX_PRECISION_BITS: Final = 1 << 14
@@ -47,20 +48,15 @@ def iv_precision(prec: int) -> Iterator[None]:
 def as_rational(value: object, name: str) -> Fraction:
     """Read `value` as an exact rational `Fraction` (with Python `int` parts).
 
-    Accepted: an int, a Fraction, a string such as `"0.1"`, `"1/3"` or `"1e-3"` (parsed exactly:
-    `"0.1"` is 1/10), and every exact integer or rational of another library (numpy integers,
-    gmpy2 `mpz`/`mpq`, python-flint `fmpz`/`fmpq`, sympy `Integer`/`Rational`, finite
-    `Decimal`; see `betweencut.interop`), converted here so that no foreign number type travels
-    further. Floats of any library are refused: `0.1` as a float is not 1/10, and a DP parameter
-    must mean what the user wrote.
+    Accepted: an int, a Fraction, a string such as `"0.1"`, `"1/3"` or `"1e-3"` (parsed exactly
+    by `betweencut.exact_text`, bounded before it is built: `"0.1"` is 1/10), and every exact
+    integer or rational of another library (numpy integers, gmpy2 `mpz`/`mpq`, python-flint
+    `fmpz`/`fmpq`, sympy `Integer`/`Rational`, finite `Decimal`; see `betweencut.interop`),
+    converted here so that no foreign number type travels further. Floats of any library are
+    refused: `0.1` as a float is not 1/10, and a DP parameter must mean what the user wrote.
     """
     if isinstance(value, str):
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise ParameterError(
-                name, repr(value), "a number written as 0.1, 1/10 or 1e-1"
-            ) from None
+        return read_rational(value, name)  # one bounded grammar, never Fraction(text) or eval
     if is_inexact(value):
         raise ParameterError(
             name, value, HOW_TO_PASS_EXACTLY,

@@ -14,7 +14,7 @@ from fractions import Fraction
 from betweencut.errors import ParameterError, shown
 from betweencut.exact import LogReal
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, checked_outcome
-from betweencut.validate import exact_value
+from betweencut.validate import exact_log_real, exact_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,7 @@ class GuardedBT(BT):
             raise ParameterError("a", a_q, f"a <= b = {shown(b_q)}")
         if lam_q <= 0:
             raise ParameterError("lam", lam_q, "lam > 0 (the noise is Lap(1/lam))")
-        big_r = R if isinstance(R, LogReal) else LogReal.of(exact_value(R, "R"))
+        big_r = exact_log_real(R, "R")
         if big_r.sign() < 0:
             raise ParameterError("R", big_r, "R >= 0 (the guard width)")
         return GuardedBT(a_q, b_q, lam_q, big_r, (a_q - big_r).floor(), (big_r + b_q).ceil())

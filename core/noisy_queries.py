@@ -33,6 +33,7 @@ from typing import Protocol, overload
 
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.sampler import bernoulli_exp
+from betweencut.validate import check_seed, exact_number
 
 __all__ = [
     "AboveThreshold", "Answer", "DrawNoise", "ExactQuerySampler", "NoisyMax", "NoisyQuery",
@@ -41,9 +42,7 @@ __all__ = [
 
 
 def _rational(value: object, name: str) -> Fraction:
-    if isinstance(value, bool) or not isinstance(value, int | Fraction):
-        raise ParameterError(name, value, "an exact rational (an int or a Fraction)")
-    return Fraction(value)
+    return exact_number(value, name)  # the converter of every exact parameter
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +51,11 @@ class SharedNoise:
 
     ident: int
     scale: Fraction
+
+    def __post_init__(self) -> None:
+        if type(self.ident) is not int or self.ident < 0:
+            raise ParameterError("ident", self.ident, "a non-negative int (the draw's number)")
+        object.__setattr__(self, "scale", _rational(self.scale, "scale"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +101,8 @@ class NoisyMax:
     def __post_init__(self) -> None:
         if not isinstance(self.counts, tuple) or not self.counts:
             raise ParameterError("counts", self.counts, "a non-empty tuple of rationals")
-        object.__setattr__(self, "counts", tuple(_rational(c, "counts") for c in self.counts))
+        object.__setattr__(self, "counts", tuple(
+            _rational(c, f"counts[{i}]") for i, c in enumerate(self.counts)))
         scale = _rational(self.scale, "scale")
         if scale <= 0:
             raise ParameterError("scale", scale, "a rational scale > 0")
@@ -247,8 +252,9 @@ class ExactQuerySampler(QueryTestBase):
     """The release test for the shared-noise primitives: exact, from the OS CSPRNG unless
     `seed` is given (seeded runs are for reproducible tests only, never for a release)."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | bytes | None = None) -> None:
         super().__init__()
+        seed = check_seed(seed)
         self.rng: random.Random = (
             random.Random(seed) if seed is not None else secrets.SystemRandom()
         )

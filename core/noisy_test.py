@@ -21,9 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from typing import Protocol
+from typing import ClassVar, Protocol
 
-from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.errors import BetweenCutError, ParameterError, shown
+from betweencut.validate import exact_fractions, exact_number
 
 
 class Outcome(StrEnum):
@@ -46,6 +47,11 @@ class BTQuery:
     given, is the public noisy band `(lower, upper)` of the asking GuardedBT (the integer counts
     `lower < c < upper` that reach a noisy test): the release sampler then pads its work to a
     bound that depends on it, not on the count. It is not part of the query's identity.
+
+    The fields are converted and checked here, at construction, by the converter of every
+    exact parameter (`betweencut.validate.exact_number`): exact numbers only, each a `Fraction`
+    with `int` parts afterwards; a float, NaN, None, a bool, text or a numpy uint64 past
+    `2^63 - 1` raises `ParameterError` naming the field, before any draw.
     """
 
     count: Fraction
@@ -55,11 +61,26 @@ class BTQuery:
     node: object = None
     band: tuple[int, int] | None = field(default=None, compare=False)
 
+    _checked: ClassVar[tuple[Fraction, Fraction, Fraction] | None] = None  # last (a, b, lam) ok
+
     def __post_init__(self) -> None:
+        if not exact_fractions(self.count, self.a, self.b, self.lam):
+            for name in ("count", "a", "b", "lam"):
+                object.__setattr__(self, name, exact_number(getattr(self, name), name))
+        band = self.band
+        if band is not None and not (
+                type(band) is tuple and len(band) == 2 and type(band[0]) is int
+                and type(band[1]) is int and band[0] <= band[1]):
+            raise ParameterError("band", band, "None or the public band (lower, upper) of two "
+                                 "integers lower <= upper")
+        key = (self.a, self.b, self.lam)
+        if key == BTQuery._checked:  # a mechanism asks with the same three objects: compared
+            return  # by identity first, so the Fraction comparisons below run once per mechanism
         if self.a > self.b:
-            raise ParameterError("a", self.a, f"a <= b = {self.b}")
+            raise ParameterError("a", self.a, f"a <= b = {shown(self.b)}")
         if self.lam <= 0:
             raise ParameterError("lam", self.lam, "lam > 0 (the noise is Lap(1/lam))")
+        BTQuery._checked = key
 
 
 def checked_outcome(value: object) -> Outcome:

@@ -1,74 +1,208 @@
-"""One GuardedBT draw whose work does not depend on the private count (issue 18).
+"""One GuardedBT draw whose work does not depend on the private count (issues 18 and 25).
 
 The unpadded sampler (`betweencut.sampler.bt_outcome`) asks for Bernoulli(exp(-λ·t)) with `t`
 the distance from the count to a threshold: its loops run about `λ·|a - c|` times, so its time
 and the random bits it reads depend on the private count `c`. Here every draw of one GuardedBT
-query does the same work for every count in its public noisy band `floor(a - R) < c <
-ceil(b + R)`: the random bits it reads, and in which calls, are a function of the random
+query reads the same random bits, in the same calls, and runs the same lines for every count in
+its public noisy band `floor(a - R) < c < ceil(b + R)`: all of it is a function of the random
 stream and of public values (`a`, `b`, `λ`, the band) only; the count enters only the final
 integer comparisons.
 
 The law is exactly BT's (Alg. 4). Write `Z = S·M` with a fair sign `S` and `M ~ Exp(λ)`, and
 put every distance over the public denominator `D = den(λ)·den(a)·den(b)`: for an integer
-count, `λ·(a - c) = A/D` and `λ·(b - c) = B/D` with integers `A <= B`. Let `E = λ·M ~ Exp(1)`
-and `N = floor(D·E)`. For an integer `n`, `E < n/D` iff `N < n`, and `E > n/D` iff `N >= n`
-up to the null event `E = n/D`, so
+count, `λ·(a - c) = A/D` and `λ·(b - c) = B/D` with integers `A <= B`. With `Y = D·λ·M`
+(`Y/D ~ Exp(1)`), BT's outcome (`c + Z < a`, `c + Z > b`) is, up to null events,
 
-    S = +1:  L iff N < A,   H iff N >= B,   B otherwise;
-    S = -1:  L iff N >= -A, H iff N < -B,   B otherwise,
+    S = +1:  L iff Y < A,    H iff Y >= B,    B otherwise;
+    S = -1:  L iff Y >= -A,  H iff Y < -B,    B otherwise.
 
-which is BT's outcome (`c + Z < a`, `c + Z > b`) with probability 1. `N` is geometric:
-`P(N >= n) = p^n` with `p = exp(-1/D)`, so `P(N = n) ∝ p^n = Π_i (p^(2^i))^(n_i)` over the
-binary digits `n_i` of `n`: the digits are independent, `P(n_i = 1) = p^(2^i)/(1 + p^(2^i))`.
-Only `min(N, 2^m)` matters once `2^m > max(|A|, |B|)` over the band (a public bound `T`): the
-event `N >= 2^m` (some digit `i >= m` is 1) has probability `p^(2^m)`, is independent of the
-digits below `m`, and then every comparison above is decided as for any `N >= 2^m`. So one
-draw is: the sign bit, the `m` low digits, and the event `N >= 2^m`, always all of them, each a
-Bernoulli with a public parameter:
+Over the band, `Y` is only compared with the public points `|A|, |B| <= T` (nonpositive ones
+decide alike for every `Y >= 0`). Put `l = λ·D` (an integer) and `Y = l·V + F`, `V = floor(Y/l)`,
+`0 <= F < l`. Every point is `o + l·k` with its offset `o` one of at most four public residues
+mod `l`, so with `g` the largest offset `<= F` (or 0) and `V' = min(V, ceil(T/l))`, the integer
+`n = l·V' + g` satisfies `n >= x` iff `Y >= x` for every point `x`: the comparisons above are
+made with `n` instead of `Y`. `V` and `F` are independent (memorylessness): `P(V >= k) =
+e^(-λ·k)`, `P(F >= o) = P(X >= o/D | X < λ)` for `X ~ Exp(1)`; and the base-`2^12` digits of
+`V` are independent too, digit `i` with `P(d >= k) = P(X >= λ·2^(12·i)·k | X < λ·2^(12·(i+1)))`
+(the top digit unconditioned, capped at a public bound past which every `V` decides alike). So
+one draw is the sign and a few independent values, each from a public `Table`: a law on
+`{0, ..., K}` with `P(value >= j) = θ_j`, every `θ_j = P(X >= α_j | X < β)` (`K <= 4096`; `β`
+absent for the top digit).
 
-* `Bernoulli(q/(1 + q))`, `q = exp(-x)`: a round draws a fair bit; 0 stops with False, 1 draws
-  `Bernoulli(q)` and stops with True on success, else starts a new round. A round stops True
-  with probability `q/2` and False with `1/2`, so True has probability `q/(1 + q)` exactly.
-* `Bernoulli(exp(-x))`: `betweencut.sampler`'s exact integer sampler (CKS 2020, Alg. 1).
+A `Table` draws by inversion: `value = #{j : U < θ_j}` for `U` uniform on (0, 1), read as binary
+digits. It holds the certified integers `floor(2^W·θ_j)` (mpmath intervals, `betweencut.exact`)
+and the least width `w` at which the `floor(2^w·θ_j)` are distinct (at least
+`bit_length(K) + 2`, so that at most a quarter of the cells holds a threshold). One draw reads
+the first `w` digits `u` of `U`: each `θ_j` with `floor(2^w·θ_j) > u` is above `U`, each other
+one below, except at most one, the `θ_j` with `floor(2^w·θ_j) = u` (it lies in `U`'s cell), which
+is then settled by reading `CHUNK` more digits at a time until `U` and `θ_j` differ (beyond `W`
+digits, certified on demand). `θ_j` is irrational (`e^(-α) + (θ - 1)·e^(-β) - θ = 0` has no
+rational solution `θ`, by Lindemann–Weierstrass), so this stops with probability 1, exactly at
+`U < θ_j` or `U > θ_j`.
 
-Each of these loops runs a random number of times, but that number depends only on the random
-stream and on the public `x`: given the same stream, every count in the band reads the same
-bits in the same calls and runs the same loops (`tests/test_core_padded_sampler.py` checks it
-with a counting random source and a line trace). What remains is listed in the README (Python's
-integers are not constant-time; the OS CSPRNG call pattern; cache effects).
+What is the same for every count, given the same random stream: the random bits read (one call
+of `1 + Σ w` bits for the sign and every table's first digits, then `CHUNK` bits per refinement
+round: how many rounds depends on the stream and the public thresholds only), the calls and
+loops (no loop runs over the count), the lines executed (`tests/test_core_padded_sampler.py`
+checks calls and lines). What is not: Python-level timing (big integers are not constant-time in
+the final products and comparisons with the count; the OS CSPRNG block pattern, caches and the
+allocator follow the stream, not the count, but nothing makes them constant; see the README).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 
-from betweencut.bernoulli import Bits, _bernoulli_exp
-from betweencut.errors import ParameterError
+from mpmath import iv
+
+from betweencut.bernoulli import Bits
+from betweencut.errors import ParameterError, Undecided
+from betweencut.exact import MAX_PRECISION_BITS, iv_endpoints, iv_precision
 from betweencut.noisy_test import BTQuery, Outcome
 
 #: Outcome by `1 + [high] - [low]`: low -> L, neither -> B, high -> H.
 _BY_INDEX = (Outcome.L, Outcome.B, Outcome.H)
+DIGIT_BITS = 12  # V is drawn in base 2^12: no table holds more than 4096 thresholds
+CHUNK = 8  # digits of U read per refinement round
+GUARD = 64  # a table's floors are stored this many digits past its width
+
+
+def threshold_floor(alpha: Fraction, beta: Fraction | None, k: int) -> int:
+    """`floor(2^k·θ)` for `θ = P(X >= α | X < β)`, `X ~ Exp(1)`, `0 < α < β` (`β = None`:
+    `θ = e^(-α)`), certified: mpmath intervals of increasing precision until both ends floor
+    alike. `2^k·θ` is irrational, so that happens; past `MAX_PRECISION_BITS` (never reached in
+    practice) `Undecided` is raised rather than a guess."""
+    prec = k + 32
+    while prec <= max(MAX_PRECISION_BITS, 4 * k):
+        with iv_precision(prec):
+            value = iv.exp(-iv.mpf(alpha.numerator) / alpha.denominator)
+            if beta is not None:
+                tail = iv.exp(-iv.mpf(beta.numerator) / beta.denominator)
+                value = (value - tail) / (1 - tail)
+        lo, hi = iv_endpoints(value)
+        low = (lo.numerator << k) // lo.denominator
+        if low == (hi.numerator << k) // hi.denominator:
+            return low
+        prec *= 2
+    raise Undecided(f"floor(2^{k}·θ) for α = {alpha}, β = {beta}")
+
+
+def _exp_bounds(x: Fraction, scale: int) -> tuple[int, int]:
+    """Integers `lo <= 2^scale·e^(-x) <= hi`, from one certified mpmath interval."""
+    with iv_precision(scale + 32):
+        lo, hi = iv_endpoints(iv.exp(-iv.mpf(x.numerator) / x.denominator))
+    return (lo.numerator << scale) // lo.denominator, -((-hi.numerator << scale) // hi.denominator)
+
+
+def table_floors(alphas: tuple[Fraction, ...], beta: Fraction | None, k: int) -> list[int]:
+    """`threshold_floor(α, β, k)` for every `α`. The digit tables' `α` are `s, 2·s, 3·s, ...`:
+    there the `e^(-α)` are powers of one certified `e^(-s)`, taken in integers rounded down for
+    the lower bound and up for the upper one, `32 + bit_length(K)` bits beyond `k`; a floor the
+    two bounds leave open (or any `α` off that progression) is certified on its own."""
+    step = alphas[0] if alphas else Fraction(0)
+    if any(x != step * i for i, x in enumerate(alphas, start=1)) or len(alphas) < 4:
+        return [threshold_floor(x, beta, k) for x in alphas]
+    scale = k + len(alphas).bit_length() + 32  # each product loses at most one unit
+    one = 1 << scale
+    base_lo, base_hi = _exp_bounds(step, scale)
+    tail_lo, tail_hi = _exp_bounds(beta, scale) if beta is not None else (0, 0)
+    out = []
+    lo, hi = one, one
+    for alpha in alphas:
+        lo, hi = (lo * base_lo) >> scale, -((-hi * base_hi) >> scale)
+        # θ = (e - t)/(1 - t) grows with e and falls with t
+        low = ((lo - tail_hi) << k) // (one - tail_hi)
+        high = ((hi - tail_lo) << k) // (one - tail_lo)
+        out.append(low if low == high else threshold_floor(alpha, beta, k))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A law on `{0, ..., K}` with `P(value >= j) = θ_j = P(X >= α_j | X < β)`, `X ~ Exp(1)`,
+    `α_1 < ... < α_K` (so `θ_j` decreases), drawn by inversion (see the module docstring).
+
+    All public: `floors[j - 1] = floor(2^precision·θ_j)`, certified, strictly decreasing;
+    `cells[j - 1] = -floor(2^width·θ_j)`, strictly increasing (for `bisect`); `u` is a draw's
+    `word & mask`."""
+
+    alphas: tuple[Fraction, ...]
+    beta: Fraction | None
+    width: int
+    precision: int
+    floors: tuple[int, ...]
+    cells: tuple[int, ...]
+    mask: int  # 2^width - 1
+
+    @staticmethod
+    def of(alphas: tuple[Fraction, ...], beta: Fraction | None) -> Table:
+        if any(x <= 0 or (beta is not None and x >= beta) for x in alphas) or any(
+                x >= y for x, y in pairwise(alphas)):
+            raise ParameterError("alphas", alphas, "increasing, in (0, beta)")
+        least = len(alphas).bit_length() + 2 if alphas else 0
+        precision = 2 * GUARD  # wide enough for the widths met in practice: one pass
+        while True:
+            floors = tuple(table_floors(alphas, beta, precision))
+            if any(f <= g for f, g in pairwise(floors)):
+                precision *= 2  # two thresholds share their first `precision` digits
+                continue
+            # floor(2^w·θ) = floors >> (precision - w): two differ iff their top differing bit
+            # survives the shift
+            shift = min(((f ^ g).bit_length() - 1 for f, g in pairwise(floors)),
+                        default=precision)
+            width = max(least, precision - shift)
+            if precision >= width + GUARD:
+                cells = tuple(-(f >> (precision - width)) for f in floors)
+                return Table(alphas, beta, width, precision, floors, cells, (1 << width) - 1)
+            precision = width + GUARD
+
+    def floor_at(self, j: int, k: int) -> int:
+        """`floor(2^k·θ_(j+1))`, from the stored floors up to `precision`, else certified anew."""
+        if k <= self.precision:
+            return self.floors[j] >> (self.precision - k)
+        return threshold_floor(self.alphas[j], self.beta, k)
+
+    def value(self, u: int, bits: Bits) -> int:
+        """`#{j : U < θ_j}` for `U` whose first `width` binary digits are `u`."""
+        j = bisect_left(self.cells, -u)  # floor(2^w·θ_i) > u for the first j thresholds
+        if j < len(self.cells) and self.cells[j] == -u:
+            j += _below(self, j, u, bits)
+        return j
+
+
+def _below(table: Table, j: int, u: int, bits: Bits) -> bool:
+    """`U < θ_(j+1)`, given that `U`'s first `width` digits `u` are those of `θ_(j+1)`: read more
+    digits of `U` until they differ from `θ_(j+1)`'s (True with probability
+    `2^width·θ_(j+1) - u`)."""
+    v, k = u, table.width
+    while True:
+        v = (v << CHUNK) | bits(CHUNK)
+        k += CHUNK
+        f = table.floor_at(j, k)
+        if v != f:
+            return v < f
 
 
 @dataclass(frozen=True, slots=True)
 class Padding:
-    """The public plan of one padded query BT(c; a, b, λ) on the band `lower < c < upper`:
-    `D`, the scaled thresholds `a·λ·D`, `b·λ·D` and rate `λ·D` (integers), the number `m` of
-    geometric digits drawn (`2^m > T`, the largest scaled distance over the band) and each
-    digit's Bernoulli exponent `2^i/D`. All public: the same for every count in the band."""
+    """The public plan of one padded query BT(c; a, b, λ) on the band `lower < c < upper`: `D`,
+    the scaled thresholds `a·λ·D`, `b·λ·D` and step `l = λ·D` (integers), and the tables drawn,
+    each with what its value adds to `n`: `F`'s table (the offset `g_j` of the points mod `l`),
+    then `V'`'s base-`2^DIGIT_BITS` digits, low to high (`l·2^(12·i)·k` for value `k` of digit
+    `i`); a table with no threshold always draws 0 and is left out. `word_bits` is the size of a
+    draw's first call: the sign and every table's first digits. All public: the same for every
+    count in the band."""
 
     band: tuple[int, int]
     den: int
     a_scaled: int
     b_scaled: int
     lam_scaled: int
-    exponents: tuple[tuple[int, int], ...]  # 2^i/D as (numerator, denominator), reduced
-    tail: tuple[int, int]  # 2^m/D: N >= 2^m with probability exp(-2^m/D)
-
-    @property
-    def digits(self) -> int:
-        return len(self.exponents)
+    tables: tuple[tuple[Table, tuple[int, ...]], ...]
+    word_bits: int
 
     @staticmethod
     def of(a: Fraction, b: Fraction, lam: Fraction, band: tuple[int, int]) -> Padding:
@@ -78,37 +212,33 @@ class Padding:
             raise ParameterError("band", band, "lower < c < upper with a count in it, a <= b, "
                                  "lam > 0")
         den = lam.denominator * a.denominator * b.denominator
-        scale = lam * den  # an integer, as are a·scale and b·scale
-        a_scaled, b_scaled = int(a * scale), int(b * scale)
-        lam_scaled = int(scale)
-        widest = max(abs(t - c * lam_scaled) for t in (a_scaled, b_scaled)
-                     for c in (lower + 1, upper - 1))  # largest at the band's two ends
-        digits = widest.bit_length()  # 2^m > T
-        exponents = tuple(_pair(Fraction(1 << i, den)) for i in range(digits))
-        return Padding(band, den, a_scaled, b_scaled, lam_scaled, exponents,
-                       _pair(Fraction(1 << digits, den)))
+        step = int(lam * den)  # l = λ·D, an integer, as are a·l and b·l
+        a_scaled, b_scaled = int(a * step), int(b * step)
+        widest = max(abs(t - c * step) for t in (a_scaled, b_scaled)
+                     for c in (lower + 1, upper - 1))  # T: largest at the band's two ends
+        offsets = sorted({r % step for t in (a_scaled, b_scaled) for r in (t, -t)} | {0})
+        tables = [(Table.of(tuple(Fraction(o, den) for o in offsets[1:]), lam), tuple(offsets))]
+        for i, digit in enumerate(_digit_tables(lam, -(-widest // step))):
+            unit = step << (DIGIT_BITS * i)
+            tables.append((digit, tuple(unit * k for k in range(len(digit.alphas) + 1))))
+        drawn = tuple((t, v) for t, v in tables if t.alphas)
+        return Padding(band, den, a_scaled, b_scaled, step, drawn,
+                       1 + sum(t.width for t, _ in drawn))
 
 
-def _pair(x: Fraction) -> tuple[int, int]:
-    return x.numerator, x.denominator
-
-
-def _bernoulli_ratio(num: int, den: int, bits: Bits) -> bool:
-    """True with probability `q/(1 + q)`, `q = exp(-num/den)`, `num >= 0` (see the module)."""
-    while True:
-        if not bits(1):
-            return False
-        if _bernoulli_exp(num, den, bits):
-            return True
-
-
-def _capped_geometric(plan: Padding, bits: Bits) -> int:
-    """`min(N, 2^m)` for `N = floor(D·E)`, `E ~ Exp(1)`: every digit drawn, always."""
-    n = 0
-    for i, (num, den) in enumerate(plan.exponents):
-        n |= _bernoulli_ratio(num, den, bits) << i
-    beyond = _bernoulli_exp(*plan.tail, bits)
-    return n | (beyond << plan.digits)  # any value >= 2^m decides every comparison alike
+def _digit_tables(lam: Fraction, cap: int) -> tuple[Table, ...]:
+    """The tables of `min(V, cap)`'s base-`2^DIGIT_BITS` digits, `P(V >= k) = e^(-λ·k)`: each
+    lower digit a truncated geometric, the top one capped at `ceil(cap / unit)`."""
+    size = 1 << DIGIT_BITS
+    levels = max(1, -(-cap.bit_length() // DIGIT_BITS))
+    tables = []
+    for i in range(levels - 1):
+        rate = lam * (1 << (DIGIT_BITS * i))
+        tables.append(Table.of(tuple(rate * k for k in range(1, size)), rate * size))
+    unit = 1 << (DIGIT_BITS * (levels - 1))
+    top = lam * unit
+    tables.append(Table.of(tuple(top * k for k in range(1, -(-cap // unit) + 1)), None))
+    return tuple(tables)
 
 
 def padded_bt_outcome(query: BTQuery, plan: Padding, bits: Bits) -> Outcome:
@@ -118,14 +248,19 @@ def padded_bt_outcome(query: BTQuery, plan: Padding, bits: Bits) -> Outcome:
     The plan must be `Padding.of(query.a, query.b, query.lam, band)`; a count that is not an
     integer inside the band is refused (GuardedBT never sends one: its guards decide them).
     """
-    c, lower, upper = query.count.numerator, *plan.band
-    if query.count.denominator != 1 or not lower < c < upper:
+    count = query.count
+    c = count.numerator
+    lower, upper = plan.band
+    if count.denominator != 1 or not lower < c < upper:
         raise ParameterError("count", "a count outside the noisy band",
                              f"an integer count c with {lower} < c < {upper}")
-    sign = bits(1)
-    n = _capped_geometric(plan, bits)
-    low_cut = plan.a_scaled - c * plan.lam_scaled  # A = λ·D·(a - c)
-    high_cut = plan.b_scaled - c * plan.lam_scaled  # B = λ·D·(b - c)
-    low = n < low_cut if sign else n >= -low_cut
-    high = n >= high_cut if sign else n < -high_cut
-    return _BY_INDEX[1 + high - low]
+    word = bits(plan.word_bits)  # the sign, then every table's first digits
+    rest = word >> 1
+    n = 0  # l·V' + g
+    for table, adds in plan.tables:
+        n += adds[table.value(rest & table.mask, bits)]
+        rest >>= table.width
+    scaled = c * plan.lam_scaled  # A = a_scaled - scaled, B = b_scaled - scaled
+    if word & 1:  # S = +1: L iff n < A, H iff n >= B
+        return _BY_INDEX[1 + (n >= plan.b_scaled - scaled) - (n < plan.a_scaled - scaled)]
+    return _BY_INDEX[1 + (n < scaled - plan.b_scaled) - (n >= scaled - plan.a_scaled)]

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from betweencut.errors import ParameterError
 from betweencut.exact import LogReal
-from betweencut.validate import exact_value
+from betweencut.validate import exact_log_real, exact_value
 
 
 def public_tau(tau: object) -> Fraction:
@@ -36,7 +36,7 @@ class Params:
         lam_q = exact_value(lam, "lambda")
         if lam_q <= 0:
             raise ParameterError("lambda", lam_q, "lambda > 0")
-        big_r = R if isinstance(R, LogReal) else LogReal.of(exact_value(R, "R"))
+        big_r = exact_log_real(R, "R")
         if big_r.compare(1) < 0:
             raise ParameterError("R", big_r, "R >= 1")
         return Params(t, lam_q, big_r)

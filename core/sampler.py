@@ -34,6 +34,7 @@ from betweencut.bernoulli import Bits, _bernoulli_exp
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, Outcome
 from betweencut.padded_sampler import Padding, padded_bt_outcome
+from betweencut.validate import check_seed
 
 _L, _B, _H = Outcome.L, Outcome.B, Outcome.H
 OS_BLOCK_BYTES = 256
@@ -111,9 +112,10 @@ class ExactSampler:
     replay seeded runs made before padding; its timing and bit count depend on the count.
     """
 
-    def __init__(self, seed: int | None = None, *, padded: bool = True) -> None:
+    def __init__(self, seed: int | bytes | None = None, *, padded: bool = True) -> None:
         if not isinstance(padded, bool):
             raise ParameterError("padded", padded, "True (release default) or False")
+        seed = check_seed(seed)
         self.seeded = seed is not None
         self.padded = padded
         self.rng: random.Random = (

@@ -33,7 +33,8 @@ from betweencut.validate import check_leaves
 
 IntArray = npt.NDArray[np.int64]
 _UNKNOWN, _LIGHT, _HEAVY = 0, 1, 2
-_LABEL_OF = {Outcome.L: _LIGHT, Outcome.H: _HEAVY}
+_BETWEEN = 3  # an answer B: the node is labelled Light, its parent's path Heavy
+_CODE_OF = {Outcome.L: _LIGHT, Outcome.H: _HEAVY, Outcome.B: _BETWEEN}
 _DENSE_FRACTION = 8  # MarkDown switches to a level-wide mask past 1/8 of the level
 
 
@@ -121,18 +122,18 @@ def build_levels(keys: IntArray, encoding: Encoding, height: int) -> list[Level]
     if height > 1 and n > 0:
         starts = _run_starts(keys)
         ids, first = keys[starts[:-1]], starts  # first[i]: where node i's records begin; + n
-        # for depth d = h-1 .. 1, all codes (ended ones included), their first positions, and
-        # the child ranges of depth d - 1 over them (the runs of their parents' codes)
+        # for depth d = h-1 .. 1, all codes (ended ones included), their counts, and the child
+        # ranges of depth d - 1 over them (the runs of their parents' codes); the counts are
+        # taken while `first` is at hand, so that only one `first` array is alive at a time
         by_depth: list[tuple[IntArray, IntArray, IntArray]] = []
         for d in range(height - 1, 0, -1):
             up = _drop_digit(ids, encoding.radix[d - 1])
             starts = _run_starts(up)
-            by_depth.append((ids, first, starts))
+            by_depth.append((ids, np.diff(first), starts))
             ids, first = up[starts[:-1]], first[starts]
         by_depth.reverse()
         keep_prev: npt.NDArray[np.bool_] = np.ones(1, dtype=bool)
-        for d, (ids, first, child_ranges) in enumerate(by_depth, start=1):
-            counts = np.diff(first)
+        for d, (ids, counts, child_ranges) in enumerate(by_depth, start=1):
             if not encoding.shift:
                 levels[-1].child_start = child_ranges
                 levels.append(Level(ids, counts))
@@ -211,8 +212,22 @@ def _mark_down(levels: list[Level], d: int, frontier: IntArray) -> None:
             level.label[mask] = _LIGHT
             if d + 1 >= len(levels):
                 return
-            mask = np.repeat(mask, np.diff(level.child_start))
+            mask = _children_mask(mask, level.child_start)
         d += 1
+
+
+def _children_mask(mask: npt.NDArray[np.bool_],
+                   child_start: IntArray) -> npt.NDArray[np.bool_]:
+    """The children of the nodes in `mask`, as a mask over the next level:
+    `np.repeat(mask, np.diff(child_start))`. A MarkDown mask is mostly long runs (whole subtrees
+    of a Light level), so it is expanded run by run, far faster than node by node; a mask of many
+    short runs is expanded node by node."""
+    change = np.flatnonzero(mask[1:] != mask[:-1]) + 1
+    if change.size * _DENSE_FRACTION >= mask.size:
+        return np.repeat(mask, np.diff(child_start))
+    starts = np.concatenate(([0], change))
+    stops = np.append(change, mask.size)
+    return np.repeat(mask[starts], child_start[stops] - child_start[starts])
 
 
 def _mark_up(levels: list[Level], d: int, frontier: IntArray) -> None:
@@ -301,14 +316,13 @@ def run_levels(
         between = np.zeros(todo.size, dtype=bool)
         asked = np.flatnonzero(outcome == 0)
         nodes = encoding.decode_many(d, level.ids[todo[asked]])
-        for i, node, count in zip(asked.tolist(), nodes, counts[asked].tolist(), strict=True):
-            s = checked_outcome(noisy(query.query(count, node)))
-            calls += 1
-            if s is Outcome.B:
-                between[i] = True
-                outcome[i] = _LIGHT
-            else:
-                outcome[i] = _LABEL_OF[s]
+        answers = [_CODE_OF[checked_outcome(noisy(query.query(count, node)))]  # Alg. 3, l. 8
+                   for node, count in zip(nodes, counts[asked].tolist(), strict=True)]
+        calls += len(answers)
+        if answers:
+            codes = np.array(answers, np.int8)
+            between[asked] = codes == _BETWEEN
+            outcome[asked] = np.where(codes == _BETWEEN, _LIGHT, codes)
         if record:
             names = {_LIGHT: Outcome.L, _HEAVY: Outcome.H}
             for i, j in enumerate(todo):

@@ -6,8 +6,9 @@ added 4). `privtree` is PrivTree on the public interval `[0, 8)` with `ε = 1` a
 half-open cells; `privtree_closed` counts a point on a boundary in both children (closed cells),
 which breaks ε-DP once `D` holds two copies of that point.
 
-    betweencut audit privacy --mechanism my_privtree:privtree --exhaustive 100
-    betweencut audit privacy --mechanism my_privtree:privtree_closed --search 2 --json
+    betweencut audit privacy --mechanism my_privtree:privtree --exhaustive 100 --epsilon 1 --delta 0
+    betweencut audit privacy --mechanism my_privtree:privtree_closed --search 2 --json \\
+        --epsilon 1 --delta 0
 """
 
 from __future__ import annotations

@@ -447,7 +447,8 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 
 from betweencut.params import Params
-from betweencut.proofs.privacy.claims.checkers import betweencut_cache, check_lemma_c_1
+from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1
+from betweencut.proofs.privacy.claims.setup import betweencut_cache
 from betweencut.properties.broken import StructuralMutantTopDown
 from betweencut.properties.teaching import basics, exercises, privacy
 from betweencut.tree import kary_tree
@@ -544,9 +545,9 @@ read off certificate.quantities["delta(1)"].""", [
 print(exercises.check_profile_value(tree, params, D, z, Fraction(1), answer))"""),
     exercise(3, """
 the three levels are all queried on the path to 00.""", [
-        ('answer', 'StructuralMutantTopDown'),
+        ('answer', '3'),
     ], """
-print(exercises.check_pure_multiple(tree, params, D, z, 3, answer))"""),
+print(exercises.check_pure_multiple(tree, params, D, z, answer, StructuralMutantTopDown))"""),
 ]
 
 NOTEBOOKS["4_error_against_height.ipynb"] = [
@@ -769,8 +770,8 @@ for name in ("claim", "epsilon", "D", "D'", "output"):
 2. For the mechanism `mech` above (`θ = 0`), what is the score `b̂_v` of a node at depth 3
    holding 10 points, and of one at depth 6 holding 10 points? Use the exact `δ_PT =
    mech.depth_penalty` (`λ_PT` times the printed rational), and check with
-   `exercises.check_privtree_score(mech, 10, 3, answer)` and
-   `exercises.check_privtree_score(mech, 10, 6, answer)`.
+   `exercises.check_privtree_score(mech, 10, 3, answer_1)` and
+   `exercises.check_privtree_score(mech, 10, 6, answer_2)`.
 3. The first split of the root box `[0, 256) × [0, 256)` halves its widest side (the first on
    ties) at the integer midpoint. Which child box holds the point `(200, 17)`? Give it as
    `((x0, x1), (y0, y1))` and check with `exercises.check_first_split(mech, (200, 17), answer)`.

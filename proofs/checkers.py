@@ -10,6 +10,6 @@ from betweencut.proofs.baselines import appendix_e, lumberjack, privtree  # noqa
 from betweencut.proofs.laws import audit  # noqa: F401
 from betweencut.proofs.privacy.accountants import claims as accountant_claims  # noqa: F401
 from betweencut.proofs.privacy.accountants import tight_calibration  # noqa: F401
-from betweencut.proofs.privacy.claims import checkers  # noqa: F401
+from betweencut.proofs.privacy.claims import cases, checkers  # noqa: F401
 from betweencut.proofs.privacy.depth import audit as depth_audit  # noqa: F401
 from betweencut.proofs.privacy.depth import heavy_audit  # noqa: F401

@@ -153,7 +153,7 @@ def choose_seed(given_seed: int | None, derandomize: bool) -> int | None:
     return None if derandomize else random.SystemRandom().getrandbits(32)
 
 
-def _settings(max_examples: int | None, derandomize: bool) -> settings:
+def probe_settings(max_examples: int | None, derandomize: bool) -> settings:
     base = settings(
         _profile(), database=None, deadline=None, report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
@@ -168,7 +168,7 @@ def _settings(max_examples: int | None, derandomize: bool) -> settings:
 Decorator = Callable[[Callable[..., None]], Callable[..., None]]
 
 
-def _seeded(conf: settings, chosen: int | None) -> Decorator:
+def seeded(conf: settings, chosen: int | None) -> Decorator:
     """The settings, and `hypothesis.seed(chosen)` when a seed is used."""
 
     def apply(test: Callable[..., None]) -> Callable[..., None]:
@@ -189,7 +189,7 @@ def replay_line(fn: object, claims: Sequence[str], conf: settings, chosen: int |
             f"# or: {SEED_ENV}={chosen} pytest ...")
 
 
-def _probe(claim: str, body: Callable[[], None]) -> PropertyResult:
+def probe_claim(claim: str, body: Callable[[], None]) -> PropertyResult:
     """Run one Hypothesis test; turn its shrunk failure into a `PropertyResult`."""
     try:
         body()
@@ -200,12 +200,12 @@ def _probe(claim: str, body: Callable[[], None]) -> PropertyResult:
     return PropertyResult(claim, True)
 
 
-def _tag(exc: BaseException, shown: object) -> None:
+def tag_failure(exc: BaseException, shown: object) -> None:
     """Attach the (shrunk) input to the exception Hypothesis will re-raise."""
     setattr(exc, _INPUT, shown if isinstance(shown, str) else repr(shown))
 
 
-def _then_pinned(search: Callable[[], None], check: Callable[[Case], None]) -> Callable[[], None]:
+def then_pinned(search: Callable[[], None], check: Callable[[Case], None]) -> Callable[[], None]:
     """The Hypothesis search first (so a failure is shrunk), then the paper's pinned cases
     (`paper_cases()`), which a search of small inputs may not reach."""
 
@@ -215,7 +215,7 @@ def _then_pinned(search: Callable[[], None], check: Callable[[Case], None]) -> C
             try:
                 check(case)
             except Exception as exc:
-                _tag(exc, case)
+                tag_failure(exc, case)
                 raise
 
     return both
@@ -225,16 +225,16 @@ def _run_claim(claim: str, classify_fn: ClassifyFn, conf: settings,
                chosen: int | None = None) -> PropertyResult:
     check = RUN_PROPERTIES[claim]
 
-    @_seeded(conf, chosen)
+    @seeded(conf, chosen)
     @given(case=cases())
     def probe(case: Case) -> None:
         try:
             check(case, classify_fn(case.tree, list(case.leaves), case.params, case.test()))
         except Exception as exc:
-            _tag(exc, case)
+            tag_failure(exc, case)
             raise
 
-    return _probe(claim, _then_pinned(probe, lambda case: check(
+    return probe_claim(claim, then_pinned(probe, lambda case: check(
         case, classify_fn(case.tree, list(case.leaves), case.params, case.test()))))
 
 
@@ -244,16 +244,16 @@ def _run_coupling(classify_fn: ClassifyFn, conf: settings,
               test: NoisyTest) -> RunRecord:
         return classify_fn(tree, list(leaves), params, test)
 
-    @_seeded(conf, chosen)
+    @seeded(conf, chosen)
     @given(case=cases(sparse=True))
     def probe(case: Case) -> None:
         try:
             check_proposition_d_1(case.tree, case.leaves, case.params, case.test, dense=dense)
         except Exception as exc:
-            _tag(exc, case)
+            tag_failure(exc, case)
             raise
 
-    return _probe(PROPOSITION_D_1, _then_pinned(probe, lambda case: check_proposition_d_1(
+    return probe_claim(PROPOSITION_D_1, then_pinned(probe, lambda case: check_proposition_d_1(
         case.tree, case.leaves, case.params, case.test, dense=dense)))
 
 
@@ -262,10 +262,10 @@ def _run_depo(depo_fn: DepoFn, conf: settings, chosen: int | None = None) -> Pro
         try:
             check_depo(list(depo_fn(height)), height)
         except Exception as exc:
-            _tag(exc, f"h = {height}")
+            tag_failure(exc, f"h = {height}")
             raise
 
-    @_seeded(conf, chosen)
+    @seeded(conf, chosen)
     @given(height=st.integers(1, 64))
     def probe(height: int) -> None:
         check(height)
@@ -274,7 +274,7 @@ def _run_depo(depo_fn: DepoFn, conf: settings, chosen: int | None = None) -> Pro
         probe()
         check(DEPO_H15[0])  # the paper's worked example, DepO(0, 14)
 
-    return _probe(DEPO, both)
+    return probe_claim(DEPO, both)
 
 
 def check_implementation(
@@ -305,7 +305,7 @@ def check_implementation(
         raise ParameterError("claims", unknown, f"a subset of {list(ALL_CLAIMS)}")
     if not callable(classify_fn):
         raise ParameterError("classify_fn", classify_fn, "a callable (tree, leaves, params, test)")
-    conf = _settings(max_examples, derandomize)
+    conf = probe_settings(max_examples, derandomize)
     used = choose_seed(seed, bool(conf.derandomize))
     results: list[PropertyResult] = []
     for claim in chosen:

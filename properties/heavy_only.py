@@ -31,13 +31,13 @@ from betweencut.proofs.registry import claim
 from betweencut.properties.check import (
     PropertyResult,
     Report,
-    _probe,
-    _seeded,
-    _settings,
-    _tag,
-    _then_pinned,
     choose_seed,
+    probe_claim,
+    probe_settings,
     replay_line,
+    seeded,
+    tag_failure,
+    then_pinned,
 )
 from betweencut.properties.margin import THEOREM_C_2, check_theorem_c_2
 from betweencut.properties.predicates import LEMMA_B_1
@@ -104,7 +104,7 @@ def _one(heavy_fn: HeavyFn, check: Callable[[Case, frozenset[Node]], None]
         try:
             check(case, _heavy(heavy_fn, case))
         except Exception as exc:
-            _tag(exc, case)
+            tag_failure(exc, case)
             raise
 
     return one
@@ -131,18 +131,18 @@ def check_heavy_classifier(
     unknown = [c for c in chosen if c not in HEAVY_CLAIMS]
     if unknown:
         raise ParameterError("claims", unknown, f"a subset of {list(HEAVY_CLAIMS)}")
-    conf = _settings(max_examples, derandomize)
+    conf = probe_settings(max_examples, derandomize)
     used = choose_seed(seed, bool(conf.derandomize))
     results: list[PropertyResult] = []
     for name in chosen:
         one = _one(heavy_fn, CHECKS[name])
 
-        @_seeded(conf, used)
+        @seeded(conf, used)
         @given(case=cases())
         def probe(case: Case) -> None:
             one(case)  # noqa: B023  (run before the loop moves on)
 
-        result = _probe(name, _then_pinned(probe, one))
+        result = probe_claim(name, then_pinned(probe, one))
         if not result.passed:
             result = replace(result, replay=replay_line(heavy_fn, [name], conf, used,
                                                         "check_heavy_classifier"))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from betweencut.noisy_test import BTQuery, Outcome
 from betweencut.sampler import bt_outcome
+from betweencut.validate import check_seed
 
 
 class ScriptedTest:
@@ -22,7 +23,7 @@ class ScriptedTest:
 
     def __init__(self, script: Sequence[Outcome] = (), seed: int = 0) -> None:
         self.script = tuple(script)
-        self.rng = random.Random(seed)
+        self.rng = random.Random(check_seed(seed))
         self.queries: list[BTQuery] = []
 
     def __call__(self, query: BTQuery) -> Outcome:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from betweencut.cli.audit import registry_claim, run_cases
+from betweencut.api import audit
+from betweencut.api.claims import cases as audit_cases_all
+from betweencut.api.claims import registry_claim
 from betweencut.proofs import CLAIMS, ClaimRefuted, audit_cases
 from betweencut.properties.audit import AUDIT_EXAMPLES, GROUP, check_structural_claim
 from betweencut.properties.broken import (
@@ -18,18 +20,16 @@ from betweencut.properties.predicates import LEMMA_4_2, LEMMA_4_3
 
 
 def test_structural_claims_hold_in_the_audit_with_the_number_of_runs() -> None:
-    from betweencut.cli.audit import _cases
-
-    cases = [c for c in _cases() if c.group == GROUP]
+    cases = [c for c in audit_cases_all() if c.group == GROUP]
     assert sorted(c.title.split(" on ")[0] for c in cases) == sorted(ALL_CLAIMS)
-    rows, status = run_cases(cases)
-    assert status == 0
-    assert {r["claim"] for r in rows} == set(ALL_CLAIMS)
-    for row in rows:
-        assert row["verdict"] == "holds" and row["method"] == "property"
-        runs = int(row["checked"].split()[0])
-        assert runs >= 1 + (0 if "heights" in row["checked"] else 2), row
-        assert "derandomised" in row["checked"]
+    verdict = audit(GROUP)
+    assert verdict.holds and verdict.exit_status == 0 and verdict.refutation is None
+    assert {r.claim for r in verdict.rows} == set(ALL_CLAIMS)
+    for row in verdict.rows:
+        assert row.verdict == "holds" and row.method == "property"
+        runs = int(row.checked.split()[0])
+        assert runs >= 1 + (0 if "heights" in row.checked else 2), row
+        assert "derandomised" in row.checked
 
 
 @pytest.mark.parametrize(("claim", "variant"), [
@@ -42,9 +42,7 @@ def test_structural_audit_check_rejects_a_broken_variant(claim: str, variant: ty
 def test_every_audit_row_is_a_registered_claim_and_every_claim_has_a_row() -> None:
     """The audit's rows are the registry's claims, so its count matches the README's table
     (one row per claim there may list several checkers)."""
-    from betweencut.cli.audit import _cases
-
-    cases = _cases()
+    cases = audit_cases_all()
     claims_of_cases = {registry_claim(c.title.split(" on ")[0]) for c in cases
                        if c.group == GROUP}
     assert claims_of_cases <= set(CLAIMS)

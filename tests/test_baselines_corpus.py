@@ -46,11 +46,11 @@ def test_svt_corpus_and_noisy_max_verdicts_match_the_literature(
 def test_refuted_rows_carry_pair_event_and_exact_probabilities(
         results: dict[str, RowResult]) -> None:
     alg4 = results["svt-alg4"]
-    cex = alg4.detail["counterexample"]
-    assert cex["event (first outputs)"] == "['(False, True)']"
-    assert cex["P_D(S)"] == "(5/56)" and alg4.detail["holds_at_eps_private"] is True
-    alg5 = results["svt-alg5"].detail["infinite_loss"]
-    assert alg5["P_D"] == "0" and alg5["P_D + z"] != "0"
+    cex = alg4.refutation
+    assert cex is not None and cex.event == ("(False, True)",)
+    assert str(cex.P) == "(5/56)" and alg4.detail["holds_at_eps_private"] is True
+    alg5 = results["svt-alg5"].refutation  # an event with Q = 0 < P: private at no eps
+    assert alg5 is not None and alg5.Q.is_zero() and not alg5.P.is_zero()
     family = results["svt-alg6"].detail["loss_family"]
     assert family["increasing"] and family["linear"] and len(family["members"]) == 3
 
@@ -89,7 +89,8 @@ def test_audit_corpus_json_contract() -> None:
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["rows"]
     assert [r["name"] for r in rows] == ["svt-alg5", "noisy-max"]
-    assert all({"name", "holds", "claimed_eps", "verdict", "agrees"} <= set(r) for r in rows)
+    keys = {"name", "holds", "claim", "literature", "agrees", "refutation"}
+    assert all(keys <= set(r) for r in rows)
     bad = subprocess.run([sys.executable, "-m", "betweencut", "audit", "corpus", "--name", "x"],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
@@ -127,7 +128,7 @@ def test_a_user_svt_mechanism_is_audited_the_same_way(tmp_path: object) -> None:
     refuted = cli("--mechanism", "usersvt:mine", "--queries", "2", "--json")
     assert refuted.returncode == 1, refuted.stderr
     row = json.loads(refuted.stdout)["rows"][0]
-    assert row["holds"] is False and row["counterexample"]["P_D(S)"] == "(7/60)"
+    assert row["holds"] is False and row["refutation"]["P"] == "(7/60)"
     lo, hi = (Fraction(x) for x in row["epsilon_at_delta_0"])
     assert 1 < lo < hi
     held = cli("--mechanism", "usersvt:mine", "--queries", "1", "--epsilon", "2")

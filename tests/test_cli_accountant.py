@@ -60,10 +60,11 @@ def test_audit_privacy_rows_use_the_tight_accountant(capsys: pytest.CaptureFixtu
     _, out_p, _ = run(capsys, *argv)
     status, out_t, _ = run(capsys, *argv, "--accountant", "tight")
     paper, tight = json.loads(out_p), json.loads(out_t)
-    assert status == 0 and tight["accountant"] == "tight" and tight["holds"]
+    assert status == 0 and tight["claim"]["parameters"]["accountant"] == "tight"
+    assert tight["holds"]
     for p_row, t_row in zip(paper["rows"], tight["rows"], strict=True):
         assert t_row["delta_exact"] == p_row["delta_exact"] and t_row["bound"] <= p_row["bound"]
     status, out, _ = run(capsys, "audit", "privacy", "--arity", "2", "--height", "3",
                          "--epsilon", "1", "--delta", "0.05", "--tau", "2", "--exhaustive", "1",
                          "--accountant", "tight", "--json")
-    assert status == 0 and json.loads(out)["accountant"] == "tight"
+    assert status == 0 and json.loads(out)["claim"]["parameters"]["accountant"] == "tight"

@@ -24,7 +24,7 @@ def test_audit_depth_contract_rows(capsys: pytest.CaptureFixture[str]) -> None:
         assert isinstance(row["delta_exact"], str) and row["holds"] is True
     # C = 2 vs 3 at r = 1: the same number full enumeration gives (tests/test_privacy_depth.py)
     assert rows[0]["delta_exact"] == "(-exp(-1/2) + 1)/4"  # (1 - e^{-1/2})/4
-    assert out["accountant"] == "paper" and out["worst"]["r"] in (1, 2, 3)
+    assert out["claim"]["parameters"]["accountant"] == "paper" and out["worst"]["r"] in (1, 2, 3)
 
 
 def test_audit_depth_any_height_up_to_2_64_minus_1(capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,7 +32,7 @@ def test_audit_depth_any_height_up_to_2_64_minus_1(capsys: pytest.CaptureFixture
             "--tau", "18", "--count", "34", "--json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["L"] == 64 and len(out["rows"]) == 64 and out["holds"] is True
+    assert out["claim"]["parameters"]["L"] == 64 and len(out["rows"]) == 64 and out["holds"] is True
 
 
 def test_audit_depth_family_calibrated(capsys: pytest.CaptureFixture[str]) -> None:
@@ -48,7 +48,7 @@ def test_audit_depth_family_calibrated(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_audit_depth_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(CONTRACT[:-1]) == 0
-    assert "all hold" in capsys.readouterr().out
+    assert "holds" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv", [
@@ -85,7 +85,7 @@ def test_audit_depth_tight_accountant(capsys: pytest.CaptureFixture[str]) -> Non
     tight = json.loads(capsys.readouterr().out)
     assert main(argv) == 0
     paper = json.loads(capsys.readouterr().out)
-    assert tight["accountant"] == "tight" and tight["holds"] is True
+    assert tight["claim"]["parameters"]["accountant"] == "tight" and tight["holds"] is True
     for t, p in zip(tight["rows"], paper["rows"], strict=True):
         assert t["delta_exact"] == p["delta_exact"] and t["bound"] <= p["bound"] * (1 + 1e-12)
     cal = ["audit", "depth", "--height", "15", "--epsilon", "1", "--delta", "0.05",

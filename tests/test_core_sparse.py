@@ -20,7 +20,12 @@ from betweencut.exact import LogReal
 from betweencut.noisy_test import RecordingTest
 from betweencut.params import Params
 from betweencut.sampler import ExactSampler
-from betweencut.sparse import Encoding, sparse_between_cut, sparse_between_cut_codes
+from betweencut.sparse import (
+    Encoding,
+    _children_mask,
+    sparse_between_cut,
+    sparse_between_cut_codes,
+)
 from betweencut.tree import LevelRule, Node, PublicTree, kary_tree, prefix_tree
 
 SEEDS = range(12)
@@ -159,3 +164,17 @@ def test_prop_d_1_dense_and_sparse_agree_embedded_unicode_tree() -> None:
     leaves = unicode_leaves(tree)[::97]  # a deterministic sample of ~2900 records
     for seed in range(3):
         _agree(tree, leaves, Params.of(40, F(1, 4), LogReal(F(1), F(4), F(60))), seed)
+
+
+def test_children_mask_run_by_run_agrees_with_node_by_node() -> None:
+    """MarkDown's fast expansion (run by run) equals `np.repeat` over the child counts, for masks
+    of long runs and of short ones, with childless nodes among them (ended records)."""
+    rng = np.random.default_rng(7)
+    for size in (1, 2, 9, 1000):
+        child_counts = rng.integers(0, 4, size)
+        child_start = np.zeros(size + 1, np.int64)
+        np.cumsum(child_counts, out=child_start[1:])
+        runs = np.repeat(rng.random(size // 50 + 1) < 0.5, 50)[:size]
+        for mask in (runs, rng.random(size) < 0.5, np.ones(size, bool), np.zeros(size, bool)):
+            expected = np.repeat(mask, child_counts)
+            assert np.array_equal(_children_mask(mask, child_start), expected), (size, mask)

@@ -6,8 +6,9 @@ and two workers started with Spark's own `spark-class`) classifies through `--sp
 with DuckDB's Heavy set under one seed.
 
 Marked `spark`: not in the default run; `.ci/run` runs them in their own step
-(`python -m pytest -m spark tests/test_engines_spark.py`), one local SparkSession for the
-module, one cluster for the cluster test."""
+(`python -m pytest -m spark tests/test_engines_spark.py tests/test_engines_sources.py`), one
+local SparkSession for them all (`spark`, tests/conftest.py), one cluster for the cluster
+test: about 2 minutes on the shared 2-core machine."""
 
 from __future__ import annotations
 
@@ -47,14 +48,6 @@ from test_engines import (
 
 spark_engine = pytest.importorskip("betweencut.engines.spark")
 pytestmark = pytest.mark.spark
-LOCAL = "local[2]"
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    session = spark_engine.session(LOCAL)
-    yield session
-    session.stop()
 
 
 def _run(source: Source, tree: Any, params: Params, seed: int, **kwargs: Any

@@ -1,10 +1,14 @@
 """The folders say what the imports do: every import of the package runs downwards (issue 11).
 
-core never imports proofs or properties (its CLI aside), and the paper's mechanism never imports
+core never imports proofs or properties (its composition layers aside: the library API
+`betweencut.api` and the command line `betweencut.cli`), and the paper's mechanism never imports
 `betweencut.baselines`; proofs never imports properties; inside proofs the layers are
-exact <- laws <- privacy <- baselines, with `registry` beside `exact` (every checker registers
-through it) and `calibration`, `checkers` on top; properties' own modules never import the
-teaching helpers. Imports inside functions count too.
+exact <- laws <- privacy <- baselines, with `registry` and `verdict` beside `exact` and
+`calibration`, `checkers` on top; inside `proofs/privacy/` the subpackages are ranked
+(`PRIVACY_RANK`: divergence <- enumeration <- audit <- claims <- depth <- accountants) and
+imports run down; no module imports a private name (`_x`) of another module, and there is no
+import cycle inside `proofs/`; properties' own modules never import the teaching helpers.
+Imports inside functions count too.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {
     "core": "betweencut", "proofs": "betweencut.proofs", "properties": "betweencut.properties",
 }
-PROOF_RANK = {"exact": 0, "registry": 0, "": 0, "laws": 1, "privacy": 2, "baselines": 3,
-              "calibration": 4, "checkers": 4}
+PROOF_RANK = {"exact": 0, "registry": 0, "verdict": 0, "": 0, "laws": 1, "privacy": 2,
+              "baselines": 3, "calibration": 4, "checkers": 4}
+PRIVACY_RANK = {"": 0, "divergence": 1, "enumeration": 2, "audit": 3, "claims": 4, "depth": 5,
+                "accountants": 6}
+COMPOSITION = ("betweencut.api", "betweencut.cli")  # may import every layer
 # The registry finds every checker by importing `checkers` when asked (a registration side effect).
 ALLOWED = {("betweencut.proofs.registry", "betweencut.proofs.checkers"),
            # the audit command composes every layer: it registers the structural claims'
@@ -62,6 +69,14 @@ def _proof_rank(name: str) -> int:
     return PROOF_RANK[rest.split(".")[0]]
 
 
+def _privacy_rank(name: str) -> int:
+    """The rank of a module of `proofs/privacy/` (-1 outside it)."""
+    prefix = "betweencut.proofs.privacy"
+    if name != prefix and not name.startswith(prefix + "."):
+        return -1
+    return PRIVACY_RANK[name.removeprefix(prefix).lstrip(".").split(".")[0]]
+
+
 MODULES = _modules()
 
 
@@ -72,12 +87,13 @@ def _violations(module: str, targets: set[str]) -> list[str]:
         if (module, target) in ALLOWED:
             continue
         if layer == "betweencut":
-            if _layer(target) != "betweencut" and not module.startswith("betweencut.cli"):
-                found.append(f"{where}: core may not import proofs or properties (CLI aside)")
-            elif target.startswith("betweencut.properties"):
-                found.append(f"{where}: core may not import properties")
+            if module.startswith(COMPOSITION):
+                continue
+            if _layer(target) != "betweencut":
+                found.append(f"{where}: core may not import proofs or properties (the API and "
+                             "the CLI aside)")
             elif target.startswith("betweencut.baselines") and not module.startswith(
-                ("betweencut.baselines", "betweencut.cli")
+                "betweencut.baselines"
             ):
                 found.append(f"{where}: the mechanism may not depend on a baseline")
         elif layer == "betweencut.proofs":
@@ -87,6 +103,11 @@ def _violations(module: str, targets: set[str]) -> list[str]:
                   and (target in MODULES or target == "betweencut.proofs")
                   and _proof_rank(target) > _proof_rank(module)):
                 found.append(f"{where}: inside proofs, exact <- laws <- privacy <- baselines")
+            elif _privacy_rank(module) >= 0 and (
+                    target in MODULES or target.rsplit(".", 1)[0] in MODULES) and (
+                    _privacy_rank(target) > _privacy_rank(module)):
+                found.append(f"{where}: inside proofs/privacy, divergence <- enumeration <- "
+                             "audit <- claims <- depth <- accountants")
         elif target.startswith("betweencut.properties.teaching") and not module.startswith(
             "betweencut.properties.teaching"
         ):
@@ -116,3 +137,51 @@ def test_every_proofs_module_has_a_layer() -> None:
     for module in MODULES:
         if _layer(module) == "betweencut.proofs":
             _proof_rank(module)  # KeyError names a module outside every layer
+
+
+def test_every_privacy_subpackage_has_a_rank() -> None:
+    for module in MODULES:
+        _privacy_rank(module)  # KeyError names a subpackage outside every rank
+
+
+def _private_names(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
+                "betweencut"):
+            found += [f"{node.module}.{a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) != "betweencut"
+                                          or m.startswith("betweencut.api")))
+def test_no_module_imports_a_private_name_of_another(module: str) -> None:
+    assert _private_names(MODULES[module]) == []
+
+
+def test_no_import_cycle_inside_proofs() -> None:
+    packages = {m for m, path in MODULES.items() if path.name == "__init__.py"}
+    graph = {m: {t for t in _imports(m, MODULES[m]) if t in MODULES and t != m
+                 and t not in packages and (m, t) not in ALLOWED}
+             for m in MODULES if _layer(m) == "betweencut.proofs" and m not in packages}
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for t in sorted(graph.get(m, ())):
+            if state.get(t) == 1:
+                raise AssertionError(" -> ".join([*path[path.index(t):], t]))
+            if t in graph and state.get(t) is None:
+                visit(t, [*path, t])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if state.get(m) is None:
+            visit(m, [m])
+
+
+def test_proofs_privacy_holds_at_most_eight_modules_at_its_top_level() -> None:
+    top = [p for p in (ROOT / "proofs" / "privacy").iterdir()
+           if p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists())]
+    assert len(top) <= 8, sorted(p.name for p in top)

@@ -13,15 +13,12 @@ from betweencut.errors import ParameterError
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.packed import Lattice
-from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism, neighbouring_pairs
-from betweencut.proofs.privacy.claims.checkers import (
-    PROJECTIONS,
-    betweencut_cache,
-    theorem_5_4_points,
-)
+from betweencut.proofs.laws.factors import bag_value
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, LaplaceScaleLambda
+from betweencut.proofs.privacy.claims.setup import PROJECTIONS, betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 from betweencut.proofs.privacy.enumeration.pair_classes import AlignedJoint
-from betweencut.proofs.privacy.enumeration.transcripts import bag_value
 from betweencut.tree import kary_tree
 
 CASES = [  # (arity, height, tau, lambda, R)
@@ -105,9 +102,9 @@ def test_theorem_5_4_aligned_path_refutes_a_broken_variant() -> None:
     points = theorem_5_4_points(tree, params)
     shared = betweencut_cache(tree, params, LaplaceScaleLambda)
     assert isinstance(shared.joint(case.db, case.z, case.on), AlignedJoint)
-    fast = audit_mechanism(shared.run, [(case.db, case.z)], points, on=case.on, cache=shared)
+    fast = audit_pairs(shared.run, [(case.db, case.z)], points, on=case.on, cache=shared)
     mechanism = LaplaceScaleLambda(tree, params)
-    slow = audit_mechanism(lambda db, test: mechanism.run(db, test), [(case.db, case.z)],
+    slow = audit_pairs(lambda db, test: mechanism.run(db, test), [(case.db, case.z)],
                            points, on=case.on, projections=PROJECTIONS)
     assert not fast.holds and not slow.holds
     assert fast.refutation is not None and slow.refutation is not None

@@ -20,14 +20,15 @@ def test_lemma_c_1_cli_contract(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(CONTRACT) == 0
     out = json.loads(capsys.readouterr().out)
     for name in ("transcript", "heavy"):
-        rows = out[name]["rows"]
+        rows = [row for row in out["rows"] if row["on"] == name]
         assert [row["r"] for row in rows] == [1, 2]
         for row in rows:
             assert {"r", "eps", "delta", "delta_exact", "bound", "holds"} <= set(row)
             assert isinstance(row["delta"], float) and isinstance(row["delta_exact"], str)
             assert row["holds"] is True
     assert {row["r"] for row in out["rows"]} == {1, 2}
-    assert out["transcript"]["rows"][0]["delta_exact"] == "(-1/4)*exp(-3/2) + (1/4)*exp(-1)"
+    assert out["rows"][0]["on"] == "transcript"
+    assert out["rows"][0]["delta_exact"] == "(-1/4)*exp(-3/2) + (1/4)*exp(-1)"
 
 
 @pytest.mark.parametrize("argv", [
@@ -51,21 +52,23 @@ def test_theorem_5_5_cli_calibrated(capsys: pytest.CaptureFixture[str]) -> None:
             "--tau", "2", "--db", "0/0", "--add", "0/1", "--json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["transcript"]["promised"]["holds"] is True
+    promised = [row for row in out["rows"] if "promised" in row]
+    assert len(promised) == 2 and all(row["holds"] for row in promised)  # transcript, heavy
 
 
 def test_theorem_5_4_cli_exhaustive(capsys: pytest.CaptureFixture[str]) -> None:
     """On an instance with power (R = 12, bound < 1 at r = 1, 2): the same pairs refute the
     Laplace-scale variant (`power_witness`)."""
-    from betweencut.proofs.privacy.audit.mechanism import neighbouring_pairs
     from betweencut.proofs.privacy.claims.power import power_witness
+    from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
 
     argv = ["audit", "privacy", "--height", "2", "--tau", "1", "--lam", "1/2", "--R", "12",
             "--exhaustive", "2", "--json"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["pairs"] == 12 and out["holds"] is True
-    assert "worst_pair" in out["heavy"]
+    assert out["worst"] is not None and {row["on"] for row in out["rows"]} == {
+        "transcript", "heavy"}
     tree = kary_tree(2, 2)
     pairs = list(neighbouring_pairs(list(tree.level(1)), 2))
     assert power_witness(tree, Params.of(1, Fraction(1, 2), 12), pairs).variant == (
@@ -107,4 +110,4 @@ def test_theorem_5_4_search_mode_refutes_a_broken_variant() -> None:
     result = search_worst_pair(kary_tree(2, 2), Params.of(2, 1, 3), max_examples=30,
                                variant=GuardsWithoutR)
     assert result.refutation is not None
-    assert result.refutation.counterexample()["excess_approx"] > 0
+    assert result.refutation.counterexample()["excess"] > 0

@@ -13,14 +13,9 @@ from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
-from betweencut.proofs.privacy.audit.mechanism import (
-    LawCache,
-    _short,
-    audit_mechanism,
-    neighbouring_pairs,
-)
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs, output_text
 from betweencut.proofs.privacy.audit.regression import find_regressions, rational_inside
-from betweencut.proofs.privacy.claims.checkers import theorem_5_4_points
+from betweencut.proofs.privacy.claims.setup import theorem_5_4_points
 from betweencut.proofs.privacy.divergence.curve import (
     LogOf,
     curve_of_laws,
@@ -28,6 +23,7 @@ from betweencut.proofs.privacy.divergence.curve import (
     exceeds,
 )
 from betweencut.proofs.privacy.divergence.profiles import Joint, epsilon_for_delta
+from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 from betweencut.tree import kary_tree
 
 Db = tuple[tuple[int, ...], ...]
@@ -158,15 +154,15 @@ def test_direction_curve_breakpoints_are_log_ratios() -> None:
 
 
 def test_audit_verdict_reports_curve_and_epsilon_at_delta() -> None:
-    """`audit_mechanism` gives the worst pair's curve and `ε_at_δ`, beside the claim."""
-    verdict = audit_mechanism(one_test, [((), (0, 0)), (((0, 0),), (0, 1))], [(Fraction(1), 0)])
+    """`audit_pairs` gives the worst pair's curve and `ε_at_δ`, beside the claim."""
+    verdict = audit_pairs(one_test, [((), (0, 0)), (((0, 0),), (0, 1))], [(Fraction(1), 0)])
     assert verdict.holds and verdict.counterexample() is None
     eps = verdict.epsilon_at_delta()
     assert eps is not None and eps.compare(LogOf.rational(1)) <= 0
-    refuted = audit_mechanism(one_test, [((), (0, 0))], [(Fraction(1, 2), 0)])
+    refuted = audit_pairs(one_test, [((), (0, 0))], [(Fraction(1, 2), 0)])
     assert not refuted.holds
     ce = refuted.counterexample()
-    assert ce is not None and ce["eps"] == Fraction(1, 2)
+    assert ce is not None and ce["eps"] == "1/2"
     eps_r = refuted.epsilon_at_delta()
     assert eps_r is not None and eps_r.compare(LogOf.rational(Fraction(1, 2))) > 0
 
@@ -183,7 +179,7 @@ def test_regression_doubled_lambda_is_caught_while_its_claim_holds() -> None:
     doubled = Params.of(2, Fraction(1), 1)
     pair = [((), (0, 0))]
     claim = theorem_5_4_points(TREE, doubled)
-    verdict = audit_mechanism(_mech(params=doubled), pair, claim, on="heavy",  # type: ignore[arg-type]
+    verdict = audit_pairs(_mech(params=doubled), pair, claim, on="heavy",  # type: ignore[arg-type]
                               projections=HEAVY)
     assert verdict.holds
     found = find_regressions(_mech(params=doubled), _mech(), pair, on="heavy",  # type: ignore[arg-type]
@@ -241,37 +237,37 @@ def test_run_output_list_database_and_float_eps() -> None:
     """Any output shape: a `Run`, `(node, "Heavy")` tuples; a list as a database works; a
     float ε or an unhashable output gets a `ParameterError` at the call."""
     mech = BetweenCut(TREE, BASE)
-    verdict = audit_mechanism(mech.run, [([[0, 0]], [0, 1])], [(Fraction(1), Fraction(1, 2))])
+    verdict = audit_pairs(mech.run, [([[0, 0]], [0, 1])], [(Fraction(1), Fraction(1, 2))])
     assert verdict.holds and verdict.pairs == 1
 
     def labelled(db: Db, test: NoisyTest) -> tuple[tuple[tuple[int, ...], str], ...]:
         run: Run = mech.run(db, test)
         return tuple((u, "Heavy") for u in sorted(run.heavy))
 
-    refuted = audit_mechanism(labelled, [((), (0, 0))], [(Fraction(1, 10), 0)])
+    refuted = audit_pairs(labelled, [((), (0, 0))], [(Fraction(1, 10), 0)])
     ce = refuted.counterexample()
-    assert ce is not None and all(isinstance(o, str) for o in ce["event (first outputs)"])  # type: ignore[attr-defined]
-    assert _short((((), "Heavy"), ((0, 1), Outcome.H))) == "root:Heavy 0/1:H"
-    assert _short(frozenset({(0,), ()})) == "{root, 0}"
+    assert ce is not None and all(isinstance(o, str) for o in ce["event"])  # type: ignore[attr-defined]
+    assert output_text((((), "Heavy"), ((0, 1), Outcome.H))) == "():Heavy 0/1:H"
+    assert output_text(frozenset({(0,), ()})) == "{(), 0}"
     with pytest.raises(ValueError, match=r"eps = 0\.5 is not allowed"):
-        audit_mechanism(mech.run, [((), (0, 0))], [(0.5, 0)])
+        audit_pairs(mech.run, [((), (0, 0))], [(0.5, 0)])
     with pytest.raises(ValueError, match="delta"):
-        audit_mechanism(mech.run, [((), (0, 0))], [(Fraction(1), 0.1)])
+        audit_pairs(mech.run, [((), (0, 0))], [(Fraction(1), 0.1)])
     p, q = _laws(one_test, (), (0, 0))
     with pytest.raises(ValueError, match="eps"):
         Joint(p, q).profile(0.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="eps"):
         curve_of_laws(p, q).at(0.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="claim_points"):
-        audit_mechanism(mech.run, [((), (0, 0))], (Fraction(1), 0))  # type: ignore[arg-type]
+        audit_pairs(mech.run, [((), (0, 0))], (Fraction(1), 0))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="node"):
-        audit_mechanism(mech.run, [((), "0/0")], [(Fraction(1), 0)])
+        audit_pairs(mech.run, [((), "0/0")], [(Fraction(1), 0)])
 
     class Opaque:
         __hash__ = None  # type: ignore[assignment]
 
     with pytest.raises(ValueError, match="output = Opaque"):
-        audit_mechanism(lambda db, t: Opaque(), [((), (0, 0))], [(Fraction(1), 0)])
+        audit_pairs(lambda db, t: Opaque(), [((), (0, 0))], [(Fraction(1), 0)])
 
 
 def test_claim_checkers_take_lists_and_refuse_other_shapes_at_the_call() -> None:
@@ -377,7 +373,7 @@ def test_regressions_cover_every_eps_where_the_candidate_leaks_more(
 def test_unhashable_outputs_stay_distinct_when_made_hashable() -> None:
     """A list and a tuple with the same items are different outputs (merging them could hide
     privacy loss); equal unhashable outputs map to one key."""
-    from betweencut.proofs.privacy.audit.mechanism import as_hashable
+    from betweencut.proofs.privacy.enumeration.cache import as_hashable
 
     assert as_hashable([1, 2]) != as_hashable((1, 2)) != as_hashable((1, [2]))
     assert as_hashable({"a": [1], "b": {2}}) == as_hashable({"b": {2}, "a": [1]})

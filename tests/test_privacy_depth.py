@@ -24,9 +24,8 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy.audit.mechanism import LawCache
 from betweencut.proofs.privacy.claims import gallery
-from betweencut.proofs.privacy.claims.checkers import PROJECTIONS
+from betweencut.proofs.privacy.claims.setup import PROJECTIONS
 from betweencut.proofs.privacy.depth.audit import (
     audit_profiles,
     check_theorem_5_4_at_depth,
@@ -50,6 +49,7 @@ from betweencut.proofs.privacy.depth.transcript import (
     profile_rows,
 )
 from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.registry import CLAIMS
 from betweencut.sparse import sparse_between_cut
 from betweencut.tree import PublicTree, kary_tree
@@ -362,7 +362,7 @@ def test_theorem_5_4_at_depth_certificate_rows_rederived_independently() -> None
     assert isinstance(claimed, list) and len(claimed) == L
     for r, point in enumerate(claimed, start=1):
         assert point == {"r": r, "eps": r * Fraction(1, 2),
-                         "bound": exact_str(theorem_5_4_bound(L, Fraction(1, 2),
+                         "bound_exact": exact_str(theorem_5_4_bound(L, Fraction(1, 2),
                                                               params.R, r))}
     mechanism = BetweenCut(kary_tree(2, h), params)
     audit = audit_profiles(mechanism, single_leaf_band(mechanism, params),

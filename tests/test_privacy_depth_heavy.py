@@ -22,9 +22,8 @@ from betweencut.noisy_test import Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy.audit.mechanism import LawCache
 from betweencut.proofs.privacy.claims import gallery
-from betweencut.proofs.privacy.claims.checkers import PROJECTIONS
+from betweencut.proofs.privacy.claims.setup import PROJECTIONS
 from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
 from betweencut.proofs.privacy.depth.heavy import (
     HeavyJoint,
@@ -44,6 +43,7 @@ from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile, path_
 from betweencut.proofs.privacy.depth.search import search_profiles
 from betweencut.proofs.privacy.depth.transcript import ClaimedBound, profile_rows
 from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import PublicTree, kary_tree
 

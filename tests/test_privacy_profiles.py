@@ -10,15 +10,13 @@ from betweencut.calibration import calibrate
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
-from betweencut.proofs.privacy.audit.mechanism import audit_mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.claims.cases import calibrated_power
 from betweencut.proofs.privacy.claims.checkers import (
-    betweencut_cache,
-    calibrated_power,
     check_lemma_c_1,
     check_theorem_5_4_enumerated,
     check_theorem_5_5_enumerated,
     exhaustive,
-    pair_report,
 )
 from betweencut.proofs.privacy.claims.power import (
     KNOWN_VIOLATORS,
@@ -26,6 +24,8 @@ from betweencut.proofs.privacy.claims.power import (
     informative_r,
     power_witness,
 )
+from betweencut.proofs.privacy.claims.setup import betweencut_cache, pair_report
+from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
 from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import kary_tree
 
@@ -130,10 +130,11 @@ def test_lemma_c_1_rejects_a_wrong_bound() -> None:
     tree = kary_tree(2, 3)
     params = Params.of(2, Fraction(1, 2), 2)
     cache = betweencut_cache(tree, params)
-    verdict = audit_mechanism(cache.run, [(((0, 0), (0, 1)), (0, 0))],
+    verdict = audit_pairs(cache.run, [(((0, 0), (0, 1)), (0, 0))],
                               [(Fraction(1, 2), Fraction(1, 100))], on="transcript", cache=cache)
     assert not verdict.holds and verdict.refutation is not None
-    assert verdict.refutation.counterexample()["D + z"] == ((0, 0), (0, 0), (0, 1))
+    cex = verdict.refutation.counterexample()
+    assert cex["D"] == "{0/0, 0/1}" and cex["z"] == "0/0"
 
 
 def test_lemma_c_1_refutes_a_broken_variant() -> None:
@@ -145,7 +146,7 @@ def test_lemma_c_1_refutes_a_broken_variant() -> None:
     cache = betweencut_cache(tree, params, case.variant)
     with pytest.raises(ClaimRefuted) as info:
         check_theorem_5_4_enumerated(tree, params, case.db, case.z, cache)
-    assert "violated" in info.value.counterexample
+    assert {"P", "Q", "event", "excess"} <= set(info.value.counterexample)
 
 
 def test_theorem_5_5_enumerated_calibrated_holds() -> None:

@@ -14,9 +14,10 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly
-from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
-from betweencut.proofs.privacy.claims.checkers import betweencut_cache
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.claims.setup import betweencut_cache
 from betweencut.proofs.privacy.enumeration import transcripts as enum_module
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.privacy.enumeration.outcome_tree import weights_total
 from betweencut.proofs.privacy.enumeration.pair_classes import IMPOSSIBLE, OutcomeTable, Weights
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -50,7 +51,7 @@ def test_enumeration_refuses_a_mechanism_with_hidden_state() -> None:
         enumerate_mechanism(lambda test: hidden((), test))
     run = _hidden_state()
     with pytest.raises(MechanismNotReplayable):
-        audit_mechanism(run, [((), (0,))], [(Fraction(1), Fraction(0))])
+        audit_pairs(run, [((), (0,))], [(Fraction(1), Fraction(0))])
 
 
 def test_enumeration_refuses_a_replay_that_meets_another_query() -> None:
@@ -68,9 +69,11 @@ def test_enumeration_refuses_a_law_whose_total_is_not_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The total check itself can fail: with one outcome of BT dropped from the support, every
     replay is consistent but the probabilities sum to less than 1."""
-    real = enum_module._support
-    monkeypatch.setattr(enum_module, "_support", lambda key: real(key)[:2])
-    monkeypatch.setattr(enum_module, "_QUERY_IDS", {})
+    from betweencut.proofs.laws import factors
+
+    real = factors._support
+    monkeypatch.setattr(factors, "_support", lambda key: real(key)[:2])
+    monkeypatch.setattr(factors, "_QUERY_IDS", {})
 
     def run(test: NoisyTest) -> object:
         return test(BTQuery(Fraction(0), Fraction(-1), Fraction(1), HALF))
@@ -171,7 +174,7 @@ def test_user_mechanism_audit_still_works_through_the_checked_enumeration() -> N
         return test(BTQuery(Fraction(len(db)), HALF, HALF, Fraction(1)))
 
     cache = LawCache(run)
-    verdict = audit_mechanism(run, [((), (0,))], [(Fraction(1), Fraction(0))], cache=cache)
+    verdict = audit_pairs(run, [((), (0,))], [(Fraction(1), Fraction(0))], cache=cache)
     assert verdict.holds
 
 

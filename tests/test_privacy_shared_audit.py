@@ -1,4 +1,4 @@
-"""One audit entry point for both kinds of mechanism (issue 16): `audit_mechanism` and
+"""One audit entry point for both kinds of mechanism (issue 16): `audit_pairs` and
 `betweencut audit privacy --mechanism` detect a mechanism that asks the shared-noise primitives
 (by what it asks during enumeration) and enumerate it exactly; its curve and `epsilon_at_delta`
 come from direct enumeration through the `LawCache.fresh()` hook; regression mode compares two
@@ -22,15 +22,10 @@ from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.noisy_test import BTQuery, NoisyTest
 from betweencut.proofs.baselines.corpus import CORPUS
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.privacy.audit.mechanism import (
-    Database,
-    LawCache,
-    audit_mechanism,
-    neighbouring_pairs,
-    pair_curve,
-)
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs, pair_curve
 from betweencut.proofs.privacy.audit.regression import find_regressions
 from betweencut.proofs.privacy.divergence.curve import LogOf
+from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, neighbouring_pairs
 from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache, epsilon_at_delta
 from betweencut.proofs.privacy.enumeration.transcripts import ForeignQuery
 
@@ -62,7 +57,7 @@ def _argv(spec: str, *rest: str) -> list[str]:
 
 def test_audit_mechanism_detects_shared_noise_and_holds(my_svt: ModuleType) -> None:
     cache = LawCache(my_svt.svt)
-    verdict = audit_mechanism(my_svt.svt, neighbouring_pairs(LEAVES, 2), [(F(1), F(0))],
+    verdict = audit_pairs(my_svt.svt, neighbouring_pairs(LEAVES, 2), [(F(1), F(0))],
                               cache=cache)
     assert verdict.holds and verdict.pairs == 12
     assert isinstance(cache.other, QueryLawCache)  # switched at the first DrawNoise
@@ -70,7 +65,7 @@ def test_audit_mechanism_detects_shared_noise_and_holds(my_svt: ModuleType) -> N
 
 
 def test_audit_mechanism_refutes_the_broken_svt_with_exact_p_and_q(my_svt: ModuleType) -> None:
-    verdict = audit_mechanism(my_svt.svt_no_query_noise, neighbouring_pairs(LEAVES, 2),
+    verdict = audit_pairs(my_svt.svt_no_query_noise, neighbouring_pairs(LEAVES, 2),
                               [(F(1), F(0))])  # no cache given: the entry point picks the kind
     ref = verdict.refutation
     assert not verdict.holds and ref is not None
@@ -81,7 +76,8 @@ def test_audit_mechanism_refutes_the_broken_svt_with_exact_p_and_q(my_svt: Modul
     exact_p = ExpPoly.const(F(1, 2)) - ExpPoly.const(F(1, 2)) * ExpPoly.exp(F(-1, 2))
     assert stick.p_event == exact_p and stick.q_event.is_zero()
     cex = verdict.counterexample()
-    assert cex is not None and cex["P_D(S)"] == "0" and cex["z"] == (1,)
+    assert cex is not None and cex["Q"] == "0" and cex["z"] == "1"
+    assert cex["direction"] == "D+z||D"  # P is under D + z, Q under D
     assert verdict.epsilon_at_delta() is None  # Q = 0 < P: no finite eps
 
 
@@ -89,7 +85,7 @@ def test_fresh_noise_mechanisms_keep_their_enumeration(monkeypatch: pytest.Monke
     monkeypatch.syspath_prepend(str(EXAMPLES))
     flag = importlib.import_module("my_mechanism").flag
     cache = LawCache(flag)
-    assert audit_mechanism(flag, neighbouring_pairs([(0, 0), (0, 1)], 1), [(F(1, 2), F(0))],
+    assert audit_pairs(flag, neighbouring_pairs([(0, 0), (0, 1)], 1), [(F(1, 2), F(0))],
                            cache=cache).holds
     assert cache.other is None and cache.enumerations
 
@@ -101,7 +97,7 @@ def test_a_mechanism_mixing_both_kinds_is_refused() -> None:
         return first, test(AboveThreshold(F(len(db)), F(1), F(2), rho))  # type: ignore[call-overload]
 
     with pytest.raises(ParameterError, match="mixes"):
-        audit_mechanism(mixed, [((), (0,))], [(F(1), F(0))])
+        audit_pairs(mixed, [((), (0,))], [(F(1), F(0))])
 
 
 def test_a_query_of_no_known_kind_is_a_parameter_error() -> None:
@@ -109,7 +105,7 @@ def test_a_query_of_no_known_kind_is_a_parameter_error() -> None:
         return test("is it large?")  # type: ignore[arg-type]
 
     with pytest.raises(ParameterError, match="query"):
-        audit_mechanism(odd, [((), (0,))], [(F(1), F(0))])
+        audit_pairs(odd, [((), (0,))], [(F(1), F(0))])
     with pytest.raises(ForeignQuery):
         LawCache(odd).law((), "output")  # the fresh-noise law itself cannot answer it
 
@@ -118,7 +114,7 @@ def test_cli_correct_svt_holds(my_svt: ModuleType, capsys: pytest.CaptureFixture
     assert main(_argv("my_svt:svt", "--exhaustive", "2", "--epsilon", "1", "--delta", "0",
                       "--json")) == 0
     out = _json(capsys)
-    assert out["holds"] is True and out["pairs"] == 12 and out["counterexample"] is None
+    assert out["holds"] is True and out["pairs"] == 12 and out["refutation"] is None
     assert out["epsilon_at_delta_exact"].startswith("log(") and 0 < out["epsilon_at_delta"] < 1
 
 
@@ -129,10 +125,10 @@ def test_cli_broken_svt_refuted_with_pair_event_p_q(
                       "--delta", "0", "--json")) == 1
     out = _json(capsys)
     assert out["holds"] is False and out["epsilon_at_delta_exact"] == "inf"
-    w = out["worst"]
-    assert (w["D"], w["z"], w["event"]) == ([], "1", ["(False, True)"])
+    w = out["refutation"]
+    assert (w["D"], w["z"], w["event"]) == ("{}", "1", ["(False, True)"])
     assert (w["P"], w["Q"]) == ("(-1/2)*exp(-1/2) + (1/2)", "0")
-    assert out["counterexample"]["P_D(S)"] == "0"
+    assert out["worst"]["D"] == "{}" and out["worst"]["z"] == "1"
 
 
 def test_cli_search_and_plot_on_a_shared_noise_mechanism(
@@ -143,7 +139,7 @@ def test_cli_search_and_plot_on_a_shared_noise_mechanism(
                  "--height", "3", "--search", "20", "--epsilon", "1", "--delta", "0",
                  "--plot", str(plot)]) == 1
     text = capsys.readouterr().out
-    assert "REFUTED" in text and "Q(S) = 0" in text and plot.stat().st_size > 0
+    assert "REFUTED" in text and "P_D(S) = 0" in text and plot.stat().st_size > 0
 
 
 def test_cli_regression_mode_on_two_svt_variants(
@@ -182,7 +178,7 @@ def _contains(interval: tuple[Fraction, Fraction] | None, eps: LogOf | None) -> 
 @pytest.mark.parametrize("delta", [F(0), F(1, 50)])
 def test_curve_and_epsilon_at_delta_agree_with_the_bisection(row, delta) -> None:  # type: ignore[no-untyped-def]
     run = row.mechanism()
-    verdict = audit_mechanism(run, _pairs(row.m), [(row.eps, delta)])
+    verdict = audit_pairs(run, _pairs(row.m), [(row.eps, delta)])
     worst = verdict.worst
     assert worst is not None
     found = verdict.epsilon_at_delta()
@@ -245,10 +241,10 @@ def _shared_run(db: Database, test: QueryTest) -> bool:
 
 
 def test_the_cli_guard_lets_the_kind_signal_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    from betweencut.cli.load import guarded
+    from betweencut.api.load import guarded
 
     run = guarded("inline:shared", _shared_run)
-    verdict = audit_mechanism(run, [((), (0,))], [(F(2), F(0))])
+    verdict = audit_pairs(run, [((), (0,))], [(F(2), F(0))])
     assert verdict.holds and verdict.epsilon_at_delta() is not None
 
 

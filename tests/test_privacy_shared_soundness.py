@@ -22,15 +22,11 @@ from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
-from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism, neighbouring_pairs
-from betweencut.proofs.privacy.claims.checkers import (
-    PROJECTIONS,
-    betweencut_cache,
-    check_lemma_c_1,
-    check_theorem_5_4_enumerated,
-    theorem_5_4_points,
-)
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1, check_theorem_5_4_enumerated
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, NoiselessAtOne, refute
+from betweencut.proofs.privacy.claims.setup import PROJECTIONS, betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law
 from betweencut.tree import Node, kary_tree
 
@@ -51,12 +47,12 @@ def test_lemma_c_1_noiseless_query_at_count_1_refuted_on_every_path() -> None:
     for check in (check_lemma_c_1, check_theorem_5_4_enumerated):
         with pytest.raises(ClaimRefuted) as info:
             check(TREE, PARAMS, db, z, betweencut_cache(TREE, PARAMS, NoiselessAtOne))
-        assert 0.62 < info.value.counterexample["excess_approx"] < 0.64  # type: ignore[operator]
+        assert 0.62 < info.value.counterexample["excess"] < 0.64  # type: ignore[operator]
     verdict = refute("noiseless at count 1")
     assert not verdict.holds
     points = theorem_5_4_points(TREE, PARAMS)
     direct = _direct(NoiselessAtOne)
-    slow = audit_mechanism(direct.run, [(db, z)], points, on="heavy", cache=direct)
+    slow = audit_pairs(direct.run, [(db, z)], points, on="heavy", cache=direct)
     assert slow.refutation is not None and verdict.refutation is not None
     assert slow.refutation.delta == verdict.refutation.delta
     assert PRIVACY_BREAKING["noiseless at count 1"].variant is NoiselessAtOne
@@ -185,6 +181,6 @@ def test_theorem_5_4_shared_equals_direct_for_random_overrides(
                     b = direct.joint(db, z, on).hockey_stick(eps, forward)
                     assert sign(a.delta - b.delta) == 0, (odd, order, cut, db, z, on, eps)
         points = theorem_5_4_points(TREE, p)
-        fast = audit_mechanism(shared.run, chosen, points, on=on, cache=shared)
-        slow = audit_mechanism(direct.run, chosen, points, on=on, cache=direct)
+        fast = audit_pairs(shared.run, chosen, points, on=on, cache=shared)
+        slow = audit_pairs(direct.run, chosen, points, on=on, cache=direct)
         assert fast.holds == slow.holds

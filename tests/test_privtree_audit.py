@@ -1,4 +1,4 @@
-"""PrivTree through `audit_mechanism` (issue 16): the reduced laws of `PrivTreeLawCache` answer to
+"""PrivTree through `audit_pairs` (issue 16): the reduced laws of `PrivTreeLawCache` answer to
 direct enumeration of the real `run` (principle 8), for the default rule, the closed rule, a
 non-monotone membership rule and a variant overriding `score`; the closed rule is refuted with
 the pair, event and exact P and Q; the half-open rule holds at its eps, with curve and
@@ -30,7 +30,8 @@ from betweencut.proofs.baselines.privtree_audit import (
 )
 from betweencut.proofs.baselines.privtree_search import closed_member, privtree_rules
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit.mechanism import LawCache, audit_mechanism
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 
 RULES = privtree_rules()
 EPS = [Fraction(0), Fraction(1, 2), Fraction(1), Fraction(3, 2)]
@@ -109,7 +110,7 @@ def test_a_run_that_does_not_count_with_member_is_refused() -> None:
 def test_closed_rule_refuted_by_audit_mechanism_with_two_copies_of_a_point() -> None:
     mech = RULES["closed"]
     pairs = multiplicity_pairs(mech, 2)
-    verdict = audit_mechanism(privtree_run(mech), pairs, [(Fraction(1), 0)],
+    verdict = audit_pairs(privtree_run(mech), pairs, [(Fraction(1), 0)],
                               cache=PrivTreeLawCache(mech))
     assert not verdict.holds and verdict.worst is not None
     assert multiplicities(verdict.worst.db) == {(4,): 2} and verdict.worst.z == (4,)
@@ -123,7 +124,7 @@ def test_closed_rule_refuted_by_audit_mechanism_with_two_copies_of_a_point() -> 
     assert sign(direct.q_event - stick.q_event) == 0
     assert sign(direct.delta) > 0
     # every database of at most one point misses it
-    small = audit_mechanism(privtree_run(mech), exhaustive_pairs(mech, 1), [(Fraction(1), 0)],
+    small = audit_pairs(privtree_run(mech), exhaustive_pairs(mech, 1), [(Fraction(1), 0)],
                             cache=PrivTreeLawCache(mech))
     assert small.holds
 
@@ -139,7 +140,7 @@ class HalvedScale(PrivTree):
 def test_halved_noise_variant_is_refuted_and_agrees_with_direct_enumeration() -> None:
     leaky = variant(HalvedScale, RULES["half-open"])
     fast = PrivTreeLawCache(leaky)
-    verdict = audit_mechanism(privtree_run(leaky), exhaustive_pairs(leaky, 1),
+    verdict = audit_pairs(privtree_run(leaky), exhaustive_pairs(leaky, 1),
                               [(leaky.epsilon, 0)], cache=fast)
     assert not verdict.holds and verdict.worst is not None
     direct = LawCache(privtree_run(leaky)).profile(verdict.worst.db, verdict.worst.z, "output",
@@ -150,7 +151,7 @@ def test_halved_noise_variant_is_refuted_and_agrees_with_direct_enumeration() ->
 def test_half_open_rule_holds_at_its_eps_with_curve_and_epsilon_at_delta() -> None:
     mech = RULES["half-open"]
     pair, found = dp_pair(mech, 20)
-    verdict = audit_mechanism(privtree_run(mech), [pair], [(mech.epsilon, 0)],
+    verdict = audit_pairs(privtree_run(mech), [pair], [(mech.epsilon, 0)],
                               cache=PrivTreeLawCache(mech))
     assert verdict.holds and multiplicities(pair[0]) == {(0,): 2}
     eps = verdict.epsilon_at_delta()

@@ -16,9 +16,9 @@ from betweencut.proofs.baselines.privtree_search import privtree_rules
 from betweencut.proofs.exact.arith import exact_str
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-KEYS = {"mechanism", "kind", "tree", "on", "claim", "pairs", "transcripts", "holds",
-        "epsilon_at_delta", "epsilon_at_delta_exact", "epsilon_at_delta_pair", "worst", "curve",
-        "counterexample", "baseline", "regressions"}
+KEYS = {"schema", "version", "audit", "subject", "claim", "pairs", "holds", "worst",
+        "refutation", "rows", "regressions", "epsilon_at_delta", "epsilon_at_delta_exact",
+        "epsilon_at_delta_pair", "curve"}  # the one verdict shape
 USER = '''
 from betweencut.baselines.privtree import PrivTree
 
@@ -35,6 +35,9 @@ def broken_rule():
 '''
 
 
+CLAIM = ("--epsilon", "1", "--delta", "0")  # the claim is given, never read off the PrivTree
+
+
 @pytest.fixture(autouse=True)
 def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "userprivtree_t.py").write_text(USER)
@@ -43,7 +46,7 @@ def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:  # type: ignore[type-arg]
-    code = main(["audit", "privacy", *argv, "--json"])
+    code = main(["audit", "privacy", *argv, *(() if "--epsilon" in argv else CLAIM), "--json"])
     return code, json.loads(capsys.readouterr().out)
 
 
@@ -51,10 +54,10 @@ def test_cli_refutes_the_closed_cell_rule_with_two_copies_of_a_point(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _run(capsys, "--mechanism", "my_privtree:privtree_closed", "--search", "2")
     assert code == 1 and set(out) >= KEYS and out["holds"] is False
-    w = out["worst"]
-    assert w["D"] == {"4": 2} and w["z"] == "4" and w["D + z"] == {"4": 3}
+    w = out["refutation"]
+    assert w["D"] == "{4*2}" and w["z"] == "4" and out["worst"]["D"] == "{4*2}"
     assert w["event_size"] == 1 and w["event"][0].startswith("{")
-    assert out["counterexample"] is not None and out["claim"] == {"epsilon": "1", "delta": "0"}
+    assert out["claim"]["text"] == "(1, 0)-DP"
     # the exact P and Q are those of the pair, enumerated by the decomposition
     mech = privtree_rules()["closed"]
     stick = PrivTreeLawCache(mech).profile(as_points({(4,): 2}), (4,), "output", 1)
@@ -65,31 +68,32 @@ def test_cli_refutes_the_closed_cell_rule_with_two_copies_of_a_point(
 def test_cli_closed_rule_passes_every_database_of_one_point(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _run(capsys, "--mechanism", "my_privtree:privtree_closed", "--exhaustive", "1")
-    assert code == 0 and out["holds"] is True and "listed" in out["covered"]
+    assert code == 0 and out["holds"] is True and "listed" in out["subject"]["covered"]
 
 
 def test_cli_half_open_rule_holds_at_its_eps_over_every_database_of_20_points(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _run(capsys, "--mechanism", "my_privtree:privtree", "--exhaustive", "20")
     assert code == 0 and set(out) >= KEYS and out["holds"] is True
-    assert "count DP" in out["covered"] and out["pairs"] == 1
-    assert out["epsilon_at_delta_pair"] == {"D": {"0": 2}, "z": "0"}
+    assert "count DP" in out["subject"]["covered"] and out["pairs"] == 1
+    assert out["epsilon_at_delta_pair"] == {"D": "{0*2}", "z": "0", "on": "output",
+                                            "delta_exact": "0"}
     assert 0.661 < out["epsilon_at_delta"] < 0.662 and out["curve"]
     code, out = _run(capsys, "--mechanism", "my_privtree:privtree", "--db", "0*2",
-                     "--add", "0", "--epsilon", "1/2")
-    assert code == 1 and out["worst"]["D"] == {"0": 2} and out["worst"]["delta"] > 0
+                     "--add", "0", "--epsilon", "1/2", "--delta", "0")
+    assert code == 1 and out["worst"]["D"] == "{0*2}" and out["worst"]["delta"] > 0
 
 
 def test_a_function_with_defaulted_db_and_test_is_not_taken_for_a_privtree_factory() -> None:
-    from betweencut.cli.audit_privtree import privtree_of
+    from betweencut.api.load import PRIVTREE, resolve
 
-    assert privtree_of("userprivtree_t:defaults_only") is None
-    assert privtree_of("my_privtree:privtree") is not None
+    assert resolve("userprivtree_t:defaults_only").kind != PRIVTREE
+    assert resolve("my_privtree:privtree").kind == PRIVTREE
 
 
 def test_cli_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["audit", "privacy", "--mechanism", "my_privtree:privtree_closed", "--db",
-                 "4*2", "--add", "4"])
+                 "4*2", "--add", "4", *CLAIM])
     text = capsys.readouterr().out
     assert code == 1 and "REFUTED" in text and "D = {4*2}, z = 4" in text
 
@@ -113,7 +117,8 @@ def test_cli_text_report(capsys: pytest.CaptureFixture[str]) -> None:
 ])
 def test_cli_privtree_bad_usage_is_one_line(argv: list[str],
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["audit", "privacy", *argv]) == 2
+    claim = () if "--epsilon" in argv or argv[-1] == "my_privtree:privtree" else CLAIM
+    assert main(["audit", "privacy", *argv, *claim]) == 2
     err = capsys.readouterr().err.strip()
     assert "error:" in err and "\n" not in err and "Traceback" not in err
 

@@ -178,3 +178,18 @@ def test_is_leaf_path_closed_form_agrees_with_the_tree_walk() -> None:
         for n in range(tree.height + 1):
             for node in itertools.product(range(-1, k + 1), repeat=n):
                 assert tree.is_leaf_path(node) == (node in leaves), (tree.description, node)
+
+
+def test_btquery_validates_every_new_triple_after_remembering_a_valid_one() -> None:
+    """BTQuery skips its comparisons only for the (a, b, lam) it validated last: a valid triple
+    asked again is accepted, a new one is checked (and refused if wrong) every time."""
+    a, b, lam = Fraction(26), Fraction(34), Fraction(1, 4)
+    for count in (0, 30, 99):
+        assert BTQuery(Fraction(count), a, b, lam).a is a
+    for bad_a, bad_b, bad_lam, name in [(b, a, lam, "a"), (a, b, Fraction(0), "lam"),
+                                        (a, b, -lam, "lam")]:
+        with pytest.raises(ParameterError, match=name):
+            BTQuery(Fraction(30), bad_a, bad_b, bad_lam)
+        BTQuery(Fraction(30), a, b, lam)  # remembered again in between
+        with pytest.raises(ParameterError, match=name):
+            BTQuery(Fraction(30), bad_a, bad_b, bad_lam)

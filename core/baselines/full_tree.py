@@ -34,6 +34,7 @@ from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import public_tau
 from betweencut.sampler import ExactSampler
 from betweencut.tree import Node, PublicTree
+from betweencut.validate import seed_integer
 
 Step = tuple[Node, Outcome]
 
@@ -170,7 +171,7 @@ class FullTreeGaussian:
         leaves: Iterable[Node],
         *,
         allow_float_gaussian: bool = False,
-        seed: int | None = None,
+        seed: int | bytes | None = None,
         nodes: Iterable[Node] | None = None,
     ) -> FullTreeRun:
         if not allow_float_gaussian:
@@ -182,7 +183,7 @@ class FullTreeGaussian:
         if tree.height != self.height:
             raise ParameterError("tree", tree.description, f"a tree of height {self.height}")
         counts = path_counts(leaves)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(seed_integer(seed))
         sigma = self.sigma()
         tau = float(self.tau)
         heavy: list[Node] = []

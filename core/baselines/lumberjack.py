@@ -50,6 +50,7 @@ from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.tree import Node, PublicTree
+from betweencut.validate import seed_integer
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,8 @@ class LumberjackStyle(BetweenCut):
     """
 
     def __init__(self, tree: PublicTree, tau: object, cal: LumberjackCalibration,
-                 *, allow_float_gaussian: bool = False, seed: int | None = None) -> None:
+                 *, allow_float_gaussian: bool = False,
+                 seed: int | bytes | None = None) -> None:
         if not allow_float_gaussian:
             raise ParameterError(
                 "allow_float_gaussian", allow_float_gaussian,
@@ -143,7 +145,7 @@ class LumberjackStyle(BetweenCut):
         if tree.height != cal.height:
             raise ParameterError("tree", tree.description, f"a tree of height {cal.height}")
         self.cal = cal
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed_integer(seed))
         # Params holds tau for reading; lam and R are unused by this variant's query.
         super().__init__(tree, Params.of(tau, 1, 1))
 

@@ -27,6 +27,7 @@ from fractions import Fraction
 
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax, QueryTest
+from betweencut.validate import exact_number
 
 __all__ = [
     "noisy_max",
@@ -68,7 +69,7 @@ def _check(eps: Fraction, c: int | None, thresholds: Sequence[Fraction]) -> None
 def _thresholds(q: Sequence[Fraction], thresholds: Sequence[Fraction]) -> list[Fraction]:
     if len(thresholds) != len(q):
         raise ParameterError("thresholds", len(thresholds), f"{len(q)} thresholds (one per query)")
-    return [Fraction(t) for t in thresholds]
+    return [exact_number(t, f"thresholds[{i}]") for i, t in enumerate(thresholds)]
 
 
 def _svt(q: Sequence[Fraction], thresholds: Sequence[Fraction], rho_scale: Fraction,

@@ -11,18 +11,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from betweencut.cli import audit, calibrate, classify
+from betweencut.cli import audit, calibrate, classify, margins
 from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError, make_parser
 from betweencut.errors import BetweenCutError, Undecided, one_line
 
 EXIT_BROKEN_PIPE = 141
-COMMANDS = [classify, calibrate, audit]
-try:  # the margins command lives with the baselines
-    from betweencut.cli import margins
-
-    COMMANDS.append(margins)
-except ImportError:  # pragma: no cover - until the baselines issue lands
-    pass
+COMMANDS = [classify, calibrate, audit, margins]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,6 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "with machine-checked proofs.",
         "betweencut audit\n  betweencut classify --tau 30 --epsilon 1 --delta 0.05",
     )
+    parser.add_argument("--version", action="store_true",
+                        help="print the package version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=type(parser))
     words = list(sys.argv[1:] if argv is None else argv)
     for command in COMMANDS:
@@ -39,8 +35,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             audit.add_parser(sub, groups="audit" in words)
         else:
             command.add_parser(sub)
+    args = None
     try:
         args = parser.parse_args(argv)
+        if args.version:
+            from betweencut.schemas import version
+
+            print(f"betweencut {version()}")
+            return 0
         if args.command is None:
             raise UsageError("a command is required: classify, calibrate, audit or margins")
         status = int(args.handler(args))
@@ -56,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNDECIDED
     except BetweenCutError as exc:
         _say(f"error: {exc}")
+        detail = getattr(exc, "detail", "")
+        if detail and getattr(args, "debug", False):  # a dependency's own text, on request
+            print(f"betweencut: debug: {detail}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
         _say(f"error: {exc.strerror or exc}: {exc.filename or ''}")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from betweencut.errors import BetweenCutError
 from betweencut.validate import int_text, number_text
@@ -120,3 +121,19 @@ def progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:
             sys.stderr.flush()
     if show and time.monotonic() - start > 1:
         sys.stderr.write("\n")
+
+
+def add_accountant_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--accountant", choices=("paper", "tight"), default="paper",
+                   help="paper: Theorem 5.5 (default); tight: the smallest margin E whose "
+                        "certified delta(eps) <= delta under KOV's optimal composition or "
+                        "Theorem 5.4 (never above paper's E)")
+
+
+def print_verdict(verdict: Any, as_json: bool) -> int:
+    """Print a verdict (any audit's: `as_json()` or `text()`) and return its exit status."""
+    if as_json:
+        print(json.dumps(verdict.as_json()))
+    else:
+        print(verdict.text())
+    return int(verdict.exit_status)

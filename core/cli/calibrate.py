@@ -1,4 +1,5 @@
-"""`betweencut calibrate`: the numbers of Theorem 5.5 and 5.6."""
+"""`betweencut calibrate`: the numbers of Theorem 5.5 and 5.6 (parsing and printing only: the
+work is `betweencut.calibrate`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import argparse
 import json
 
 from betweencut.calibration import MAX_CALIBRATION_HEIGHT
-from betweencut.cli._accountant import add_accountant_flag, calibrate_with
-from betweencut.cli._common import add_command, positive_int, rational
+from betweencut.cli._common import add_accountant_flag, add_command, positive_int, rational
+from betweencut.schemas import header
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,10 +27,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    cal = calibrate_with(args.accountant, args.height, args.epsilon, args.delta)
+    from betweencut.api import calibrate
+
+    cal = calibrate(args.height, args.epsilon, args.delta, args.accountant)
     data = cal.as_json()
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps({**header("calibrate"), **data}))
         return 0
     how = "Theorem 5.5" if cal.accountant == "paper" else "tight-accountant"
     print(f"{how} calibration for h = {cal.height}, eps = {cal.epsilon}, delta = {cal.delta}")

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from dataclasses import replace
+from typing import Any
 
-from betweencut.calibration import Calibration
-from betweencut.classifier import Classification, Diagnostics, classify, plan
-from betweencut.cli._accountant import add_accountant_flag, calibrate_with
-from betweencut.cli._common import StatusLine, UsageError, add_command, positive_int, rational
+from betweencut.classifier import plan
+from betweencut.cli._common import (
+    StatusLine,
+    UsageError,
+    add_accountant_flag,
+    add_command,
+    positive_int,
+    rational,
+)
 from betweencut.cli.release import TERMS, print_diagnostics, print_release
-from betweencut.datasets import UNICODE_HEIGHT, unicode_leaves, unicode_tree
-from betweencut.engines.common import Source
-from betweencut.engines.memory import read_leaves
-from betweencut.engines.select import choose_engine, classify_source
+from betweencut.datasets import UNICODE_HEIGHT, unicode_tree
 from betweencut.records import parse_records
-from betweencut.sampler import ExactSampler
-from betweencut.tree import MAX_ARITY, Node, PublicTree, kary_tree, prefix_tree
+from betweencut.tree import MAX_ARITY, PublicTree, kary_tree, prefix_tree
 from betweencut.validate import MAX_NUMBER_TEXT, MAX_RUN_HEIGHT, text_lines
 
 
@@ -34,8 +34,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "  betweencut classify --tau 30 --epsilon 1 --delta 0.05   (embedded Unicode dataset)",
     )
     p.add_argument("input", nargs="?", metavar="INPUT",
-                   help="one record per line (a/b/c paths or 0/1/1 leaf indices; - for stdin); "
-                        "omitted: the embedded Unicode dataset")
+                   help="a file read as named (one record per line, a/b/c paths or 0/1/1 leaf "
+                        "indices; or CSV, Parquet), a directory (its .txt, .csv, .parquet files "
+                        "not starting with . or _, sorted by name), or - for stdin; omitted: "
+                        "the embedded Unicode dataset. CSV: UTF-8, a header line naming the "
+                        "columns exactly, comma-separated, fields quoted with \" (doubled "
+                        "inside), one line per row of as many fields as the header, lines of "
+                        "at most 65,536 bytes, no blank lines; an empty field is a null record")
+    p.add_argument("--glob", action="store_true",
+                   help="INPUT is a glob pattern (*, ?, [...]) naming the files to read; "
+                        "without it INPUT is a path, whatever characters it holds")
     p.add_argument("--tau", type=rational("tau"), required=True, help="public threshold tau >= 0")
     p.add_argument("--epsilon", type=rational("epsilon"), required=True, help="0 < eps <= 1")
     p.add_argument("--delta", type=rational("delta"), required=True, help="0 < delta < 1/10")
@@ -73,6 +81,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--progress", action="store_true",
                    help="progress on stderr, one line a stage or level, even when it is not a "
                         "terminal (public facts only; the elapsed time only with --diagnostics)")
+    p.add_argument("--debug", action="store_true",
+                   help="on an input error, also print the message of the library that "
+                        "raised it (DuckDB, Spark, the csv module, the operating system)")
     p.add_argument("--seed", type=positive_int("seed", 0, 2**63),
                    help="seed the sampler for a reproducible run (not for release: the default "
                         "draws from the operating system's CSPRNG)")
@@ -101,80 +112,28 @@ def _public_tree(args: argparse.Namespace) -> PublicTree:
     return kary_tree(args.arity or 2, args.height)
 
 
-def _leaves(args: argparse.Namespace, tree: PublicTree) -> tuple[list[Node], int]:
-    """The records, read with a bound on line length and checked to be UTF-8 (naming the line
-    and byte offset) and leaves of the public tree (naming the line), and how many null records
-    `--skip-null` skipped (a diagnostic)."""
-    if args.input is None:
-        return unicode_leaves(tree), 0
-    if args.input == "-":
-        return parse_records(text_lines(sys.stdin.buffer, "stdin"), tree), 0
-    source = _source(args)
-    if source is not None and (source.format != "text" or len(source.files) > 1):
-        leaves, diagnostics = read_leaves(source, tree)  # CSV, or a directory or glob of text
-        return leaves, int(str(diagnostics["null_records_skipped"]))
-    with open(args.input, "rb") as handle:
-        return parse_records(text_lines(handle, args.input), tree), 0
-
-
-def _source(args: argparse.Namespace) -> Source | None:
-    """The input files (issue 14), checked before any record is read; None for stdin or the
-    embedded dataset."""
-    if args.input in (None, "-"):
-        if args.column is not None or args.engine not in (None, "memory"):
-            raise UsageError("--column and --engine duckdb|spark go with a CSV or Parquet INPUT")
-        return None
-    return Source.of(args.input, args.column, skip_null=args.skip_null)
-
-
-def _engine_run(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Calibration,
-                status: StatusLine) -> Classification:
-    """A counting engine's run: the engine counts, the exact stage labels the candidates."""
-    start = time.perf_counter()
-    source = _source(args)
-    if source is None:  # pragma: no cover - choose_engine refuses it
-        raise UsageError("--engine duckdb|spark needs a CSV or Parquet INPUT")
-    params = cal.params(args.tau)
-    test = ExactSampler(args.seed)
-    result = classify_source(engine, source, tree, params, test,
-                             spark_master=args.spark_master,
-                             max_candidates=args.max_candidates, progress=status,
-                             engine_log=args.engine_log)
-    diagnostics = Diagnostics(int(str(result.diagnostics["records"])), test.draws,
-                              time.perf_counter() - start,
-                              {k: v for k, v in result.diagnostics.items()
-                               if k not in ("records", "noisy_draws")})
-    return Classification(tree, result.heavy, cal, params,
-                          f"{engine} counts, sparse (Appendix D) on the candidates",
-                          test.seeded, diagnostics, cal.accountant)
-
-
-def _counted(args: argparse.Namespace, engine: str, tree: PublicTree, cal: Calibration,
-             status: StatusLine) -> Classification:
-    """The run itself, by the chosen engine; `status` hears its stages."""
-    if engine != "memory":
-        status(f"counting with {engine}")
-        return _engine_run(args, engine, tree, cal, status)
-    status("reading the records")
-    leaves, skipped = _leaves(args, tree)
-    result = classify(tree, leaves, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
-                      seed=args.seed, progress=status, calibration=cal)
-    if skipped:
-        more = {"null_records_skipped": skipped}
-        result = replace(result, diagnostics=replace(result.diagnostics, more=more))
-    return result
-
-
 def run(args: argparse.Namespace) -> int:
+    from betweencut.api import classify
+
     tree = _public_tree(args)
-    plan(tree, args.tau, args.epsilon, args.delta)  # every public check before reading records
-    cal = calibrate_with(args.accountant, tree.height, args.epsilon, args.delta)
-    engine = choose_engine(args.engine, _source(args), args.spark_master)
-    if args.engine_log and engine != "spark":
+    if args.input in (None, "-") and (args.column is not None
+                                      or args.engine not in (None, "memory")):
+        raise UsageError("--column and --engine duckdb|spark go with a CSV or Parquet INPUT")
+    if args.input in (None, "-") and args.glob:
+        raise UsageError("--glob goes with an INPUT pattern")
+    if args.engine_log and args.engine != "spark":
         raise UsageError("--engine-log goes with --engine spark")
     status = StatusLine("classify", force=args.progress, elapsed=args.diagnostics)
+    source: Any = args.input
+    if args.input == "-":
+        plan(tree, args.tau, args.epsilon, args.delta)  # every public check before reading
+        source = parse_records(text_lines(sys.stdin.buffer, "stdin"), tree)
     try:
-        result = _counted(args, engine, tree, cal, status)
+        result = classify(tree, source, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
+                          engine=args.engine, accountant=args.accountant, column=args.column,
+                          skip_null=args.skip_null, spark_master=args.spark_master,
+                          seed=args.seed, progress=status, glob=args.glob,
+                          max_candidates=args.max_candidates, engine_log=args.engine_log)
     finally:
         status.close()
     print_release(result, args.json, sys.stdout)

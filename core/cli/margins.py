@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-from typing import Any
 
-from betweencut.baselines.margins import ALL, BASELINES, MarginSetting, crossover, margin_row
+from betweencut.baselines.margins import ALL, MarginSetting, crossover, margin_row
 from betweencut.calibration import MAX_CALIBRATION_HEIGHT
-from betweencut.cli._accountant import add_accountant_flag, calibrate_with
-from betweencut.cli._common import UsageError, add_command, positive_int, rational
+from betweencut.cli._common import (
+    UsageError,
+    add_accountant_flag,
+    add_command,
+    positive_int,
+    rational,
+)
 from betweencut.errors import BetweenCutError
 from betweencut.tree import MAX_ARITY
 from betweencut.validate import int_text
@@ -83,47 +86,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(handler=run)
 
 
-def compute(args: argparse.Namespace) -> dict[str, Any]:
-    setting = MarginSetting.of(args.epsilon, args.delta, args.beta, args.arity, args.tau,
-                               args.ghazi_m)
-    rows = [margin_row(setting, h) for h in args.heights]
-    if args.accountant == "tight":  # E under the tight accountant (the crossovers stay Eq. 24's)
-        for row in rows:
-            tight = calibrate_with("tight", row["h"], setting.epsilon, setting.delta)
-            row["betweencut_tight"] = tight.E.approx()
-            row["betweencut_tight_exact"] = tight.E.exact_str()
-    crossings = [crossover(setting, b, args.max_log2_height).as_json() for b in BASELINES]
-    known = [c["height"] for c in crossings]
-    overall = None if any(h is None for h in known) else max(known)
-    return {
-        "parameters": {"epsilon": str(setting.epsilon), "delta": str(setting.delta),
-                       "beta": str(setting.beta), "arity": setting.arity,
-                       "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m),
-                       "accountant": args.accountant},
-        "rows": rows,
-        "crossover": crossings,
-        "crossover_all": overall,
-        "notes": setting.notes(),
-    }
-
-
-def _finite(x: Any) -> Any:
-    """JSON without Infinity: a margin beyond the float range is shown as the string "inf"."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_finite(v) for v in x]
-    return x
-
-
 def run(args: argparse.Namespace) -> int:
-    data = compute(args)
+    from betweencut.api import margins
+
+    data = margins(args.epsilon, args.delta, beta=args.beta, arity=args.arity,
+                   heights=args.heights, tau=args.tau, ghazi_m=args.ghazi_m,
+                   max_log2_height=args.max_log2_height, accountant=args.accountant)
     if args.plot:
         plot(args, args.plot)
     if args.json:
-        print(json.dumps(_finite(data)))
+        print(json.dumps(data))
         return 0
     par = data["parameters"]
     print(f"Additive margins, eps = {par['epsilon']}, delta = {par['delta']}, beta = "
@@ -132,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'margin':<28}" + "".join(f"{'h=' + str(r['h']):>14}" for r in data["rows"]))
     for name in ALL:
         cells = "".join(
-            f"{'undefined':>14}" if r[name] is None else f"{r[name]:>14.6g}" for r in data["rows"])
+            f"{'undefined':>14}" if r[name] is None else _cell(r[name]) for r in data["rows"])
         print(f"{LABELS[name]:<28}{cells}")
     if args.accountant == "tight":
-        cells = "".join(f"{r['betweencut_tight']:>14.6g}" for r in data["rows"])
+        cells = "".join(_cell(r["betweencut_tight"]) for r in data["rows"])
         print(f"{'BetweenCut, tight accountant':<28}{cells}")
     for reading in ("L", "log2h"):
         cells = "".join(f"{r[f'eq25_{reading}_bounds_E']!s:>14}" for r in data["rows"])
@@ -154,6 +126,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cell(value: object) -> str:
+    """A table cell: a float to 6 significant digits, or its text ("inf")."""
+    return f"{value:>14.6g}" if isinstance(value, float | int) else f"{value!s:>14}"
+
+
 def plot(args: argparse.Namespace, path: str) -> None:
     """Margins against log2 h on a log scale (matplotlib, imported only here)."""
     try:
@@ -162,7 +139,7 @@ def plot(args: argparse.Namespace, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'betweencut[dev]'") from None
+        raise UsageError("--plot needs matplotlib: pip install 'betweencut[plot]'") from None
     setting = MarginSetting.of(args.epsilon, args.delta, args.beta, args.arity, args.tau,
                                args.ghazi_m)
     top = min(args.max_log2_height, 256)

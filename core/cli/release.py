@@ -16,9 +16,11 @@ from typing import Any, TextIO
 
 from betweencut.classifier import Classification
 from betweencut.errors import BetweenCutError
+from betweencut.schemas import header
 
 PUBLIC_KEYS = frozenset({
-    "heavy", "heavy_count", "light_count", "nodes", "tree", "height", "tau", "epsilon",
+    "schema", "version", "heavy", "heavy_count", "light_count", "nodes", "tree", "height",
+    "tau", "epsilon", "epsilon_exact", "delta_exact",
     "delta", "accountant", "calibration", "E", "E_exact", "implementation", "seeded",
     "guarantee",
 })
@@ -61,9 +63,12 @@ def release_dict(result: Classification) -> dict[str, Any]:
     names = [tree.name(u) for u in sorted(result.heavy, key=lambda u: (len(u), u))]
     nodes = tree.node_count()
     data: dict[str, Any] = {
-        "heavy": names, "heavy_count": len(names), "light_count": nodes - len(names),
+        **header("classify"), "heavy": names, "heavy_count": len(names),
+        "light_count": nodes - len(names),
         "nodes": nodes, "tree": tree.description, "height": tree.height,
-        "tau": str(result.params.tau), "epsilon": str(cal.epsilon), "delta": str(cal.delta),
+        "tau": str(result.params.tau), "epsilon": float(cal.epsilon),
+        "epsilon_exact": str(cal.epsilon), "delta": float(cal.delta),
+        "delta_exact": str(cal.delta),
         "accountant": result.accountant, "calibration": cal.as_json(),
         "E": cal.as_json()["E"], "E_exact": cal.E.exact_str(),
         "implementation": result.implementation, "seeded": result.seeded,
@@ -83,7 +88,8 @@ def release_text(result: Classification) -> list[str]:
     lines = [
         f"BetweenCut release: {d['tree']} ({d['nodes']} nodes); implementation: "
         f"{d['implementation']}",
-        f"public inputs: tau = {d['tau']}, eps = {d['epsilon']}, delta = {d['delta']}; "
+        f"public inputs: tau = {d['tau']}, eps = {d['epsilon_exact']}, delta = "
+        f"{d['delta_exact']}; "
         f"accountant: {d['accountant']}",
         "guarantee: (eps, delta)-differential privacy for adding or removing one record "
         + ("(Theorem 5.5)." if d["accountant"] == "paper"

@@ -40,10 +40,7 @@ CSV data rows after the header); in a text file by its line.
 
 from __future__ import annotations
 
-import csv
-import glob
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
@@ -52,6 +49,10 @@ import numpy as np
 import numpy.typing as npt
 
 from betweencut.classifier import Progress as Progress  # the engines' progress(message)
+from betweencut.engines.sources import FORMATS as FORMATS
+from betweencut.engines.sources import column_index as column_index
+from betweencut.engines.sources import csv_rows as sources_csv_rows
+from betweencut.engines.sources import resolve
 from betweencut.errors import BetweenCutError, ParameterError, RecordError
 from betweencut.guarded_bt import GuardedBT
 from betweencut.params import Params
@@ -61,7 +62,6 @@ from betweencut.tree import END_OF_RECORD, Node, PublicTree
 
 IntArray = npt.NDArray[np.int64]
 ENGINES = ("memory", "duckdb", "spark")
-FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".txt": "text"}
 # Python's str.strip() strips exactly these (str.isspace); the engines' SQL trims the same set.
 WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
 
@@ -103,65 +103,21 @@ class Source:
     skip_null: bool = False
 
     @staticmethod
-    def of(path: str, column: str | None = None, *, skip_null: bool = False) -> Source:
-        """`path` is a file, a directory (its files with a known extension) or a glob."""
-        if not isinstance(path, str) or not path:
-            raise ParameterError("INPUT", path, "a file, a directory or a glob")
-        if os.path.isdir(path):
-            files = sorted(
-                os.path.join(path, f) for f in os.listdir(path)
-                if os.path.splitext(f)[1].lower() in FORMATS
-                and os.path.isfile(os.path.join(path, f))
-            )
-        elif os.path.exists(path):
-            files = [path]
-        elif glob.has_magic(path):
-            files = sorted(f for f in glob.glob(path) if os.path.isfile(f))
-        else:
-            raise ParameterError("INPUT", path, "an existing file, directory or glob",
-                                 "no such file")
-        if not files:
-            raise ParameterError("INPUT", path, "a file, directory or glob that names files "
-                                 "ending in .parquet, .pq, .csv or .txt")
-        kinds = {FORMATS.get(os.path.splitext(f)[1].lower(), "text") for f in files}
-        if len(kinds) > 1:
-            raise ParameterError("INPUT", path, "files of one format",
-                                 f"found {', '.join(sorted(kinds))}")
-        kind = kinds.pop()
+    def of(path: str, column: str | None = None, *, skip_null: bool = False,
+           pattern: bool = False) -> Source:
+        """`path` is a file or a directory (its data files), read as named; with `pattern` a
+        glob. Resolved by `betweencut.engines.sources.resolve`, in its public order."""
+        files, kind = resolve(path, pattern=pattern)
         if kind == "text" and column is not None:
             raise ParameterError("column", column, "no --column for a text file (one record "
                                  "a line)")
-        return Source(tuple(os.path.abspath(f) for f in files), kind, column, skip_null)
+        return Source(files, kind, column, skip_null)
 
 
 def csv_rows(source: Source) -> Iterator[tuple[str, int, str | None]]:
     """(file, row, value) of the record column of CSV files, rows from 1 after the header; an
-    empty field is a null record (as DuckDB and Spark read it)."""
-    for path in source.files:
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.reader(handle)
-            header = next(reader, None)
-            if header is None:
-                raise ParameterError("INPUT", path, "a CSV file with a header row")
-            index = column_index(header, source.column, path)
-            for row, fields in enumerate(reader, start=1):
-                if index >= len(fields):
-                    raise SourceRecordError(path, row, f"the row has no field {source.column!r}")
-                value = fields[index]
-                yield path, row, (value if value != "" else None)
-
-
-def column_index(header: Sequence[str], column: str | None, path: str) -> int:
-    """Where the record column is: `--column`, or the only column."""
-    if column is None:
-        if len(header) == 1:
-            return 0
-        raise ParameterError("column", None, f"one of the columns of {path}: "
-                             + ", ".join(header[:20]), "--column names the record column")
-    if column not in header:
-        raise ParameterError("column", column, f"one of the columns of {path}: "
-                             + ", ".join(header[:20]))
-    return list(header).index(column)
+    empty field is a null record (`betweencut.engines.sources.CsvTable`)."""
+    return sources_csv_rows(source.files, source.column)
 
 
 def null_record(file: str, row: int) -> SourceRecordError:

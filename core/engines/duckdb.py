@@ -36,6 +36,7 @@ from betweencut.engines.common import (
     require,
     split_depth,
 )
+from betweencut.engines.sources import duckdb_sql
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
@@ -49,15 +50,12 @@ def quote(name: str) -> str:
 
 
 def reader_sql(source: Source, *, locate: bool = False) -> str:
-    """The table function reading `source` (files as the `$files` parameter)."""
-    if source.format == "parquet":
-        extra = ", filename = true, file_row_number = true" if locate else ""
-        return f"read_parquet($files{extra})"
-    if source.format == "csv":
-        extra = ", filename = true" if locate else ""
-        return ("read_csv($files, header = true, all_varchar = true, delim = ',', quote = '\"', "
-                f"escape = '\"'{extra})")
-    raise ParameterError("engine", "duckdb", "CSV or Parquet input (text files: --engine memory)")
+    """The table reading `source` (files as the `$files` parameter), as named and in the one
+    CSV dialect (`betweencut.engines.sources.duckdb_sql`)."""
+    if source.format not in ("parquet", "csv"):
+        raise ParameterError("engine", "duckdb", "CSV or Parquet input (text files: --engine "
+                             "memory)")
+    return duckdb_sql(source.files, source.format, source.column, locate=locate)
 
 
 # Python's str.strip() as one regular expression (RE2 matches code points): DuckDB's

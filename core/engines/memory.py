@@ -8,9 +8,11 @@ is the reference the others are tested against.
 from __future__ import annotations
 
 from betweencut.engines.common import Source, SourceRecordError, csv_rows, null_record
+from betweencut.engines.sources import reading
 from betweencut.errors import ParameterError, RecordError
 from betweencut.records import parse_records
 from betweencut.tree import Node, PublicTree
+from betweencut.validate import text_lines
 
 
 def read_leaves(source: Source, tree: PublicTree) -> tuple[list[Node], dict[str, object]]:
@@ -24,10 +26,10 @@ def read_leaves(source: Source, tree: PublicTree) -> tuple[list[Node], dict[str,
     leaves: list[Node] = []
     skipped = 0
     if source.format == "text":
-        for path in source.files:
-            with open(path, encoding="utf-8") as handle:
+        for path in source.files:  # the bounded UTF-8 line reader, as for one file
+            with open(path, "rb") as handle, reading([path], "memory"):
                 try:
-                    leaves.extend(parse_records(handle, tree))
+                    leaves.extend(parse_records(text_lines(handle, path), tree))
                 except RecordError as exc:
                     raise SourceRecordError(
                         path, exc.line, str(exc).removeprefix(f"line {exc.line}: "), "line"

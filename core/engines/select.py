@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from betweencut.engines.candidates import check_max_candidates
 from betweencut.engines.common import ENGINES, EngineResult, Progress, Source, TreeCodec
+from betweencut.engines.sources import reading
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
@@ -50,15 +51,16 @@ def classify_source(
     engine's own log (Spark's Java logging, at WARN) reach stderr; by default it is silenced."""
     max_candidates = check_max_candidates(max_candidates)
     codec = TreeCodec.of(tree)
-    if engine == "duckdb":
-        from betweencut.engines import duckdb
+    with reading(source.files, engine):  # a dependency's error, in the package's words
+        if engine == "duckdb":
+            from betweencut.engines import duckdb
 
-        return duckdb.classify(source, codec, params, test, max_candidates=max_candidates,
-                               progress=progress)
-    if engine == "spark":
-        from betweencut.engines import spark
+            return duckdb.classify(source, codec, params, test, max_candidates=max_candidates,
+                                   progress=progress)
+        if engine == "spark":
+            from betweencut.engines import spark
 
-        return spark.classify(source, codec, params, test, master=spark_master,
-                              max_candidates=max_candidates, progress=progress,
-                              log=engine_log)
+            return spark.classify(source, codec, params, test, master=spark_master,
+                                  max_candidates=max_candidates, progress=progress,
+                                  log=engine_log)
     raise ParameterError("engine", engine, "duckdb or spark (memory reads with read_leaves)")

@@ -47,6 +47,7 @@ from betweencut.engines.common import (
     require,
     split_depth,
 )
+from betweencut.engines.sources import spark_frame, spark_name
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
@@ -111,12 +112,11 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
 
 
 def read(spark: Any, source: Source) -> Any:
-    if source.format == "parquet":
-        return spark.read.parquet(*source.files)
-    if source.format == "csv":
-        return spark.read.csv(list(source.files), header=True, inferSchema=False, sep=",",
-                              quote='"', escape='"')
-    raise ParameterError("engine", "spark", "CSV or Parquet input (text files: --engine memory)")
+    """The files as named, in the one CSV dialect (`betweencut.engines.sources.spark_frame`)."""
+    if source.format not in ("parquet", "csv"):
+        raise ParameterError("engine", "spark", "CSV or Parquet input (text files: --engine "
+                             "memory)")
+    return spark_frame(spark, source.files, source.format, source.column)
 
 
 def column_kind(frame: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
@@ -144,7 +144,7 @@ def code_column(codec: TreeCodec, kind: str, column: str) -> Any:
     from pyspark.sql import functions as F
 
     h, r = codec.height, codec.radix
-    rec = F.col(column)
+    rec = F.col(spark_name(column))
     if kind == "integer":
         code = F.when((rec >= 0) & (rec < F.lit(codec.leaves)), rec.cast("long"))
         return F.when(rec.isNull(), F.lit(-1).cast("long")).otherwise(code)
@@ -314,7 +314,8 @@ def _raise_first_bad(spark: Any, frame: Any, source: Source, codec: TreeCodec, k
         bad = code.isNull() if source.skip_null else (code.isNull() | (code == -1))
         for file in source.files:  # file order; rows within a file by their row index
             one = read(spark, Source((file,), "parquet", column, source.skip_null))
-            hits = one.select(F.col("_metadata.row_index").alias("row"), F.col(column)) \
+            hits = one.select(F.col("_metadata.row_index").alias("row"),
+                              F.col(spark_name(column))) \
                 .filter(bad).orderBy("row").limit(1).collect()
             if hits:
                 number, value = int(hits[0]["row"]) + 1, hits[0][column]

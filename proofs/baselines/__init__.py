@@ -1,6 +1,6 @@
 """Checkers of the baselines: Appendix E tree counting (`appendix_e`), the Lumberjack-style
 calibration (`lumberjack`), PrivTree (`privtree`; its worst pair over many points,
-`privtree_search`; its `LawCache` for `audit_mechanism`, `privtree_audit`) and the SVT /
+`privtree_search`; its `LawCache` for `audit_pairs`, `privtree_audit`) and the SVT /
 noisy-max corpus (`corpus`).
 
 May import: core, and `exact`, `laws`, `privacy` of `betweencut.proofs`, and `registry`.

@@ -37,6 +37,7 @@ from betweencut.errors import ParameterError
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.exact.symbolic import certified_sign, enclose, nonnegative_on_box
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.validate import exact_value
 
 LN = sp.log
 C_INV = 1 / LN(sp.Rational(5, 4))  # c = 1/ln(5/4)
@@ -125,11 +126,18 @@ def check_eq25_general(reading: str) -> Certificate:
                        "symbolic+interval", quantities)
 
 
-def e_h(h: int, eps: Any, dlt: Any, constant: int = 16) -> Any:
-    """`e_h(ε', δ') = (16/ε')·ln(1/δ')·(ln(1/δ') + ln ln h)` (Eq. (131)), exact sympy
-    (`constant` replaces 16 only to test that the checkers reject a wrong bound)."""
-    ell = LN(1 / sp.sympify(dlt))
-    return constant / sp.sympify(eps) * ell * (ell + LN(LN(h)))
+def e_h(h: int, eps: object, dlt: object, constant: int = 16) -> Any:
+    """`e_h(ε', δ') = (16/ε')·ln(1/δ')·(ln(1/δ') + ln ln h)` (Eq. (131)), exact sympy, for exact
+    `ε' > 0`, `0 < δ' < 1` (read by `betweencut.validate.exact_value`: text such as `"1/20"` is
+    parsed, never evaluated); `constant` replaces 16 only to test that the checkers reject a
+    wrong bound."""
+    e, d = exact_value(eps, "epsilon"), exact_value(dlt, "delta")
+    if e <= 0:
+        raise ParameterError("epsilon", e, "epsilon > 0")
+    if not 0 < d < 1:
+        raise ParameterError("delta", d, "0 < delta < 1")
+    ell = LN(1 / sp.Rational(d.numerator, d.denominator))
+    return constant / sp.Rational(e.numerator, e.denominator) * ell * (ell + LN(LN(h)))
 
 
 @claim("Eq. (130)")
@@ -145,7 +153,7 @@ def check_eq130_instance(h: int, epsilon: object, delta: object,
         raise ParameterError("h", h, "an integer h >= 2 (ln ln h must exist)")
     cal = calibrate(h, epsilon, delta)
     margin = _exact_margin(h, cal.epsilon, cal.delta)
-    bound = e_h(h, sp.Rational(cal.epsilon), sp.Rational(cal.delta), constant)
+    bound = e_h(h, cal.epsilon, cal.delta, constant)
     params = {"h": h, "epsilon": cal.epsilon, "delta": cal.delta}
     _require(certified_sign(bound - margin) >= 0, "Eq. (130)", "E_h > e_h", **params,
              E=margin, e_h=bound)
@@ -233,7 +241,7 @@ def check_eq147_schedule(schedule: CountingSchedule, rounds: int) -> Certificate
               "theta1": s.theta1}
     for j in range(1, rounds + 1):
         gap = sp.Rational(s.gamma * s.theta(j)) - e_h(
-            s.height, sp.Rational(s.epsilon_j(j)), sp.Rational(s.delta_j(j)))
+            s.height, s.epsilon_j(j), s.delta_j(j))
         _require(certified_sign(gap) >= 0, "Theorem E.1", "Eq. (147): e_h(eps_j, delta_j) > "
                  "gamma*theta_j", **params, j=j)
     return Certificate("Theorem E.1", params, "interval", {"rounds": rounds},

@@ -25,26 +25,23 @@ import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import QueryTest
+from betweencut.notation import database_text, record_text
 from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.audit.mechanism import (
-    Database,
-    display,
-    neighbouring_pairs,
-    with_record,
-)
+from betweencut.proofs.privacy.audit.mechanism import PointResult, audit_pairs, display, output_text
 from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
+from betweencut.proofs.privacy.enumeration.cache import Database, Mechanism, neighbouring_pairs
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
-    audit_query_mechanism,
     infinite_loss_event,
 )
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.proofs.verdict import Claim, Direction, Refutation, Verdict
 from betweencut.tree import Node
 
 __all__ = ["CORPUS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
@@ -123,7 +120,9 @@ CORPUS: tuple[CorpusRow, ...] = (
 
 @dataclass
 class RowResult:
-    """The exact verdict of one row, with its evidence as JSON-ready fields."""
+    """The exact verdict of one row: whether its claim holds, the literature's verdict and
+    whether they agree, the worst point and refutation found, and the row's evidence
+    (`detail`: the largest loss, the ε' at which it holds, the loss family)."""
 
     row: CorpusRow
     holds: bool
@@ -131,13 +130,25 @@ class RowResult:
     agrees: bool
     pairs: int = 0
     detail: dict[str, Any] = field(default_factory=dict)
+    worst: PointResult | None = None
+    refutation: Refutation | None = None
+
+    def as_verdict(self) -> Verdict:
+        """The row as a `Verdict` (the same shape as every audit), with the corpus's facts."""
+        claim = Claim.dp(self.row.eps, Fraction(0))
+        literature = self.row.literature + (
+            f" {self.row.eps_private}" if self.row.eps_private is not None else "")
+        subject = {"name": self.row.name, "title": self.row.title, "queries": self.row.m,
+                   "literature": literature, "source": self.row.source}
+        out = Verdict("corpus", subject, claim, self.holds, pairs=self.pairs)
+        out.rows = [] if self.worst is None else [self.worst.row()]
+        out.refutation = self.refutation
+        out.facts = {"name": self.row.name, "queries": self.row.m, "literature": literature,
+                     "agrees": self.agrees, "found": self.verdict, **self.detail}
+        return out
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.row.name, "title": self.row.title, "claimed_eps": str(self.row.eps),
-                "holds": self.holds, "verdict": self.verdict, "literature": self.row.literature
-                + (f" {self.row.eps_private}" if self.row.eps_private is not None else ""),
-                "source": self.row.source, "agrees": self.agrees, "pairs": self.pairs,
-                **self.detail}
+        return self.as_verdict().as_json(with_header=False)
 
 
 def moves(z: Node) -> str:
@@ -164,34 +175,36 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
     run = row.mechanism()
     cache = QueryLawCache(run)
     pairs = _pairs(row.m, size)
-    verdict = audit_query_mechanism(run, pairs, [(row.eps, Fraction(0))], cache=cache)
+    verdict = audit_pairs(cast(Mechanism, run), pairs, [(row.eps, Fraction(0))], cache=cache)
     detail: dict[str, Any] = {}
     if verdict.holds:
         detail["largest_loss"] = largest_loss(cache, pairs)
         return RowResult(row, True, "holds on every pair audited",
-                         row.literature in (PRIVATE, UNKNOWN), verdict.pairs, detail)
+                         row.literature in (PRIVATE, UNKNOWN), verdict.pairs, detail,
+                         verdict.tightest)
     ref = verdict.refutation
-    if ref is None:  # pragma: no cover - audit_mechanism sets it with holds False
+    if ref is None:  # pragma: no cover - audit_pairs sets it with holds False
         raise ParameterError("verdict", verdict, "a refutation when the claim fails")
-    detail["counterexample"] = {k: (v if isinstance(v, str | int) else str(v))
-                                for k, v in ref.counterexample().items()}
+    refutation = ref.refutation(f"({row.eps}, 0)-DP",
+                                f"record z moves the queries by {moves(ref.z)}")
     detail["moves"] = moves(ref.z)
     at_zero = epsilon_for_delta(cache.make_joint(ref.db, ref.z, "output"), Fraction(0),
                                 EPS_WIDTH, EPS_MAX)
-    detail["epsilon_at_delta_0"] = (f"none up to {EPS_MAX}" if at_zero is None
+    detail["epsilon_at_delta_0"] = (None if at_zero is None  # null: none up to EPS_MAX
                                     else [str(at_zero[0]), str(at_zero[1])])
     agrees = False
     found = "refuted"
     if row.literature == PRIVATE_AT and row.eps_private is not None:
-        larger = audit_query_mechanism(run, pairs, [(row.eps_private, Fraction(0))], cache=cache)
+        larger = audit_pairs(cast(Mechanism, run), pairs, [(row.eps_private, Fraction(0))],
+                             cache=cache)
         detail["holds_at_eps_private"] = larger.holds
         agrees = larger.holds
         found = f"refuted; holds at eps' = {row.eps_private} on every pair audited" \
             if larger.holds else f"refuted; also refuted at eps' = {row.eps_private}"
     elif row.literature in (NOWHERE, UNKNOWN):
-        witness = _infinite_witness(cache, pairs)
+        witness = _infinite_witness(cache, pairs, row.eps)
         if witness is not None:
-            detail["infinite_loss"] = witness
+            refutation = witness
             agrees = row.literature == NOWHERE
             found = "refuted; private at no eps (an event with Q = 0 < P)"
         elif row.family:
@@ -200,7 +213,7 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
             agrees = growth["increasing"] and growth["exceeds_claim"] and growth["linear"]
             found = "refuted; loss grows with the number of queries" if agrees else \
                 "refuted; the loss family does not grow"
-    return RowResult(row, False, found, agrees, verdict.pairs, detail)
+    return RowResult(row, False, found, agrees, verdict.pairs, detail, ref, refutation)
 
 
 def largest_loss(cache: QueryLawCache, pairs: list[tuple[Database, Node]]) -> dict[str, Any]:
@@ -219,21 +232,24 @@ def largest_loss(cache: QueryLawCache, pairs: list[tuple[Database, Node]]) -> di
     if best is None:
         return {}
     p, q, db, z, o = best
-    return {"D": str(db), "z": str(z), "moves": moves(z), "event": repr(o), "P": exact_str(p),
-            "Q": exact_str(q),
+    return {"D": database_text(db), "z": record_text(z), "moves": moves(z),
+            "output": output_text(o), "P": exact_str(p), "Q": exact_str(q),
             "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
 
 
-def _infinite_witness(cache: QueryLawCache, pairs: list[tuple[Database, Node]]
-                      ) -> dict[str, Any] | None:
+def _infinite_witness(cache: QueryLawCache, pairs: list[tuple[Database, Node]], eps: Fraction
+                      ) -> Refutation | None:
+    """A refutation at every ε: an output with `P > 0 = Q` exactly, on the first pair that has
+    one."""
     for db, z in pairs:
         joint = cache.make_joint(db, z, "output")
         found = infinite_loss_event(joint)
         if found is not None:
             o, p, direction = found
-            first, second = ("D", "D + z") if direction == "D||D+z" else ("D + z", "D")
-            return {"D": str(db), "z": str(z), "moves": moves(z), "D + z": str(with_record(db, z)),
-                    "event": repr(o), f"P_{first}": exact_str(p), f"P_{second}": "0"}
+            return Refutation(
+                "eps-DP for any eps", database_text(db), record_text(z), "output",
+                Direction(direction), eps, (output_text(o),), 1, p, ExpPoly(), p, Fraction(0),
+                f"Q(S) = 0 < P(S): private at no eps; record z moves the queries by {moves(z)}")
     return None
 
 
@@ -266,8 +282,8 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
     return {"increasing": increasing, "exceeds_claim": exceeds,
             "loss_at_least": f"{FAMILY_SLOPE}*t" if linear else "not shown", "members": [
                 {"t": t, "m": 2 * t, "moves": moves(family_pair(t)[1]),
-                 "event": repr(family_pair(t)[2]),
-                 "P_D": exact_str(p), "P_D+z": exact_str(q),
+                 "output": repr(family_pair(t)[2]),
+                 "P": exact_str(p), "Q": exact_str(q),  # P under D, Q under D + z
                  "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
                 for t, p, q in values], "linear": linear}
 

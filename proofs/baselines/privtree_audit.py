@@ -1,4 +1,4 @@
-"""PrivTree through `audit_mechanism`: exact laws from the reachable decomposition (issue 16).
+"""PrivTree through `audit_pairs`: exact laws from the reachable decomposition (issue 16).
 
 `PrivTreeLawCache` is a `LawCache` (`betweencut.proofs.privacy.audit.mechanism`) for a `PrivTree`
 (or a variant: another membership rule, split rule, or a subclass overriding `query`/`run`) whose
@@ -25,7 +25,7 @@ mechanism (`fresh()`).
 
 Databases are multisets of points given as sorted tuples (a point repeated `k` times is `k`
 copies, `as_points`/`multiplicities` convert from and to `{point: copies}`), so that
-`audit_mechanism` keys them as for any mechanism; points are tuples of non-negative ints.
+`audit_pairs` keys them as for any mechanism; points are tuples of non-negative ints.
 The pair lists: `exhaustive_pairs` (every database of at most `N` points, deduplicated by the
 counts on `T_z`, which fix the pair's law), `multiplicity_pairs` (at most `support` distinct
 points with any copies) and `dp_pair` (the count DP's worst pair, exact over every database of
@@ -43,13 +43,10 @@ from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.baselines.privtree_search import WorstPair, is_partition, worst_pair
-from betweencut.proofs.privacy.audit.mechanism import Database, LawCache, as_hashable, with_record
+from betweencut.proofs.laws.factors import law_key
 from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
-from betweencut.proofs.privacy.enumeration.transcripts import (
-    DEFAULT_LIMIT,
-    enumerate_mechanism,
-    law_key,
-)
+from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_hashable, with_record
+from betweencut.proofs.privacy.enumeration.transcripts import DEFAULT_LIMIT, enumerate_mechanism
 from betweencut.tree import Node
 
 __all__ = [

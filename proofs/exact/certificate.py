@@ -11,15 +11,16 @@ from typing import Any
 from betweencut.errors import BetweenCutError
 
 
-def _jsonable(x: object) -> Any:
-    if isinstance(x, bool | int | str) or x is None:
+def jsonable(x: object) -> Any:
+    """`x` as JSON values: exact numbers (and anything else not JSON) as their text."""
+    if isinstance(x, bool | int | float | str) or x is None:
         return x
     if isinstance(x, Fraction):
         return str(x)
     if isinstance(x, Mapping):
-        return {str(k): _jsonable(v) for k, v in x.items()}
+        return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, list | tuple | set | frozenset):
-        return [_jsonable(v) for v in x]
+        return [jsonable(v) for v in x]
     return str(x)
 
 
@@ -41,8 +42,8 @@ class Certificate:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "claim": self.claim, "parameters": _jsonable(self.parameters),
-            "method": self.method, "quantities": _jsonable(self.quantities),
+            "claim": self.claim, "parameters": jsonable(self.parameters),
+            "method": self.method, "quantities": jsonable(self.quantities),
             "verdict": self.verdict, "scope": self.scope,
         }
 
@@ -56,5 +57,5 @@ class ClaimRefuted(BetweenCutError):
     def __init__(self, claim: str, message: str, counterexample: Mapping[str, object]) -> None:
         self.claim = claim
         self.counterexample = dict(counterexample)
-        detail = ", ".join(f"{k} = {_jsonable(v)}" for k, v in counterexample.items())
+        detail = ", ".join(f"{k} = {jsonable(v)}" for k, v in counterexample.items())
         super().__init__(f"{claim} refuted: {message} [{detail}]")

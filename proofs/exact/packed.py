@@ -15,7 +15,10 @@ as `P(o) = e^ε·Q(o)` is one integer comparison. Nothing here is approximate: `
 value that does not fit the lattice, never rounds it.
 
 The caller owns the digit bound: `Lattice.of` is given the largest sum of absolute coefficients
-that any packed value (including a difference) may reach.
+that any packed value (including a difference) may reach. A lattice is only worth packing while
+its integers stay small: `reaches(x)` says whether exponents up to `x` fit in `MAX_PACKED_BITS`
+(a rate such as `λ = 0.999999999999999999999999` puts 10^24 grid steps below `e^0`); callers
+compute without packing otherwise.
 """
 
 from __future__ import annotations
@@ -23,11 +26,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Final
 
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 
-__all__ = ["Lattice", "abs_sum"]
+__all__ = ["MAX_PACKED_BITS", "Lattice", "abs_sum"]
+
+MAX_PACKED_BITS: Final = 1 << 24  # 2 MB per packed value; the test suite's largest is ~12,000
 
 
 def abs_sum(p: ExpPoly) -> Fraction:
@@ -51,6 +57,10 @@ class Lattice:
         if n < 1 or den < 1 or bound < 0:
             raise ParameterError("lattice", (n, den, bound), "n >= 1, den >= 1, bound >= 0")
         return Lattice(n, den, math.floor(low * n), math.ceil(bound * den).bit_length() + 2)
+
+    def reaches(self, top: Fraction | int) -> bool:
+        """Whether exponents from `low/n` up to `top` pack into at most `MAX_PACKED_BITS` bits."""
+        return self.width * (math.ceil(top * self.n) - self.low + 1) <= MAX_PACKED_BITS
 
     def encode(self, p: ExpPoly) -> int:
         """`p` as one integer; `ParameterError` if `p` is not on the lattice (an exponent off

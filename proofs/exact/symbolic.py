@@ -18,7 +18,7 @@ import sympy as sp
 from mpmath import iv
 
 from betweencut.certified import precision
-from betweencut.errors import Undecided
+from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import iv_endpoints
 
 
@@ -32,6 +32,16 @@ def sympy_fraction(expr: Any) -> Fraction:
     if not getattr(expr, "is_Rational", False):
         raise TypeError(f"not an exact sympy rational: {expr!r}")
     return Fraction(int(expr.p), int(expr.q))
+
+
+def as_expr(value: object) -> Any:
+    """`value` as a sympy expression without evaluating anything: a sympy object, an int or a
+    `Fraction` (`sympify(strict=True)`); text, floats and other objects raise
+    `ParameterError` (sympy would run text as Python and round a float)."""
+    if isinstance(value, str | float | bool) or not isinstance(value, sp.Basic | int | Fraction):
+        raise ParameterError("expr", value, "a sympy expression, an int or a Fraction (text is "
+                             "not evaluated: read numbers with betweencut.exact_text)")
+    return sp.sympify(value, strict=True)
 
 
 def _iv(expr: Any) -> Any:
@@ -67,12 +77,12 @@ def _iv(expr: Any) -> Any:
 def enclose(expr: Any, prec: int = 96) -> tuple[Fraction, Fraction]:
     """Certified rational bounds of a closed sympy expression."""
     with precision(prec):
-        return iv_endpoints(_iv(sp.sympify(expr)))
+        return iv_endpoints(_iv(as_expr(expr)))
 
 
 def certified_sign(expr: Any, max_prec: int = 1 << 12) -> int:
     """The sign (-1, 0, 1) of a closed expression; 0 only if sympy simplifies it to 0."""
-    e = sp.sympify(expr)
+    e = as_expr(expr)
     prec = 64
     while prec <= max_prec:
         lo, hi = enclose(e, prec)
@@ -92,7 +102,7 @@ def nonnegative_on_box(
     """Whether every coefficient of `poly(lower + x)` in `x >= 0` is certified `>= 0`, with the
     certified bounds of each coefficient (keyed by the monomial's exponents)."""
     shifts = {v: sp.Symbol(f"_x_{v}", nonnegative=True) for v in lower}
-    shifted = sp.expand(sp.sympify(poly).subs({v: lower[v] + shifts[v] for v in lower}))
+    shifted = sp.expand(as_expr(poly).subs({v: lower[v] + shifts[v] for v in lower}))
     p = sp.Poly(shifted, *shifts.values())
     bounds: dict[str, tuple[Fraction, Fraction]] = {}
     ok = True

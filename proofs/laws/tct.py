@@ -160,7 +160,7 @@ def check_calibrated_theorem_5_4(cal: Calibration) -> Certificate:
               "L": cal.L, "lambda": cal.lam, "R": cal.R.exact_str()}
     if not certainly_le(bound, cal.delta):
         raise ClaimRefuted("Theorem 5.5", "Theorem 5.4 bound exceeds delta",
-                           {**params, "bound": exact_str(bound)})
+                           {**params, "bound_exact": exact_str(bound)})
     return Certificate("Theorem 5.5", params, "exact",
                        {"theorem_5_4_delta": exact_str(bound), "delta": cal.delta})
 
@@ -196,7 +196,7 @@ def check_theorem_5_4_bound_models(L: int, lam: Fraction, R: LogReal | Fraction 
         raise ClaimRefuted("Theorem 5.4", "exact and interval bounds disagree",
                            {**params, "interval": (lo, hi), "exact_in": (elo, ehi)})
     return Certificate("Theorem 5.4", params, f"exact; interval ({prec} bits)",
-                       {"bound": exact_str(exact), "bound_in": [str(lo), str(hi)]})
+                       {"bound_exact": exact_str(exact), "bound_in": [str(lo), str(hi)]})
 
 
 def _one_hit_transcripts(

@@ -1,11 +1,15 @@
-"""Privacy of whole runs: exact enumeration of the real mechanism (`enumerate`), exact
-privacy profiles δ(ε) (`profiles`), the shared outcome tree and class-by-class comparison
-(`reweight`, `aligned`, with each count's law observed from the real call: `observed`),
-user-mechanism audits (`audit`), worst-pair search (`search`), the enumerated Lemma C.1 /
-Theorems 5.4, 5.5 (`claims`), the broken-variant gallery (`gallery`), the power of an instance
-(`power`), shared-noise / noisy-max mechanisms enumerated exactly (`shared_noise`); exact
-privacy curves δ(ε) and `epsilon_at_delta` (`curve`), regression mode against a baseline
-(`regression`), and the search and ε lower bound for any user mechanism (`usersearch`).
+"""Privacy of whole runs, grouped by role (ranked: each subpackage imports only those above it
+in this list, `tests/test_layers.py` checks it):
 
-May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws` and the top-level `registry`.
+* `divergence`: one pair's exact divergence `δ(ε)` and privacy curve;
+* `enumeration`: the enumeration engine (fresh noise, shared noise, the shared-outcome-tree
+  speed path) and `LawCache`;
+* `audit`: auditing any mechanism on pairs (verdicts, worst-pair search, regressions);
+* `claims`: BetweenCut's claims on small trees (Lemma C.1, Theorems 5.4, 5.5), the gallery of
+  broken variants, the power of an instance;
+* `depth`: Theorem 5.4 at any height by path grouping;
+* `accountants`: certified accountants and the tight calibration.
+
+May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws`, and the top-level
+`registry` and `verdict`.
 """

@@ -8,10 +8,11 @@ checker accepts the reference and rejects a wrong answer.
 
 Answers are compared exactly: integers, `Fraction`s, node tuples, and exact numbers. An exact
 number may be given as an `int`, a `Fraction`, an `ExpPoly`/`ExpRational`
-(`betweencut.proofs.exact.arith`), or a sympy expression / string such as `"1 - exp(-1)/2"` that is
-a
-rational combination of `exp(rational)` terms; it is converted to an `ExpPoly` and compared
-coefficient by coefficient (zero iff all coefficients vanish, Hermite–Lindemann), no float.
+(`betweencut.proofs.exact.arith`), a sympy expression, or a string such as `"1 - exp(-1)/2"`
+or `"(E - 1)/E"` (rationals and `exp(rational)` with `+ - * / **`, read by the package's one
+grammar for numbers, `betweencut.exact_text`: a student's answer is never run as code); it is
+converted to an `ExpRational` and compared coefficient by coefficient (zero iff all
+coefficients vanish, Hermite–Lindemann), no float.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from typing import ParamSpec
 from betweencut.betweencut import BetweenCut, Run
 from betweencut.calibration import path_query_bound
 from betweencut.depo import depo
-from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.errors import BetweenCutError, ParameterError, shown
+from betweencut.exact_text import NotExact, bounded, evaluate
 from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.params import Params
@@ -77,22 +79,79 @@ def _integer(answer: object, what: str) -> int:
 
 
 # -- exact numbers ------------------------------------------------------------------------------
+class _ExpRationals:
+    """`betweencut.exact_text`'s arithmetic for answers: quotients of sums of `exp(rational)`,
+    at most `MAX_ANSWER_TERMS` terms in the numerator and in the denominator."""
+
+    what = 'an exact number such as "1 - exp(-1)/2" or "(E - 1)/E" (rationals, exp, + - * / **)'
+
+    def number(self, q: Fraction) -> ExpRational:
+        return ExpRational.of(bounded(q))
+
+    def exp(self, x: ExpRational) -> ExpRational:
+        rational = _rational_part(x)
+        if rational is None:
+            raise NotExact("exp of a rational only")
+        return ExpRational(ExpPoly.exp(rational))
+
+    def log(self, x: ExpRational) -> ExpRational:
+        raise NotExact("log(...) is not a combination of exp(rational) terms")
+
+    def neg(self, x: ExpRational) -> ExpRational:
+        return -x
+
+    def add(self, x: ExpRational, y: ExpRational) -> ExpRational:
+        return _small(x + y)
+
+    def sub(self, x: ExpRational, y: ExpRational) -> ExpRational:
+        return _small(x - y)
+
+    def mul(self, x: ExpRational, y: ExpRational) -> ExpRational:
+        return _small(x * y)
+
+    def div(self, x: ExpRational, y: ExpRational) -> ExpRational:
+        return _small(x / y)
+
+
+MAX_ANSWER_TERMS = 64
+
+
+def _rational_part(x: ExpRational) -> Fraction | None:
+    """`x` as a rational if both its parts are constants, else None."""
+    if set(x.num.terms) <= {Fraction(0)} and set(x.den.terms) == {Fraction(0)}:
+        return x.num.terms.get(Fraction(0), Fraction(0)) / x.den.terms[Fraction(0)]
+    return None
+
+
+def _small(x: ExpRational) -> ExpRational:
+    for part in (x.num, x.den):
+        if len(part.terms) > MAX_ANSWER_TERMS:
+            raise NotExact(f"more than {MAX_ANSWER_TERMS} exp terms")
+        for exponent, coeff in part.terms.items():
+            bounded(exponent)
+            bounded(coeff)
+    return x
+
+
 def as_exact(answer: ExactAnswer) -> ExpRational:
     """Read an answer as an exact number (see the module docstring); raises `WrongAnswer` for
-    a float or a form outside rational combinations of `exp(rational)`."""
+    a float or a form outside rational combinations of `exp(rational)`. Text is read by the
+    package's one grammar for numbers (`betweencut.exact_text`), never evaluated as code."""
     if isinstance(answer, bool | float):
         raise WrongAnswer(f"give an exact number, not the float {answer!r}")
     if isinstance(answer, int | Fraction | ExpPoly | ExpRational):
         return ExpRational.of(answer)
+    if isinstance(answer, str):
+        try:
+            return evaluate(answer, "answer", _ExpRationals())
+        except ParameterError as exc:
+            reason = str(exc).split(" is not allowed: ", 1)[-1]
+            raise WrongAnswer(f"cannot read {shown(answer)}: {reason}") from None
     import sympy
 
-    try:
-        expr = sympy.sympify(answer, rational=True) if isinstance(answer, str) else answer
-    except (sympy.SympifyError, TypeError, SyntaxError) as exc:
-        raise WrongAnswer(f"cannot read {answer!r} as an exact number: {exc}") from None
-    if not isinstance(expr, sympy.Expr):
-        raise WrongAnswer(f"cannot read {answer!r} as an exact number")
-    num, den = sympy.fraction(sympy.together(expr))
+    if not isinstance(answer, sympy.Expr):  # never sympify an object: its str() would be run
+        raise WrongAnswer(f"cannot read {shown(answer)} as an exact number")
+    num, den = sympy.fraction(sympy.together(answer))
     return ExpRational(_sympy_exppoly(num, answer), _sympy_exppoly(den, answer))
 
 
@@ -235,7 +294,7 @@ def check_profile_value(
     return _correct(f"delta({eps}) = {exact_str(value)}")
 
 
-@answer_required('a BetweenCut variant class')
+@answer_required('an integer r')
 def check_pure_multiple(
     tree: PublicTree, params: Params, db: Sequence[Node], z: Node, answer: object,
     variant: type[BetweenCut] = BetweenCut,

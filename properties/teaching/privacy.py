@@ -38,7 +38,7 @@ def profile_curve(
     """The exact privacy profile `δ(ε) = max` of both hockey-stick divergences between the
     enumerated laws of `variant` on `D` and `D + z` (`betweencut.proofs.privacy.claims.checkers`),
     on a grid."""
-    from betweencut.proofs.privacy.claims.checkers import betweencut_cache
+    from betweencut.proofs.privacy.claims.setup import betweencut_cache
 
     cache = betweencut_cache(tree, params, variant)
     d = tuple(sorted(db))
@@ -48,7 +48,7 @@ def profile_curve(
 
 def bound_steps(tree: PublicTree, params: Params) -> list[tuple[Fraction, Any]]:
     """Theorem 5.4's points `(rλ, δ_r)`, `r = 1..L` (Eq. (22)), exact."""
-    from betweencut.proofs.privacy.claims.checkers import theorem_5_4_points
+    from betweencut.proofs.privacy.claims.setup import theorem_5_4_points
 
     return list(theorem_5_4_points(tree, params))
 

@@ -100,7 +100,7 @@ def delta0_upper(lam: Fraction, R: LogReal | Fraction | int) -> ExpPoly | Fracti
     return e_hi / 2
 
 
-def _float_kov(L: int, lam: float, d0: float, eps: float) -> float:
+def float_kov(L: int, lam: float, d0: float, eps: float) -> float:
     """A float estimate of `kov_delta` (search only: never a verdict)."""
     s = sum(math.comb(L, i) * max(0.0, math.exp((L - i) * lam) - math.exp(eps + i * lam))
             for i in range(L + 1)) / (1 + math.exp(lam)) ** L
@@ -209,7 +209,7 @@ class Accountant:
         lo, hi = 0.0, float(top)
         for _ in range(60):  # float bisection: a speed path, the result is checked exactly
             mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if _float_kov(self.L, lam, d0, mid) <= float(delta) else (mid, hi)
+            lo, hi = (lo, mid) if float_kov(self.L, lam, d0, mid) <= float(delta) else (mid, hi)
         step = Fraction(1, 1 << 20)
         candidate = Fraction(math.ceil(Fraction(hi) / step)) * step
         while candidate < top:

@@ -31,8 +31,9 @@ from betweencut.proofs.privacy.accountants.kov import (
     pair_hockey_stick,
     product_hockey_stick,
 )
-from betweencut.proofs.privacy.audit.mechanism import audit_mechanism, neighbouring_pairs
-from betweencut.proofs.privacy.claims.checkers import betweencut_cache
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.claims.setup import betweencut_cache
+from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
 from betweencut.proofs.registry import claim, register_audit
 from betweencut.tree import PublicTree, kary_tree
 
@@ -178,7 +179,7 @@ def check_accountant_enumerated(
     points = [(eps, acc.delta_upper(eps)) for eps in grid]
     cache = betweencut_cache(tree, params)
     pairs = list(neighbouring_pairs(list(tree.level(tree.height - 1)), size))
-    verdict = audit_mechanism(cache.run, pairs, points, on="transcript", cache=cache)
+    verdict = audit_pairs(cache.run, pairs, points, on="transcript", cache=cache)
     info = {"tree": tree.description, "tau": params.tau, "lambda": params.lam,
             "R": params.R.exact_str(), "size": size,
             "accountant": getattr(acc, "name", type(acc).__name__)}

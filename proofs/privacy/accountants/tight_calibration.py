@@ -29,7 +29,7 @@ from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.exact import LogReal
 from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.accountants.accountant import _float_kov, accountant
+from betweencut.proofs.privacy.accountants.accountant import accountant, float_kov
 from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper
 from betweencut.proofs.registry import claim, register_audit
 
@@ -40,6 +40,7 @@ _GRID: Final = 400
 _FINE: Final = 20000
 _BITS: Final = 80
 _REFINE_STEPS: Final = 8
+MAX_TIGHT_L: Final = 64  # heights below 2^64: the certified search stays within seconds
 
 
 def tight_guard(lam: Fraction, delta0: Fraction) -> LogReal:
@@ -51,7 +52,7 @@ def tight_guard(lam: Fraction, delta0: Fraction) -> LogReal:
 
 def _float_best_delta0(L: int, lam: float, eps: float, delta: float) -> float:
     """The largest `δ0` with KOV's `δ(ε) <= δ` (float): `(1-δ0)^L >= (1-δ)/(1-S)`."""
-    s = _float_kov(L, lam, 0.0, eps)
+    s = float_kov(L, lam, 0.0, eps)
     if s >= delta:
         return 0.0
     return float(1 - ((1 - delta) / (1 - s)) ** (1 / L))
@@ -124,11 +125,17 @@ def _smaller(x: LogReal, y: LogReal) -> bool:
 def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibration:
     """`λ`, `R` minimising `E = 1/λ + R` subject to the certified `tight` `δ(ε) <= δ`.
 
-    Preconditions (checked): public height `h >= 1`, `0 < ε <= 1`, `0 < δ < 1/10` (Theorem
-    5.5's range). Returns a `Calibration` with `accountant = "tight"` whose `E` is never above
-    Theorem 5.5's (certified), and whose `(λ, R)` make `tight.delta_upper(ε) <= δ` (certified).
+    Preconditions (checked): public height `1 <= h < 2^MAX_TIGHT_L` (checked before any work:
+    the certified search grows with `L` and its float guide overflows past `L` of about 540),
+    `0 < ε <= 1`, `0 < δ < 1/10` (Theorem 5.5's range). Returns a `Calibration` with
+    `accountant = "tight"` whose `E` is never above Theorem 5.5's (certified), and whose
+    `(λ, R)` make `tight.delta_upper(ε) <= δ` (certified).
     """
     h = public_height(height)
+    if h.bit_length() > MAX_TIGHT_L:
+        raise ParameterError(
+            "height", h, f"h < 2^{MAX_TIGHT_L} for the tight accountant (L <= {MAX_TIGHT_L}); "
+            "Theorem 5.5's calibration (the paper accountant) takes any height")
     eps, dlt = check_privacy_budget(epsilon, delta)
     paper = dataclasses.replace(calibrate(h, eps, dlt), accountant="tight")
     lam = _search(paper.L, eps, dlt)
@@ -167,7 +174,7 @@ def check_tight_calibration(cal: Calibration) -> Certificate:
     bound = accountant("tight", L=cal.L, lam=cal.lam, R=cal.R).delta_upper(cal.epsilon)
     if not certainly_le(bound, cal.delta):
         raise ClaimRefuted(CLAIM, "the tight accountant's delta exceeds delta",
-                           {**params, "bound": exact_str(bound)})
+                           {**params, "bound_exact": exact_str(bound)})
     paper = calibrate(cal.height, cal.epsilon, cal.delta)
     if cal.E != paper.E and not _smaller(cal.E, paper.E):
         raise ClaimRefuted(CLAIM, "E is not below Theorem 5.5's E",

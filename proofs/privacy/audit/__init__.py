@@ -1,1 +1,17 @@
-"""audit."""
+"""Auditing any mechanism on neighbouring pairs: `mechanism` (`audit_pairs`: every pair and
+claimed point decided by the gate, `PointResult`, `AuditVerdict`), `search` (a derandomised
+Hypothesis search for the worst pair and the ε lower bound over the pairs audited) and
+`regression` (every pair and ε range where a candidate leaks more than a baseline).
+
+The library entry point for users is `betweencut.audit_mechanism` (`betweencut.api`), which
+composes these with the mechanism kinds and answers with a `betweencut.proofs.verdict.Verdict`.
+
+May import: everything below it in `proofs` and `divergence`, `enumeration`.
+"""
+
+from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, PointResult, audit_pairs
+from betweencut.proofs.privacy.audit.regression import find_regressions
+from betweencut.proofs.privacy.audit.search import epsilon_lower_bound, search_pairs
+
+__all__ = ["AuditVerdict", "PointResult", "audit_pairs", "epsilon_lower_bound",
+           "find_regressions", "search_pairs"]

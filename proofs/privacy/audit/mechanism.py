@@ -3,7 +3,7 @@
 A mechanism is a callable `run(database, test) -> output` whose only randomness is the
 `NoisyTest` it is handed (BetweenCut, a variant of it, or a user's code). A privacy claim is a
 list of `(ε, δ)` points with rational `ε` and exact `δ` (a `Fraction`, `ExpPoly` or
-`ExpRational`; Theorem 5.4's profile is one such list). `audit_mechanism` enumerates the exact
+`ExpRational`; Theorem 5.4's profile is one such list). `audit_pairs` enumerates the exact
 output law of every database it is given (`betweencut.proofs.privacy.enumeration.transcripts`, each
 database once)
 and, for every neighbouring pair and every point, decides `δ_pair(ε) <= δ` through the gate:
@@ -20,32 +20,33 @@ during enumeration and, at the first such query, enumerates it with the shared-n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TypeVar, Union, cast
+from typing import TypeVar, Union
 
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
-from betweencut.noisy_test import NoisyTest
+from betweencut.notation import database_text, record_text
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
-from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, curve_of_laws
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Joint, Law, PairProfile
-from betweencut.proofs.privacy.enumeration.transcripts import (
-    DEFAULT_LIMIT,
-    Enumeration,
-    ForeignQuery,
-    enumerate_mechanism,
+from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
+from betweencut.proofs.privacy.divergence.profiles import HockeyStick
+from betweencut.proofs.privacy.enumeration.cache import (
+    Converted,
+    Database,
+    LawCache,
+    Mechanism,
+    as_database,
+    as_node,
 )
+from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
 from betweencut.tree import Node
 
 __all__ = [
-    "KINDS", "AuditVerdict", "Database", "LawCache", "Mechanism", "PointResult", "as_database",
-    "as_hashable", "audit_mechanism", "display", "kind_for", "neighbouring_pairs",
+    "AuditVerdict", "ClaimPoint", "ExactDelta", "PointResult", "audit_pairs", "check_point",
+    "display", "output_text", "pair_curve", "tighter",
 ]
 
-Database = tuple[Node, ...]
-Mechanism = Callable[[Database, NoisyTest], object]
 ExactDelta = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
 ClaimPoint = tuple[Fraction, ExactDelta]
 SHOWN_OUTPUTS = 4
@@ -56,226 +57,6 @@ def display(x: ExactDelta, prec: int = 64) -> float:
     """A float near an exact number, for display and JSON only: it never decides anything."""
     lo, hi = enclose(x, prec)
     return float((lo + hi) / 2)
-
-
-def neighbouring_pairs(leaves: Sequence[Node], size: int) -> Iterable[tuple[Database, Node]]:
-    """Every `(D, z)`, `D` a multiset of at most `size` leaves, `z` any leaf (`D ~ D + z`)."""
-    from itertools import combinations_with_replacement
-
-    if size < 0:
-        raise ParameterError("size", size, "a database size >= 0")
-    for n in range(size + 1):
-        for db in combinations_with_replacement(sorted(leaves), n):
-            for z in leaves:
-                yield db, z
-
-
-def with_record(db: Database, z: Node) -> Database:
-    return tuple(sorted((*db, z)))
-
-
-Projections = dict[str, Callable[[object], Hashable]]
-CacheFactory = Callable[[Mechanism, Projections, int], "LawCache"]
-
-
-def _shared_noise_kind(query: object) -> CacheFactory | None:
-    """The shared-noise primitives (`betweencut.noisy_queries`) are enumerated by
-    `betweencut.proofs.privacy.enumeration.shared_noise.QueryLawCache` (exact integrals of Laplace
-    laws)."""
-    from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax
-
-    if not isinstance(query, DrawNoise | AboveThreshold | NoisyMax):
-        return None
-    from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache, QueryMechanism
-
-    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
-        return QueryLawCache(cast(QueryMechanism, run), projections, limit)
-
-    return factory
-
-
-# The enumeration kinds besides fresh-noise BT queries: each maps the first query a mechanism
-# asks that is not a `BTQuery` to the factory of the `LawCache` kind that enumerates it (None:
-# not this kind). Another kind joins by appending its own function.
-KINDS: list[Callable[[object], CacheFactory | None]] = [_shared_noise_kind]
-
-
-def kind_for(query: object) -> CacheFactory:
-    """The cache kind that enumerates a mechanism asking `query` (`ParameterError`: none)."""
-    for kind in KINDS:
-        factory = kind(query)
-        if factory is not None:
-            return factory
-    raise ParameterError("query", repr(query), "a BTQuery (betweencut.noisy_test) or a "
-                         "primitive of betweencut.noisy_queries (DrawNoise, AboveThreshold, "
-                         "NoisyMax)")
-
-
-class LawCache:
-    """Enumerates each database once and keeps its laws under each projection.
-
-    The kind of enumeration follows what the mechanism asks: fresh-noise `BTQuery`s are
-    enumerated here (factor bags); at the first query of another kind (`ForeignQuery`, e.g. a
-    shared-noise `AboveThreshold`), the cache hands every later joint and curve to the cache of
-    that kind (`kind_for`, e.g. `QueryLawCache`), built on the same mechanism, projections and
-    budget. Each law is exact for the kind that enumerated it, and a pair is never compared
-    across two kinds: the other kind's enumeration refuses a `BTQuery` (`ParameterError`), so a
-    mechanism that mixes both kinds is refused at the first pair that meets both.
-    """
-
-    def __init__(
-        self, run: Mechanism, projections: dict[str, Callable[[object], Hashable]] | None = None,
-        limit: int = DEFAULT_LIMIT,
-    ) -> None:
-        self.run = run
-        self.projections = projections or {"output": _identity}
-        self.limit = limit
-        self.enumerations: dict[Database, Enumeration[object]] = {}
-        self.grouped: dict[tuple[Database, str], Law] = {}
-        self.transcripts = 0
-        self._joints: tuple[tuple[Database, Node], dict[str, PairProfile]] = (((), ()), {})
-        self.other: LawCache | None = None  # the cache of another kind, once one was asked
-
-    def switch(self, asked: ForeignQuery) -> LawCache:
-        """Hand the mechanism to the cache kind that enumerates `asked.query` (once)."""
-        if self.other is None:
-            self.other = kind_for(asked.query)(self.run, self.projections, self.limit)
-        return self.other
-
-    def delegated(self, fn: Callable[[LawCache], T]) -> T:
-        """`fn` on the other kind's cache, its enumeration counted in `transcripts`."""
-        other = self.other
-        if other is None:
-            raise ParameterError("kind", "fresh noise", "a cache switched to another kind")
-        before = other.transcripts
-        try:
-            return fn(other)
-        finally:
-            self.transcripts += other.transcripts - before
-
-    def enumeration(self, db: Database) -> Enumeration[object]:
-        found = self.enumerations.get(db)
-        if found is None:
-            run = self.run
-            found = enumerate_mechanism(lambda test: run(db, test), self.limit)
-            self.enumerations[db] = found
-            self.transcripts += found.transcripts
-        return found
-
-    def law(self, db: Database, on: str) -> Law:
-        if on not in self.projections:
-            raise ParameterError("on", on, f"one of {sorted(self.projections)}")
-        key = (db, on)
-        found = self.grouped.get(key)
-        if found is None:
-            project = self.projections[on]
-            found = Law(self.enumeration(db).grouped(lambda o: as_hashable(project(o))))
-            self.grouped[key] = found
-        return found
-
-    def joint(self, db: Database, z: Node, on: str) -> PairProfile:
-        """The two laws of `(D, D + z)` grouped for comparison (kept for the current pair)."""
-        found = self.current(db, z).get(on)
-        if found is None:
-            found = self.current(db, z)[on] = self.make_joint(db, z, on)
-        return found
-
-    def current(self, db: Database, z: Node) -> dict[str, PairProfile]:
-        """The joints of the pair last asked for, every projection (cleared on a new pair)."""
-        if self._joints[0] != (db, z):
-            self._joints = ((db, z), {})
-        return self._joints[1]
-
-    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
-        if self.other is None:
-            try:
-                return Joint(self.law(db, on), self.law(with_record(db, z), on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.make_joint(db, z, on))
-
-    def profile(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
-        return self.joint(db, z, on).profile(eps)
-
-    def fresh(self) -> LawCache:
-        """A cache of the same kind whose laws come from direct enumeration of the real code.
-
-        The hook the curves rely on (`pair_curve`, `AuditVerdict.curve`): a plain `LawCache`
-        already enumerates directly, so it returns itself; a subclass with a shortcut (a
-        reweighting cache) inherits this and gets a new plain `LawCache` of the same mechanism.
-        A cache of another enumeration kind (shared noise: `QueryLawCache`) overrides it to
-        return its own plain kind; a shortcut subclass of that kind inherits that override.
-        """
-        if type(self) is LawCache:
-            return self
-        return LawCache(self.run, self.projections, self.limit)
-
-    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
-        """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
-        only on a cache returned by `fresh()`)."""
-        if self.other is None:
-            try:
-                return curve_of_laws(self.law(db, on), self.law(with_record(db, z), on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.curve(db, z, on))
-
-
-def _identity(x: object) -> Hashable:
-    return as_hashable(x)
-
-
-@dataclass(frozen=True)
-class Converted:
-    """An unhashable output made hashable, tagged with its type so that it never equals a
-    different output (merging two outputs would hide privacy loss)."""
-
-    kind: str
-    value: Hashable
-
-
-def as_hashable(x: object) -> Hashable:
-    """An output as a dictionary key: itself when hashable; otherwise (recursively) a `Run` or
-    other dataclass by its fields, a mapping by its items, a list, tuple or set by its elements,
-    each wrapped in `Converted` with its type name, so distinct outputs stay distinct.
-    Anything else gets a `ParameterError` naming its type."""
-    try:
-        hash(x)
-    except TypeError:
-        pass
-    else:
-        return x
-    if isinstance(x, list | tuple):
-        return Converted(type(x).__name__, tuple(as_hashable(v) for v in x))
-    if isinstance(x, set | frozenset):
-        return Converted(type(x).__name__, frozenset(as_hashable(v) for v in x))
-    if isinstance(x, Mapping):
-        items = frozenset((as_hashable(k), as_hashable(v)) for k, v in x.items())
-        return Converted(type(x).__name__, items)
-    if is_dataclass(x) and not isinstance(x, type):
-        values = tuple((f.name, as_hashable(getattr(x, f.name))) for f in fields(x))
-        return Converted(type(x).__qualname__, values)
-    raise ParameterError(
-        "output", type(x).__name__,
-        "a hashable output (or a dataclass, mapping, list or set of hashable values)",
-    )
-
-
-def as_database(db: object, name: str = "db") -> Database:
-    """A database given as any iterable of leaves (tuples or lists of child indices) as the
-    sorted tuple of tuples the audit keys on; anything else gets a `ParameterError`."""
-    if isinstance(db, str | bytes) or not isinstance(db, Iterable):
-        raise ParameterError(name, repr(db), "an iterable of leaves (tuples of child indices)")
-    return tuple(sorted(as_node(u, f"{name} record") for u in db))
-
-
-def as_node(u: object, name: str = "z") -> Node:
-    """A leaf given as a tuple or list of non-negative ints, as a tuple."""
-    if isinstance(u, tuple | list) and all(
-        isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in u
-    ):
-        return tuple(u)
-    raise ParameterError(name, repr(u), "a node: a tuple of child indices such as (0, 1)")
 
 
 def _claim_point(point: object) -> ClaimPoint:
@@ -322,18 +103,27 @@ class PointResult:
             return (Fraction(0), Fraction(0)) if d_hi <= 0 else (d_lo, d_hi)
         return max(d_lo, Fraction(0)) / b_hi, d_hi / b_lo
 
-    def counterexample(self) -> dict[str, object]:
+    def row(self, **facts: object) -> Row:
+        """This point as a verdict row (`betweencut.proofs.verdict.Row`)."""
+        return Row(database_text(self.db), record_text(self.z), self.on, self.eps, self.delta,
+                   enclosure(self.delta), self.bound, self.holds, Direction(self.stick.direction),
+                   facts)
+
+    def refutation(self, claim: str | None = None, note: str = "",
+                   output: Callable[[object], str] | None = None) -> Refutation:
+        """The counterexample of this point (meant for a refuted one): the pair, the event
+        (its first outputs written by `output`, default `output_text`), `P(S)`, `Q(S)`."""
         s = self.stick
-        first, second = ("D", "D + z") if s.direction == "D||D+z" else ("D + z", "D")
-        shown = [_short(o) for o in s.event[:SHOWN_OUTPUTS]]
-        return {
-            "D": self.db, "z": self.z, "D + z": with_record(self.db, self.z), "on": self.on,
-            "eps": self.eps, "event_size": s.event_size, "event (first outputs)": shown,
-            f"P_{first}(S)": exact_str(s.p_event), f"P_{second}(S)": exact_str(s.q_event),
-            "violated": f"P_{first}(S) <= e^{self.eps} * P_{second}(S) + {exact_str(self.bound)}",
-            "excess": exact_str(self.delta - self.bound),
-            "excess_approx": display(self.delta - self.bound),
-        }
+        show = output or output_text
+        return Refutation(
+            claim or f"({self.eps}, {exact_str(self.bound)})-DP", database_text(self.db),
+            record_text(self.z), self.on, Direction(s.direction), self.eps,
+            tuple(show(o) for o in s.event[:SHOWN_OUTPUTS]), s.event_size, s.p_event,
+            s.q_event, self.delta, self.bound, note)
+
+    def counterexample(self) -> dict[str, object]:
+        """The refutation as JSON (`Refutation.as_json`: one shape for every audit)."""
+        return self.refutation().as_json()
 
 
 def _is_node(u: object) -> bool:
@@ -341,19 +131,33 @@ def _is_node(u: object) -> bool:
                                         for c in u)
 
 
-def _node(u: tuple[int, ...]) -> str:
-    return "/".join(map(str, u)) or "root"
+def _is_box(b: object) -> bool:
+    return isinstance(b, tuple) and bool(b) and all(
+        isinstance(x, tuple) and len(x) == 2 and all(isinstance(c, int) for c in x) for x in b)
 
 
-def _short(o: object) -> str:
-    """An output in a few characters: node sets as `{0/1, ...}`, `(node, answer)` steps as
-    `0/1:H`; any other shape (tuples, labels, user objects) falls back to `str`/`repr`."""
-    if isinstance(o, frozenset | set) and all(_is_node(u) for u in o):
-        return "{" + ", ".join(_node(u) for u in sorted(o)) + "}"
+def output_text(o: object) -> str:
+    """An output in a few characters: a set of nodes as `{0/1, ...}`, `(node, answer)` steps
+    as `0/1:H`, a run by its Heavy set and transcript, a set of boxes (a PrivTree partition)
+    as `{[0,2), [2,4)}`; any other shape by `str`/`repr`."""
+    if isinstance(o, Converted):
+        o = o.value
+        if isinstance(o, tuple) and o and all(isinstance(x, tuple) and len(x) == 2
+                                              and isinstance(x[0], str) for x in o):
+            fields = dict(o)  # a dataclass by its fields (a `Run`)
+            if "heavy" in fields and "transcript" in fields:
+                return (f"heavy {output_text(fields['heavy'])}, transcript "
+                        f"{output_text(fields['transcript']) or '()'}")
+    if isinstance(o, frozenset | set):
+        if all(_is_node(u) for u in o):
+            return "{" + ", ".join(record_text(u) for u in sorted(o)) + "}"
+        if all(_is_box(b) for b in o):
+            return "{" + ", ".join("x".join(f"[{lo},{hi})" for lo, hi in b)
+                                   for b in sorted(o)) + "}"
     if isinstance(o, tuple) and o and all(
         isinstance(x, tuple) and len(x) == 2 and _is_node(x[0]) for x in o
     ):
-        return " ".join(f"{_node(u)}:{getattr(s, 'value', s)}" for u, s in o)
+        return " ".join(f"{record_text(u)}:{getattr(s, 'value', s)}" for u, s in o)
     if isinstance(o, str):
         return o
     return repr(o)
@@ -438,7 +242,7 @@ def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
     return cache.fresh().curve(db, z, on)
 
 
-def audit_mechanism(
+def audit_pairs(
     run: Mechanism,
     pairs: Iterable[tuple[Database, Node]],
     claim_points: Sequence[ClaimPoint],

@@ -19,16 +19,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from betweencut.errors import ParameterError
+from betweencut.notation import database_text, record_text
 from betweencut.proofs.exact.arith import ExpRational, enclose, exact_str, sign
-from betweencut.proofs.privacy.audit.mechanism import (
+from betweencut.proofs.privacy.audit.mechanism import display
+from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, exceeds
+from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
     Mechanism,
     as_database,
     as_node,
-    display,
 )
-from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, exceeds
 from betweencut.tree import Node
 
 __all__ = ["Regression", "RegressionError", "find_regressions", "rational_inside"]
@@ -54,7 +55,7 @@ class Regression:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "D": ["/".join(map(str, u)) for u in self.db], "z": "/".join(map(str, self.z)),
+            "D": database_text(self.db), "z": record_text(self.z),
             "on": self.on,
             "eps_from": self.eps_from.display(), "eps_from_exact": self.eps_from.exact_str(),
             "eps_to": None if self.eps_to is None else self.eps_to.display(),
@@ -68,7 +69,8 @@ class Regression:
 
     def line(self) -> str:
         to = "inf" if self.eps_to is None else f"{self.eps_to.display():.4g}"
-        return (f"privacy regression on D = {list(self.db)}, z = {self.z} ({self.on}): "
+        return (f"privacy regression on D = {database_text(self.db)}, z = "
+                f"{record_text(self.z)} ({self.on}): "
                 f"candidate delta > baseline delta for eps in ({self.eps_from.display():.4g}, "
                 f"{to}); at eps = {self.witness}: {display(self.candidate_delta):.6g} > "
                 f"{display(self.baseline_delta):.6g}")

@@ -23,17 +23,14 @@ from hypothesis import strategies as st
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.privacy.audit.mechanism import (
-    Database,
     ExactDelta,
-    LawCache,
     PointResult,
-    as_database,
-    as_node,
     check_point,
     display,
     pair_curve,
 )
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
+from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_database, as_node
 from betweencut.tree import Node
 
 __all__ = ["EpsilonBound", "PairSearch", "epsilon_lower_bound", "search_pairs"]

@@ -22,139 +22,40 @@ stay exact and `e^{-λ(R-1)} = δ/L` is rational.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.betweencut import BetweenCut, Run
-from betweencut.calibration import Calibration, calibrate, path_query_bound
+from betweencut.calibration import Calibration
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.audit.mechanism import (
     AuditVerdict,
     ClaimPoint,
-    Database,
-    LawCache,
-    PointResult,
-    as_database,
-    as_node,
-    audit_mechanism,
+    audit_pairs,
     check_point,
-    display,
-    neighbouring_pairs,
     tighter,
 )
-from betweencut.proofs.registry import claim, register_audit
-from betweencut.tree import Node, PublicTree, kary_tree
+from betweencut.proofs.privacy.claims.setup import (
+    betweencut_cache,
+    certify,
+    pair_parameters,
+    pair_report,
+    theorem_5_4_points,
+    validate_pair,
+)
+from betweencut.proofs.privacy.enumeration.cache import (
+    LawCache,
+    neighbouring_pairs,
+)
+from betweencut.proofs.registry import claim
+from betweencut.tree import Node, PublicTree
 
 __all__ = [
-    "PROJECTIONS", "PairReport", "betweencut_cache", "check_lemma_c_1",
-    "check_theorem_5_4_enumerated", "check_theorem_5_5_enumerated", "exhaustive", "pair_report",
-    "theorem_5_4_points",
+    "check_lemma_c_1", "check_theorem_5_4_enumerated", "check_theorem_5_5_enumerated",
+    "exhaustive",
 ]
-
-PROJECTIONS: dict[str, Callable[[object], Any]] = {
-    "transcript": lambda run: run.transcript,  # type: ignore[attr-defined]
-    "heavy": lambda run: run.heavy,  # type: ignore[attr-defined]
-}
-
-
-def theorem_5_4_points(tree: PublicTree, params: Params) -> list[ClaimPoint]:
-    """`(rλ, (L/2)e^{-λ(R-1)} + 1{r<L}(1 - q_λ)^r)` for `r = 1..L` (Eq. (22)), exact."""
-    L = path_query_bound(tree.height)
-    return [(r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
-            for r in range(1, L + 1)]
-
-
-def betweencut_cache(
-    tree: PublicTree, params: Params, variant: type[BetweenCut] = BetweenCut
-) -> LawCache:
-    """Enumerated laws of `variant` (default: Alg. 3 itself) on `tree` with `params`."""
-    from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
-
-    mechanism = variant(tree, params)
-
-    def run(db: Database, test: NoisyTest) -> Run:
-        return mechanism.run(db, test)
-
-    return SharedTreeCache(mechanism, run, PROJECTIONS)
-
-
-@dataclass(frozen=True)
-class PairReport:
-    """The rows of one neighbouring pair: per `r`, the exact `δ(rλ)` and the bound."""
-
-    db: Database
-    z: Node
-    transcript: list[PointResult]
-    heavy: list[PointResult]
-
-    def rows(self, on: str) -> list[dict[str, object]]:
-        results = self.transcript if on == "transcript" else self.heavy
-        out = []
-        for r, res in enumerate(results, start=1):
-            lo, hi = res.tightness()
-            out.append({
-                "r": r, "eps": display(res.eps), "eps_exact": str(res.eps),
-                "delta": display(res.delta), "delta_exact": exact_str(res.delta),
-                "bound": display(res.bound), "bound_exact": exact_str(res.bound),
-                "holds": res.holds, "tightness": [float(lo), float(hi)],
-                "direction": res.stick.direction,
-            })
-        return out
-
-    @property
-    def holds(self) -> bool:
-        return all(r.holds for r in (*self.transcript, *self.heavy))
-
-
-def pair_report(
-    cache: LawCache, tree: PublicTree, params: Params, db: Database, z: Node,
-    points: Sequence[ClaimPoint] | None = None,
-) -> PairReport:
-    """Rows `r = 1..L` at `ε = rλ` against Theorem 5.4's bound, or against `points` (one
-    `(rλ, bound)` per `r`, e.g. an accountant's certified upper bounds)."""
-    points = theorem_5_4_points(tree, params) if points is None else points
-    rows = {on: [check_point(cache, db, z, on, eps, bound) for eps, bound in points]
-            for on in ("transcript", "heavy")}
-    return PairReport(db, z, rows["transcript"], rows["heavy"])
-
-
-def _validate(
-    tree: PublicTree, params: Params, db: Iterable[Node], z: Node
-) -> tuple[Database, Node]:
-    if params.lam > 1:
-        raise ParameterError("lambda", params.lam, "0 < lambda <= 1 (Theorem 5.4)")
-    h = tree.height
-    db, z = as_database(db), as_node(z, "z")  # lists work; anything else: ParameterError
-    leaves = [*db, z]
-    for leaf in leaves:
-        if len(leaf) != h - 1 or tree.arity(leaf) != 0 or any(
-            not 0 <= c < tree.arity(leaf[:i]) for i, c in enumerate(leaf)
-        ):
-            raise ParameterError("leaf", "/".join(map(str, leaf)),
-                                 f"a leaf of the {tree.description}")
-    return db, z
-
-
-def _params(tree: PublicTree, params: Params, db: Database, z: Node) -> dict[str, object]:
-    return {"tree": tree.description, "tau": params.tau, "lambda": params.lam,
-            "R": params.R.exact_str(), "D": db, "z": z}
-
-
-def _certify(name: str, results: Sequence[PointResult], params: dict[str, object]) -> Certificate:
-    for res in results:
-        if not res.holds:
-            raise ClaimRefuted(name, f"delta({res.eps}) exceeds the claimed delta",
-                               res.counterexample())
-    quantities = {f"delta({res.eps})": exact_str(res.delta) for res in results}
-    quantities.update({f"bound({res.eps})": exact_str(res.bound) for res in results})
-    return Certificate(name, params, "enumerated", quantities, scope="one neighbouring pair")
-
 
 @claim("Lemma C.1", "Eq. (112)", "Eq. (113)")
 def check_lemma_c_1(
@@ -168,10 +69,10 @@ def check_lemma_c_1(
     Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the two databases,
     the violating event, its exact probabilities and the violated inequality.
     """
-    d, z = _validate(tree, params, db, z)
+    d, z = validate_pair(tree, params, db, z)
     cache = cache or betweencut_cache(tree, params)
     report = pair_report(cache, tree, params, d, z)
-    return _certify("Lemma C.1", report.transcript, _params(tree, params, d, z))
+    return certify("Lemma C.1", report.transcript, pair_parameters(tree, params, d, z))
 
 
 @claim("Theorem 5.4 (enumerated)", "Eq. (22)")
@@ -185,7 +86,7 @@ def check_theorem_5_4_enumerated(
     `<=` the transcript profile at the same `ε` (the Heavy set is a function of the transcript).
     Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the counterexample.
     """
-    d, z = _validate(tree, params, db, z)
+    d, z = validate_pair(tree, params, db, z)
     cache = cache or betweencut_cache(tree, params)
     report = pair_report(cache, tree, params, d, z)
     for heavy, full in zip(report.heavy, report.transcript, strict=True):
@@ -193,7 +94,8 @@ def check_theorem_5_4_enumerated(
             raise ClaimRefuted(
                 "Theorem 5.4 (enumerated)", "Heavy-set delta exceeds transcript delta",
                 {**heavy.counterexample(), "transcript_delta": exact_str(full.delta)})
-    return _certify("Theorem 5.4 (enumerated)", report.heavy, _params(tree, params, d, z))
+    return certify("Theorem 5.4 (enumerated)", report.heavy,
+                   pair_parameters(tree, params, d, z))
 
 
 @claim("Theorem 5.5 (enumerated)", "Eq. (23)")
@@ -212,10 +114,10 @@ def check_theorem_5_5_enumerated(
     if cal.height != tree.height:
         raise ParameterError("cal", cal.height, f"a calibration for height {tree.height}")
     params = cal.params(tau)
-    d, z = _validate(tree, params, db, z)
+    d, z = validate_pair(tree, params, db, z)
     cache = betweencut_cache(tree, params)
     res = check_point(cache, d, z, on, cal.epsilon, cal.delta)
-    info = {**_params(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta}
+    info = {**pair_parameters(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta}
     if not res.holds:
         raise ClaimRefuted("Theorem 5.5 (enumerated)", "delta(eps) exceeds delta",
                            res.counterexample())
@@ -244,7 +146,7 @@ def exhaustive(
     verdicts: dict[str, AuditVerdict] = {}
     for pair in shown:
         for name in on:
-            verdict = audit_mechanism(cache.run, [pair], points, on=name, cache=cache)
+            verdict = audit_pairs(cache.run, [pair], points, on=name, cache=cache)
             best = verdicts.get(name)
             if best is None or not verdict.holds or (
                 verdict.tightest is not None and best.tightest is not None
@@ -262,69 +164,3 @@ def exhaustive(
 def _summary(verdicts: dict[str, AuditVerdict], pairs: int, cache: LawCache) -> dict[str, Any]:
     runs = getattr(cache, "direct_runs", cache.transcripts)
     return {"verdicts": verdicts, "pairs": pairs, "transcripts": cache.transcripts, "runs": runs}
-
-
-# The default cases, chosen for power (issue 12): Theorem 5.4's bound is < 1 at some r (R of
-# 12 in the calibrated regime, or R = 3 with pairs whose counts cross the H guard at 4), and a
-# known-violating gallery variant is refuted on each same instance (`power.power_witness`,
-# reported as a certificate beside the case's own).
-AUDIT_CASES = [  # (arity, height, lambda, R, tau)
-    (2, 3, Fraction(1, 2), Fraction(12), Fraction(2)),
-    (3, 2, Fraction(1, 2), Fraction(12), Fraction(1)),
-    (2, 3, Fraction(1), Fraction(3), Fraction(0)),
-]
-GUARD_PAIRS: dict[int, list[tuple[Database, Node]]] = {  # extra pairs crossing a guard
-    2: [(((0, 0), (0, 0), (0, 0)), (0, 0)), (((0, 0), (0, 0), (0, 1)), (0, 1))],
-}
-
-
-@register_audit("privacy", "Lemma C.1 / Theorem 5.4 by enumeration, every pair |D| <= 1, "
-                "with power")
-def audit_default() -> list[Certificate]:
-    """Small trees, every neighbouring pair with `|D| <= 1` (and guard-crossing pairs), each
-    instance also refuting a known-violating variant (its power); a few seconds."""
-    from betweencut.proofs.privacy.claims.power import power_witness
-
-    certificates = []
-    for i, (k, h, lam, R, tau) in enumerate(AUDIT_CASES):
-        tree = kary_tree(k, h)
-        params = Params.of(tau, lam, R)
-        cache = betweencut_cache(tree, params)
-        pairs = [*neighbouring_pairs(list(tree.level(h - 1)), 1), *GUARD_PAIRS.get(i, [])]
-        for db, z in pairs:
-            certificates.append(check_lemma_c_1(tree, params, db, z, cache))
-            certificates.append(check_theorem_5_4_enumerated(tree, params, db, z, cache))
-        certificates.append(power_witness(tree, params, pairs).certificate(tree, params))
-    cal = calibrate(3, Fraction(1), Fraction(1, 20))
-    tree = kary_tree(2, 3)
-    certificates.append(check_theorem_5_5_enumerated(tree, cal, Fraction(2), ((0, 0),), (0, 0)))
-    certificates.append(calibrated_power(tree, cal, Fraction(2),
-                                         neighbouring_pairs(list(tree.level(2)), 1)))
-    return certificates
-
-
-def calibrated_power(
-    tree: PublicTree, cal: Calibration, tau: Fraction, pairs: Iterable[tuple[Database, Node]],
-    variants: Sequence[str] = ("Laplace scale lambda", "guards without R"),
-) -> Certificate:
-    """The power of a Theorem 5.5 case: a known-violating gallery variant (default: noise
-    `Lap(λ)`, then guards without `R`) with the same calibrated parameters must be refuted at
-    the same `(ε, δ)` on one of `pairs` (else `NoPower`)."""
-    from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
-    from betweencut.proofs.privacy.claims.power import NoPower
-
-    params = cal.params(tau)
-    chosen = list(pairs)
-    for name in variants:
-        cache = betweencut_cache(tree, params, PRIVACY_BREAKING[name].variant)
-        for db, z in chosen:
-            res = check_point(cache, db, z, "transcript", cal.epsilon, cal.delta)
-            if not res.holds:
-                return Certificate(
-                    "Theorem 5.5 (enumerated)", {**_params(tree, params, db, z),
-                                                 "epsilon": cal.epsilon, "delta": cal.delta},
-                    "enumerated", {"refuted variant": name,
-                                   "excess": exact_str(res.delta - cal.delta)},
-                    scope="power: a known-violating variant is refuted on the same instance")
-    raise NoPower(f"no variant of {list(variants)} is refuted at (eps, delta) = ({cal.epsilon}, "
-                  f"{cal.delta}) on the pairs given: the Theorem 5.5 case has no power")

@@ -18,8 +18,9 @@ from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.marking import Labels
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
-from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, Database, audit_mechanism
-from betweencut.proofs.privacy.claims.checkers import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, audit_pairs
+from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.tree import Node, kary_tree
 
 __all__ = [
@@ -161,7 +162,7 @@ def audit_variant(
     tree = kary_tree(k, h)
     params = Params.of(tau, lam, R)
     cache = betweencut_cache(tree, params, variant)
-    return audit_mechanism(cache.run, pairs, theorem_5_4_points(tree, params), on=on, cache=cache)
+    return audit_pairs(cache.run, pairs, theorem_5_4_points(tree, params), on=on, cache=cache)
 
 
 def refute(name: str) -> AuditVerdict:

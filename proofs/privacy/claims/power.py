@@ -22,14 +22,10 @@ from betweencut.errors import BetweenCutError
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate
-from betweencut.proofs.privacy.audit.mechanism import (
-    Database,
-    PointResult,
-    audit_mechanism,
-    display,
-)
-from betweencut.proofs.privacy.claims.checkers import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.audit.mechanism import PointResult, audit_pairs, display
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
+from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.tree import Node, PublicTree
 
 __all__ = ["KNOWN_VIOLATORS", "NoPower", "PowerWitness", "informative_r", "power_witness"]
@@ -101,7 +97,7 @@ def power_witness(
         for name in variants:
             cache = caches[name]
             for projection in on:
-                verdict = audit_mechanism(cache.run, [pair], points, on=projection, cache=cache)
+                verdict = audit_pairs(cache.run, [pair], points, on=projection, cache=cache)
                 if verdict.refutation is not None:
                     return PowerWitness(name, verdict.refutation, tuple(useful))
     raise NoPower(f"no known-violating variant ({', '.join(variants)}) is refuted on these "

@@ -21,9 +21,10 @@ from betweencut.betweencut import BetweenCut
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError
 from betweencut.params import Params
-from betweencut.proofs.privacy.audit.mechanism import LawCache, PointResult, check_point, tighter
-from betweencut.proofs.privacy.claims.checkers import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.audit.mechanism import PointResult, check_point, tighter
 from betweencut.proofs.privacy.claims.power import informative_r
+from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.tree import PublicTree
 
 __all__ = ["SearchResult", "search_worst_pair"]

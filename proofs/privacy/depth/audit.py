@@ -164,7 +164,7 @@ def band_setup(
 
 def claimed_points(bounds: Sequence[ClaimedBound]) -> list[dict[str, object]]:
     """The claim a certificate certifies: every `(r, ε, δ bound)` point, exact."""
-    return [{"r": b.r, "eps": b.eps, "bound": exact_str(b.exact)}  # type: ignore[arg-type]
+    return [{"r": b.r, "eps": b.eps, "bound_exact": exact_str(b.exact)}  # type: ignore[arg-type]
             for b in bounds]
 
 
@@ -192,21 +192,21 @@ def check_theorem_5_4_at_depth(
     worst = audit.worst
     if worst is not None and not worst.holds:
         raise ClaimRefuted("Theorem 5.4", "delta(eps) exceeds the claimed bound at depth",
-                           {**info, **_row_facts(worst, exact=True)})
-    quantities = _row_facts(worst, exact=False) if worst is not None else {}
+                           {**info, **row_facts(worst, exact=True)})
+    quantities = row_facts(worst, exact=False) if worst is not None else {}
     return Certificate("Theorem 5.4", info, "enumerated", quantities,
                        scope=f"single-leaf pairs at h = {info['h']}, every answer sequence by "
                              "grouping")
 
 
-def _row_facts(row: DepthRow, exact: bool) -> dict[str, object]:
+def row_facts(row: DepthRow, exact: bool) -> dict[str, object]:
     """The compared numbers: the certified enclosure of `δ` that decided the row (and the exact
     `δ` and excess of a refuted row) and the exact bound."""
     lo, hi = row.tightness()
     facts: dict[str, object] = {
         "count": row.profile.counts[-1], "profile": row.profile.describe(), "r": row.r,
         "eps": row.eps, "delta_in": [str(row.delta_lo), str(row.delta_hi)],
-        "bound": exact_str(row.bound.exact), "direction": row.direction,  # type: ignore[arg-type]
+        "bound_exact": exact_str(row.bound.exact), "direction": row.direction,  # type: ignore[arg-type]
         "tightness": [str(lo), str(hi)]}
     if exact:
         facts["delta"] = exact_str(row.delta_exact())

@@ -6,7 +6,7 @@ A row of `betweencut.proofs.privacy.depth.transcript.profile_rows` has the exact
 
 in each direction (`P`, `Q` the signature's probabilities under the two databases), and the
 row's `δ` is the larger direction. Every factor value (an answer's exact probability,
-`betweencut.proofs.privacy.enumeration.transcripts.factor_value`) is `Σ c·e^{x}` with rational `c`,
+`betweencut.proofs.laws.factors.factor_value`) is `Σ c·e^{x}` with rational `c`,
 `x`. With `N` the common denominator of every exponent of both databases and of the claimed
 points `ε_r`, and `D` that of every coefficient, a factor is `x^s · F(x) / D` with
 `x = e^{1/N}`, `F` an integer polynomial and `s` an integer shift, and a signature's
@@ -44,8 +44,8 @@ from typing import Any
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.bt_laws import OUTCOMES
+from betweencut.proofs.laws.factors import factor_value
 from betweencut.proofs.privacy.depth.paths import Signature
-from betweencut.proofs.privacy.enumeration.transcripts import factor_value
 
 __all__ = ["BACKENDS", "ExactTables", "ExactValue", "backend", "flint_available", "set_backend"]
 
@@ -286,13 +286,47 @@ class ExactTables:
         unread one computes the tables again)."""
         self._tables = None
 
-    def _compute(self) -> list[Tables]:
+    def _sides(self) -> tuple[int, int, tuple[_Side, _Side]]:
+        """`N`, `D` and both databases' factor tables (see the module docstring)."""
         values = [factor_value(fid) for pair in self.laws for law in pair
                   for fid in law.values() if fid is not None]
         N = math.lcm(*(e.denominator for e in self.eps),
                      *(x.denominator for v in values for x in v.terms))
         D = math.lcm(1, *(c.denominator for v in values for c in v.terms.values()))
-        sides = (_Side([p[0] for p in self.laws], N, D), _Side([p[1] for p in self.laws], N, D))
+        return N, D, (_Side([p[0] for p in self.laws], N, D),
+                      _Side([p[1] for p in self.laws], N, D))
+
+    def event(self, forward: bool, r: int) -> tuple[ExpPoly, ExpPoly, int, list[Signature]]:
+        """The event of row `r` in one direction, exactly: `(P(S), Q(S), |S|)` summed over the
+        answer sequences whose signature violates at `ε_r` (`P` under the direction's first
+        database), so that `δ_dir(ε_r) = P(S) - e^{ε_r}·Q(S)`, and its signatures in order.
+        Computed on its own (for the one refuted row a counterexample shows), `ExpPoly` sums."""
+        if not 1 <= r <= self.top:
+            raise ParameterError("r", r, f"1 <= r <= {self.top}")
+        N, D, sides = self._sides()
+        x_side, y_side = sides if forward else sides[::-1]
+        p, q, size = ExpPoly(), ExpPoly(), 0
+        sigs: list[Signature] = []
+        for t, sig, n in self.violating[0 if forward else 1]:
+            if t < r:
+                continue
+            size += n
+            sigs.append(sig)
+            for side, is_p in ((x_side, True), (y_side, False)):
+                if not _possible(side, sig):
+                    continue
+                poly, shift, weight = side.product(sig)
+                den = D**weight
+                term = ExpPoly({Fraction(e + shift, N): Fraction(c * n, den)
+                                for e, c in poly.items()})
+                if is_p:
+                    p = p + term
+                else:
+                    q = q + term
+        return p, q, size, sigs
+
+    def _compute(self) -> list[Tables]:
+        N, D, sides = self._sides()
         sigs = [sig for d in self.violating for _, sig, _ in d]
         # twice the largest number of answers: the flint path splits a signature's weight
         # into two parts, each at most that (the value is the same at any common denominator)

@@ -29,7 +29,8 @@ the all-`H` right tail of each interval carried up, so the cost stays polynomial
 
 The probability of an output is `P(prefix)·(P(tail_L) + P(tail_B))` under each database, with
 the law values of the query object the mechanism built (`depth.depth_pair`, principle 2). The
-decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix (`_Side.boxes`) plus a
+decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix
+(`SignatureSide.boxes`) plus a
 certified interval log of the tail sum (mpmath `iv`, one per distinct tail), and go to the exact
 `ExpPoly` sign when the boxes straddle; the sums are the same certified dyadic enclosures, and the
 exact `δ` the exact sum of the violating outputs' factor bags. The tests compare all of it, as
@@ -54,6 +55,7 @@ from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import iv_precision
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value
 from betweencut.proofs.privacy.depth.exact_values import ExactTables, Violating
 from betweencut.proofs.privacy.depth.paths import (
     OUTCOME_INDEX,
@@ -65,10 +67,10 @@ from betweencut.proofs.privacy.depth.paths import (
 from betweencut.proofs.privacy.depth.transcript import (
     Boxes,
     ClaimedBound,
+    ClaimedSteps,
     DepthRow,
     PathJoint,
-    _Side,
-    _Steps,
+    SignatureSide,
     depth_pair,
     profile_rows,
     rows_from_sums,
@@ -79,12 +81,6 @@ from betweencut.proofs.privacy.divergence.profiles import (
     PairProfile,
     bag_exceeds,
     check_eps,
-)
-from betweencut.proofs.privacy.enumeration.transcripts import (
-    Bag,
-    bag_enclosure,
-    bag_value,
-    bags_value,
 )
 
 __all__ = [
@@ -329,7 +325,7 @@ def _tail_boxes(pair: HeavyJoint, tails: list[TailKey], side: int) -> Boxes:
     return ok, lo, hi
 
 
-def _boxes(side: _Side, matrix: npt.NDArray[np.float64], tails: Boxes,
+def _boxes(side: SignatureSide, matrix: npt.NDArray[np.float64], tails: Boxes,
            index: npt.NDArray[np.intp]) -> Boxes:
     """Per output: possible?, certified bounds of `ln P(prefix) + ln(P(tail_L) + P(tail_B))`."""
     p_ok, p_lo, p_hi = side.boxes(matrix)
@@ -340,7 +336,7 @@ def _boxes(side: _Side, matrix: npt.NDArray[np.float64], tails: Boxes,
     return ok, lo, hi
 
 
-def _possible(side: _Side, sig: Signature) -> bool:
+def _possible(side: SignatureSide, sig: Signature) -> bool:
     return not any(n and side.zero[i] for i, n in enumerate(sig))
 
 
@@ -384,7 +380,8 @@ class _Exact:
                     * self.tail_value(tails, self.y_ix)) > 0
 
 
-def _direction(pair: HeavyJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
+def _direction(pair: HeavyJoint, forward: bool, steps: ClaimedSteps,
+               sides: tuple[SignatureSide, SignatureSide],
                boxes: tuple[Boxes, Boxes]) -> tuple[list[tuple[int, int]], list[tuple[int, int]],
                                                      list[tuple[int, int]]]:
     """Per output the largest `r` with `P > e^{ε_r}·Q` (certified boxes, exact inside them);
@@ -443,9 +440,10 @@ def heavy_rows(
     laws = pair.transcript.laws
     most = max(top, int(matrix.max(initial=0)) + max(
         [max(sig) for tail in tails for sig in tail if sig is not None], default=0))
-    sides = (_Side([law[0] for law in laws], most), _Side([law[1] for law in laws], most))
+    sides = (SignatureSide([law[0] for law in laws], most),
+             SignatureSide([law[1] for law in laws], most))
     boxes = tuple(_boxes(sides[s], matrix, _tail_boxes(pair, tails, s), index) for s in (0, 1))
-    steps = _Steps.of(bounds)
+    steps = ClaimedSteps.of(bounds)
     directions = [_direction(pair, forward, steps, sides, (boxes[0], boxes[1]))
                   for forward in (True, False)]
     tables = ExactTables(laws, steps.eps[1:],

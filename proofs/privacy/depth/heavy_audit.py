@@ -18,9 +18,9 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.depth.audit import (
-    _row_facts,
     audit_profiles,
     band_setup,
+    row_facts,
 )
 from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT
 from betweencut.proofs.privacy.depth.transcript import DepthRow
@@ -65,15 +65,15 @@ def check_theorem_5_4_heavy_at_depth(
     worst = heavy.worst
     if worst is not None and not worst.holds:
         raise ClaimRefuted("Theorem 5.4", "Heavy-set delta(eps) exceeds the claimed bound at depth",
-                           {**info, **_row_facts(worst, exact=True)})
+                           {**info, **row_facts(worst, exact=True)})
     transcript = audit_profiles(mechanism, profiles, bounds)
     for row, full in zip(heavy.rows, transcript.rows, strict=True):
         if not heavy_at_most_transcript(row, full):
             raise ClaimRefuted(
                 "Theorem 5.4", "Heavy-set delta exceeds the transcript's (post-processing)",
-                {**info, **_row_facts(row, exact=True),
+                {**info, **row_facts(row, exact=True),
                  "transcript_delta": exact_str(full.delta_exact())})
-    quantities = _row_facts(worst, exact=False) if worst is not None else {}
+    quantities = row_facts(worst, exact=False) if worst is not None else {}
     return Certificate("Theorem 5.4", info, "enumerated", quantities,
                        scope=f"single-leaf pairs at h = {info['h']}, Heavy set, every answer "
                              "sequence by grouping")

@@ -40,6 +40,7 @@ from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError, public_height
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import Outcome
+from betweencut.notation import EMPTY_RECORD, database_text, run_text
 from betweencut.tree import Node
 
 __all__ = [
@@ -140,6 +141,19 @@ class PathProfile:
 
     def describe(self) -> str:
         return ", ".join(f"depth {d}+: {c}" for d, c in self.steps)
+
+    def texts(self) -> tuple[str, str]:
+        """`(D, z)` of `database()` in the package's notation (`betweencut.notation`), written
+        without building a record: a leaf at depth `2^64 - 2` is `0^18446744073709551614`."""
+        h = self.height
+        z = run_text(0, h - 1)
+        counts: Counter[str] = Counter()
+        if self.steps[-1][1]:
+            counts[z] += self.steps[-1][1]
+        for d, s in self.siblings():
+            parts = [run_text(0, d - 1), "1", run_text(0, h - 1 - d)]
+            counts["/".join(p for p in parts if p != EMPTY_RECORD)] += s
+        return database_text(counts), z
 
 
 def check_seams(mechanism: BetweenCut) -> BT:

@@ -50,6 +50,7 @@ from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
 from betweencut.proofs.laws.bt_laws import OUTCOMES
+from betweencut.proofs.laws.factors import Bag, bag_enclosure, make_bag, round_out
 from betweencut.proofs.privacy.depth.exact_values import ExactTables, ExactValue
 from betweencut.proofs.privacy.depth.paths import (
     OUTCOME_INDEX,
@@ -60,12 +61,7 @@ from betweencut.proofs.privacy.depth.paths import (
 )
 from betweencut.proofs.privacy.divergence.profiles import Joint, Law, bag_exceeds
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law
-from betweencut.proofs.privacy.enumeration.transcripts import (
-    Bag,
-    bag_enclosure,
-    make_bag,
-    round_out,
-)
+from betweencut.proofs.verdict import SHOWN_EVENT, Direction, Refutation, Row
 from betweencut.tree import PublicTree
 
 __all__ = [
@@ -291,7 +287,7 @@ def _factor_tables(fid: int) -> tuple[tuple[float, float], Dyadic]:
 GAMMA_SLACK = 4  # float dot products of length W err by at most W·u·Σ|a_i·b_i| (u = 2^-53)
 
 
-class _Side:
+class SignatureSide:
     """Per segment and outcome, under one database: impossible, probability 1, or a factor
     with its log box and its powers as dyadic intervals; vectors over the signature columns."""
 
@@ -340,7 +336,7 @@ class _Side:
         return found
 
 
-class _Steps:
+class ClaimedSteps:
     """The claim's points `ε_1 < ... < ε_top` (index `r`), with `ε_0 = 0` and `ε_{top+1} = ∞`
     as sentinels, and their certified float boxes (float comparisons are exact, so `hi[r] < d`
     proves `ε_r < d` and `lo[r] > d` proves `ε_r > d`).
@@ -360,12 +356,12 @@ class _Steps:
         self.hi = np.array([_up(float(e)) for e in self.eps] + [math.inf])
 
     @staticmethod
-    def of(bounds: Sequence[ClaimedBound]) -> _Steps:
+    def of(bounds: Sequence[ClaimedBound]) -> ClaimedSteps:
         """The points of `bounds`, each `r` checked to be its index (1-based)."""
         for i, claimed in enumerate(bounds, start=1):
             if claimed.r != i:
                 raise ParameterError("bounds", claimed.r, f"bound {i} with r = {i}")
-        return _Steps([claimed.eps for claimed in bounds])
+        return ClaimedSteps([claimed.eps for claimed in bounds])
 
 
 @dataclass
@@ -382,7 +378,8 @@ class _Direction:
 Boxes = tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]
 
 
-def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side, _Side],
+def _direction(pair: PathJoint, forward: bool, steps: ClaimedSteps,
+               sides: tuple[SignatureSide, SignatureSide],
                boxes: tuple[Boxes, Boxes]) -> _Direction:
     """For each signature the largest `r` with `P > e^{ε_r}·Q` (monotone in `r`): certified
     log boxes settle every `r` outside the box, `bag_exceeds` (exact) the ones inside."""
@@ -413,7 +410,7 @@ def _direction(pair: PathJoint, forward: bool, steps: _Steps, sides: tuple[_Side
 
 
 def violating_by_r(
-    steps: _Steps, x_box: Boxes, y_box: Boxes, exceeds: Callable[[int, Fraction], bool],
+    steps: ClaimedSteps, x_box: Boxes, y_box: Boxes, exceeds: Callable[[int, Fraction], bool],
 ) -> dict[int, list[int]]:
     """Groups by the largest `r` with `P > e^{ε_r}·Q`: the certified log boxes of `ln P` and
     `ln Q` settle every `r` outside `[d_lo, d_hi]`; `exceeds(g, ε_r)` (exact) decides the ones
@@ -507,6 +504,36 @@ class DepthRow:
         """The exact `δ(rλ)` as text, one common denominator (grammar: `depth_exact`)."""
         return self.delta_value().text()
 
+    def to_row(self, on: str) -> Row:
+        """This row in the verdict's shape (`betweencut.proofs.verdict.Row`); its exact `δ` is
+        computed when read."""
+        D, z = self.profile.texts()
+        where: dict[str, object] = (
+            {"r": self.r, "count": self.profile.counts[0]} if self.profile.segments == 1
+            else {"r": self.r, "profile": self.profile.describe()})
+        return Row(D, z, on, self.eps, self.delta_value,  # type: ignore[arg-type]
+                   (self.delta_lo, self.delta_hi), self.bound.exact,  # type: ignore[arg-type]
+                   self.holds, Direction(self.direction), where)
+
+    def refutation(self, claim: str, on: str) -> Refutation:
+        """The counterexample of this (refuted) row: the larger direction decided exactly, its
+        event (every answer sequence on z's path whose signature violates at `ε`) with exact
+        `P(S)`, `Q(S)` (`ExactTables.event`)."""
+        if self.tables is None:
+            raise ParameterError("row", self.profile.describe(), "a row with its exact tables")
+        forward_value = self.tables.value(True, self.r).to_exppoly()
+        backward_value = self.tables.value(False, self.r).to_exppoly()
+        forward = sign(forward_value - backward_value) >= 0
+        p, q, size, sigs = self.tables.event(forward, self.r)
+        D, z = self.profile.texts()
+        return Refutation(
+            claim, D, z, on, Direction.FORWARD if forward else Direction.BACKWARD, self.eps,
+            tuple(signature_text(sig) for sig in sigs[:SHOWN_EVENT]), size, p, q,
+            forward_value if forward else backward_value,
+            self.bound.exact,  # type: ignore[arg-type]
+            "the event is every answer sequence on z's path with these answer counts per "
+            "path segment (L, B, H), the sequences of one signature being equally likely")
+
     def tightness(self) -> tuple[Fraction, Fraction]:
         """Certified bounds of `δ / bound`."""
         if self.bound.lo <= 0:
@@ -533,10 +560,10 @@ def profile_rows(
     top = len(bounds)
     matrix = pair.table()[2]
     most = max(top, int(matrix.max(initial=0)))  # the largest power any signature needs
-    sides = (_Side([law[0] for law in pair.laws], most),
-             _Side([law[1] for law in pair.laws], most))
+    sides = (SignatureSide([law[0] for law in pair.laws], most),
+             SignatureSide([law[1] for law in pair.laws], most))
     boxes = (sides[0].boxes(matrix), sides[1].boxes(matrix))
-    steps = _Steps.of(bounds)
+    steps = ClaimedSteps.of(bounds)
     fwd = _direction(pair, True, steps, sides, boxes)
     bwd = _direction(pair, False, steps, sides, boxes)
     tables = ExactTables(pair.laws, steps.eps[1:], (fwd.violating, bwd.violating))
@@ -600,6 +627,16 @@ def _larger(f: Callable[[], ExactValue], b: Callable[[], ExactValue],
     if fv == bv:
         return fv
     return fv if sign(fv.to_exppoly() - bv.to_exppoly()) >= 0 else bv
+
+
+def signature_text(sig: Signature) -> str:
+    """A signature as its answer counts per path segment: `L3 B1 | H2` (zeros left out)."""
+    segments = []
+    for k in range(len(sig) // 3):
+        counts = [f"{s.value}{sig[3 * k + OUTCOME_INDEX[s]]}" for s in OUTCOMES
+                  if sig[3 * k + OUTCOME_INDEX[s]]]
+        segments.append(" ".join(counts) or "-")
+    return " | ".join(segments)
 
 
 def worst_row(rows: Sequence[DepthRow]) -> DepthRow | None:

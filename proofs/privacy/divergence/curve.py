@@ -34,8 +34,8 @@ from mpmath import iv
 from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
+from betweencut.proofs.laws.factors import Bag, bag_value, bags_value
 from betweencut.proofs.privacy.divergence.profiles import Law
-from betweencut.proofs.privacy.enumeration.transcripts import Bag, bag_value, bags_value
 
 __all__ = [
     "Interval", "LogOf", "Piece", "PrivacyCurve", "curve_of_laws", "direction_curve",
@@ -236,7 +236,7 @@ class PrivacyCurve:
                 "eps_from": p.lo.display(), "eps_to": None if p.hi is None else p.hi.display(),
                 "eps_from_exact": p.lo.exact_str(),
                 "eps_to_exact": None if p.hi is None else p.hi.exact_str(),
-                "delta": exact_str(p.a) if p.b.is_zero() else
+                "delta_exact": exact_str(p.a) if p.b.is_zero() else
                 f"{exact_str(p.a)} - exp(eps)*({exact_str(p.b)})",
             })
         return rows

@@ -28,13 +28,7 @@ from functools import lru_cache, partial
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.privacy.enumeration.transcripts import (
-    Bag,
-    bag_enclosure,
-    bag_value,
-    bags_value,
-    round_out,
-)
+from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value, round_out
 
 __all__ = [
     "Grouped", "HockeyStick", "Joint", "Law", "PairProfile", "bag_exceeds", "bags_box",

@@ -1,1 +1,29 @@
-"""enumeration."""
+"""The enumeration engine: the real mechanism run on every answer sequence, each with its
+exact probability, and the laws kept per database.
+
+* `transcripts`: fresh-noise `BTQuery` tests, answer sequences as factor bags
+  (`enumerate_mechanism`, budgets and cost estimates);
+* `cache`: `LawCache`, the engine's front (laws per database and projection), the databases and
+  records it is asked about, and the enumeration kinds;
+* `shared_noise`: the shared-noise primitives (SVT, noisy max), exact integrals of Laplace laws
+  (`QueryLawCache`; registers itself as a kind);
+* `query_laws`, `pair_classes`, `outcome_tree`: the shared-outcome-tree speed path
+  (`SharedTreeCache`), tested equal to direct enumeration of the real code.
+
+May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws`, `proofs.verdict`,
+`proofs.registry` and `betweencut.proofs.privacy.divergence`.
+"""
+
+from betweencut.proofs.privacy.enumeration import shared_noise  # noqa: F401  (registers a kind)
+from betweencut.proofs.privacy.enumeration.cache import (
+    Database,
+    LawCache,
+    Mechanism,
+    neighbouring_pairs,
+)
+from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
+from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache
+from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
+
+__all__ = ["Database", "LawCache", "Mechanism", "QueryLawCache", "SharedTreeCache",
+           "enumerate_mechanism", "neighbouring_pairs"]

@@ -40,6 +40,7 @@ import numpy.typing as npt
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.packed import Lattice, abs_sum
+from betweencut.proofs.laws.factors import Bag, factor_value
 from betweencut.proofs.privacy.divergence.profiles import (
     SHOWN,
     FloatBox,
@@ -50,7 +51,7 @@ from betweencut.proofs.privacy.divergence.profiles import (
     box_exceeds,
     check_eps,
 )
-from betweencut.proofs.privacy.enumeration.transcripts import Bag, Enumeration, factor_value
+from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
 from betweencut.tree import Node
 
 __all__ = [

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.laws.bt_laws import OUTCOMES
-from betweencut.proofs.privacy.enumeration.transcripts import query_factor_ids
+from betweencut.proofs.laws.factors import query_factor_ids
 
 __all__ = ["CountCall", "ScriptedTest", "observed_law", "observed_law_everywhere"]
 

@@ -10,7 +10,7 @@ is a product over draws of `∫ f(r)·Π g_i(r) dr` (`betweencut.proofs.laws.noi
 noisy-max and fresh-noise factors. Sequences of probability exactly 0 are dropped.
 
 `ExactJoint` is the privacy profile of two such laws (the `PairProfile` interface of
-`betweencut.proofs.privacy.divergence.profiles`), so the same `audit_mechanism` (through
+`betweencut.proofs.privacy.divergence.profiles`), so the same `audit_pairs` (through
 `QueryLawCache`),
 `epsilon_for_delta` and counterexamples apply; `infinite_loss_event` finds an output with
 `Q = 0 < P` (private at no ε).
@@ -18,7 +18,7 @@ noisy-max and fresh-noise factors. Sequences of probability exactly 0 are droppe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, cast
@@ -26,6 +26,7 @@ from typing import Any, cast
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
     AboveThreshold,
+    DrawNoise,
     NoisyMax,
     QueryTest,
     ReplayQueries,
@@ -34,16 +35,6 @@ from betweencut.noisy_queries import (
 from betweencut.noisy_test import BTQuery
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
-from betweencut.proofs.privacy.audit.mechanism import (
-    AuditVerdict,
-    ClaimPoint,
-    Database,
-    LawCache,
-    Mechanism,
-    as_hashable,
-    audit_mechanism,
-    with_record,
-)
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
 from betweencut.proofs.privacy.divergence.profiles import (
     HockeyStick,
@@ -52,12 +43,22 @@ from betweencut.proofs.privacy.divergence.profiles import (
     check_eps,
     epsilon_for_delta,
 )
+from betweencut.proofs.privacy.enumeration.cache import (
+    KINDS,
+    CacheFactory,
+    Database,
+    LawCache,
+    Mechanism,
+    Projections,
+    as_hashable,
+    with_record,
+)
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.tree import Node
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "QueryLaw", "QueryLawCache", "QueryMechanism",
-    "audit_query_mechanism", "enumerate_queries", "epsilon_at_delta", "infinite_loss_event",
+    "enumerate_queries", "epsilon_at_delta", "infinite_loss_event",
     "sequence_probability",
 ]
 
@@ -240,7 +241,7 @@ def infinite_loss_event(joint: ExactJoint) -> tuple[Hashable, ExpPoly, str] | No
 
 class QueryLawCache(LawCache):
     """A `LawCache` whose laws come from `enumerate_queries` (shared noise, noisy max), so that
-    `audit_mechanism` audits such mechanisms unchanged."""
+    `audit_pairs` audits such mechanisms unchanged."""
 
     def __init__(self, run: QueryMechanism,
                  projections: dict[str, Callable[[object], Hashable]] | None = None,
@@ -288,20 +289,6 @@ class QueryLawCache(LawCache):
         return direction_curve(forward).maximum(direction_curve(backward))
 
 
-def audit_query_mechanism(
-    run: QueryMechanism, pairs: Iterable[tuple[Database, Node]],
-    claim_points: Sequence[ClaimPoint], on: str = "output",
-    projections: dict[str, Callable[[object], Hashable]] | None = None,
-    cache: QueryLawCache | None = None, keep: bool = False,
-) -> AuditVerdict:
-    """`audit_mechanism` for a mechanism asking `betweencut.noisy_queries` primitives: does
-    `run` satisfy every `(ε, δ)` of the claim on every pair `(D, D + z)`? Same verdict object
-    (smallest exact margin, or the refuting pair with its event and exact `P`, `Q`)."""
-    cache = cache or QueryLawCache(run, projections)
-    return audit_mechanism(cast(Mechanism, run), pairs, claim_points, on, projections, cache,
-                           keep)
-
-
 def epsilon_at_delta(
     run: QueryMechanism, db: Database, z: Node, delta: Fraction,
     width: Fraction = Fraction(1, 1024), eps_max: Fraction = Fraction(64),
@@ -311,3 +298,18 @@ def epsilon_at_delta(
     (e.g. an output with `Q = 0 < P` of probability above `delta`)."""
     joint = QueryLawCache(run).make_joint(db, z, "output")
     return epsilon_for_delta(joint, Fraction(delta), width, eps_max)
+
+
+def _shared_noise_kind(query: object) -> CacheFactory | None:
+    """The shared-noise primitives (`betweencut.noisy_queries`) are enumerated by
+    `QueryLawCache` (exact integrals of Laplace laws)."""
+    if not isinstance(query, DrawNoise | AboveThreshold | NoisyMax):
+        return None
+
+    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
+        return QueryLawCache(cast(QueryMechanism, run), projections, limit)
+
+    return factory
+
+
+KINDS.append(_shared_noise_kind)

@@ -9,13 +9,12 @@ query) and remembers the other outcomes as prefixes still to explore. Each run t
 one complete answer sequence (one leaf of the outcome tree); deterministic decisions (the guards
 of GuardedBT, Alg. 1, l. 1-4) never reach the test and cost no branching.
 
-Probabilities are kept factored. The probability of one answer sequence is the product of the
-law values of its answers, and a law value depends only on `(a - c, b - c, λ, outcome)`, so a
-leaf's probability is a multiset of such factor keys (a `Bag`). Many leaves share a bag (every
-count-0 node off the data answers with the same law), `bag_value` turns a bag into an exact
-`ExpPoly` once, and the profiles (`betweencut.proofs.privacy.divergence.profiles`) cancel the
-factors two neighbouring databases share (off the added record's path both answer with the same law:
-Eq. 4) before any comparison.
+Probabilities are kept factored (`betweencut.proofs.laws.factors`): the probability of one
+answer sequence is the product of the law values of its answers, a multiset of factor keys (a
+`Bag`). Many leaves share a bag (every count-0 node off the data answers with the same law),
+`bag_value` turns a bag into an exact `ExpPoly` once, and the profiles
+(`betweencut.proofs.privacy.divergence.profiles`) cancel the factors two neighbouring databases
+share (off the added record's path both answer with the same law: Eq. 4) before any comparison.
 """
 
 from __future__ import annotations
@@ -25,16 +24,24 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, ReplayTest, UnansweredQuery
 from betweencut.proofs.exact.arith import ExpPoly
-from betweencut.proofs.laws.bt_laws import OUTCOMES, exact_law
+from betweencut.proofs.laws.factors import (
+    Bag,
+    FactorKey,
+    bag_enclosure,
+    bag_value,
+    bags_value,
+    law_key,
+    make_bag,
+    query_factor_ids,
+    query_factors,
+)
 
 __all__ = [
     "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey", "ForeignQuery",
@@ -43,117 +50,11 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-FactorKey = tuple[Fraction, Fraction, Fraction, Outcome]  # (a - c, b - c, λ, outcome)
-Bag = tuple[int, ...]  # a multiset of interned factor ids, as a sorted tuple
 DEFAULT_LIMIT = 2_000_000  # answer sequences of one enumeration (the budget)
 DEFAULT_MAX_QUERIES = 10_000  # noisy tests on one answer sequence
 WARMUP = 256  # answer sequences enumerated before the cost is estimated
 PROBES = 64  # random root-to-leaf walks of the estimate
 QUIET_SECONDS = 2.0  # progress is shown only for enumerations longer than this
-ENCLOSURE_BITS = 64
-
-
-def law_key(query: BTQuery) -> tuple[Fraction, Fraction, Fraction]:
-    """What the law of BT(c; a, b, λ) depends on: `(a - c, b - c, λ)`."""
-    return (query.a - query.count, query.b - query.count, query.lam)
-
-
-@lru_cache(maxsize=4096)
-def _law(key: tuple[Fraction, Fraction, Fraction]) -> dict[Outcome, ExpPoly]:
-    d_a, d_b, lam = key
-    return exact_law(BTQuery(Fraction(0), d_a, d_b, lam))
-
-
-def _support(key: tuple[Fraction, Fraction, Fraction]) -> tuple[Outcome, ...]:
-    law = _law(key)
-    return tuple(s for s in OUTCOMES if not law[s].is_zero())
-
-
-_FACTORS: list[FactorKey] = []
-_FACTOR_IDS: dict[FactorKey, int] = {}
-_QUERY_IDS: dict[tuple[int, ...], tuple[tuple[Outcome, int], ...]] = {}
-
-
-def factor_id(factor: FactorKey) -> int:
-    """A small integer naming one factor key (interned, so bags hash and sort fast)."""
-    found = _FACTOR_IDS.get(factor)
-    if found is None:
-        found = _FACTOR_IDS[factor] = len(_FACTORS)
-        _FACTORS.append(factor)
-    return found
-
-
-def factor_key(fid: int) -> FactorKey:
-    return _FACTORS[fid]
-
-
-def _query_factors(query: BTQuery) -> tuple[tuple[Outcome, int], ...]:
-    """The outcomes of non-zero probability of `query`, each with its factor id (cached)."""
-    c, a, b, lam = query.count, query.a, query.b, query.lam
-    raw = (c.numerator, c.denominator, a.numerator, a.denominator, b.numerator, b.denominator,
-           lam.numerator, lam.denominator)
-    found = _QUERY_IDS.get(raw)
-    if found is None:
-        key = law_key(query)
-        found = _QUERY_IDS[raw] = tuple((s, factor_id((*key, s))) for s in _support(key))
-    return found
-
-
-def query_factor_ids(query: BTQuery) -> dict[Outcome, int]:
-    """The factor id of each outcome of non-zero probability of `query`."""
-    return dict(_query_factors(query))
-
-
-def factor_value(factor: FactorKey | int) -> ExpPoly:
-    """The exact probability of one answer: `P(BT = outcome)` for the law `(a - c, b - c, λ)`."""
-    key = factor_key(factor) if isinstance(factor, int) else factor
-    return _law(key[:3])[key[3]]
-
-
-@lru_cache(maxsize=1 << 16)
-def bag_value(bag: Bag) -> ExpPoly:
-    """The exact product of the factors of `bag` (the probability of one answer sequence)."""
-    out = ExpPoly.const(1)
-    for factor, power in Counter(bag).items():
-        out = out * factor_value(factor) ** power
-    return out
-
-
-@lru_cache(maxsize=4096)
-def _factor_enclosure(factor: int) -> tuple[Fraction, Fraction]:
-    return round_out(*factor_value(factor).enclose(ENCLOSURE_BITS))
-
-
-@lru_cache(maxsize=1 << 16)
-def bag_enclosure(bag: Bag) -> tuple[Fraction, Fraction]:
-    """Certified rational bounds of `bag_value(bag)` (products of certified positive factors)."""
-    lo, hi = Fraction(1), Fraction(1)
-    for factor, power in Counter(bag).items():
-        f_lo, f_hi = _factor_enclosure(factor)
-        lo, hi = lo * max(f_lo, Fraction(0)) ** power, hi * f_hi**power
-    return round_out(lo, hi)
-
-
-KEEP_BITS = 96
-
-
-def round_out(lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
-    """A wider enclosure `[lo', hi'] ⊇ [lo, hi]` of dyadic rationals with about `KEEP_BITS`
-    significant bits (keeps the certified interval arithmetic cheap; never narrower)."""
-
-    def scale(x: Fraction) -> int:
-        if x == 0:
-            return KEEP_BITS
-        return KEEP_BITS - (abs(x.numerator).bit_length() - x.denominator.bit_length())
-
-    k = max(scale(lo), scale(hi), 0)
-    den = 1 << k
-    return Fraction((lo.numerator << k) // lo.denominator, den), Fraction(
-        -((-hi.numerator << k) // hi.denominator), den)
-
-
-def make_bag(factors: Sequence[int]) -> Bag:
-    return tuple(sorted(factors))
 
 
 class BranchingTest(ReplayTest):
@@ -180,7 +81,7 @@ class BranchingTest(ReplayTest):
                 "max_queries", self.max_queries, 0, None, 0.0,
                 f"one answer sequence asks more than {self.max_queries} noisy tests (does it "
                 f"halt on every answer sequence?)")
-        support = _query_factors(query)
+        support = query_factors(query)
         try:
             outcome = super().__call__(query)
         except UnansweredQuery:
@@ -220,37 +121,6 @@ class Enumeration(Generic[T]):
     def total(self) -> ExpPoly:
         """`Σ` over all answer sequences: exactly 1 for a mechanism that always halts."""
         return bags_value(Counter(bag for _, bag in self.leaves))
-
-
-_EXPONENTS: list[Fraction] = []
-_EXPONENT_IDS: dict[Fraction, int] = {}
-
-
-@lru_cache(maxsize=1 << 16)
-def _bag_terms(bag: Bag) -> tuple[tuple[int, int, int], ...]:
-    """`bag_value(bag)` as `(exponent id, coefficient denominator, numerator)` integer triples."""
-    out = []
-    for x, c in bag_value(bag).terms.items():
-        xid = _EXPONENT_IDS.get(x)
-        if xid is None:
-            xid = _EXPONENT_IDS[x] = len(_EXPONENTS)
-            _EXPONENTS.append(x)
-        out.append((xid, c.denominator, c.numerator))
-    return tuple(out)
-
-
-def bags_value(bags: Mapping[Bag, int]) -> ExpPoly:
-    """`Σ n·bag_value(bag)`, exactly (accumulated in integers, one `ExpPoly` at the end)."""
-    acc: dict[tuple[int, int], int] = {}
-    for bag, n in bags.items():
-        for xid, den, num in _bag_terms(bag):
-            acc[xid, den] = acc.get((xid, den), 0) + n * num
-    terms: dict[Fraction, Fraction] = {}
-    for (xid, den), num in acc.items():
-        if num:
-            x = _EXPONENTS[xid]
-            terms[x] = terms.get(x, Fraction(0)) + Fraction(num, den)
-    return ExpPoly(terms)
 
 
 class ForeignQuery(BetweenCutError):
@@ -304,7 +174,7 @@ class ProbeTest:
             raise EnumerationBudgetExceeded(
                 "max_queries", self.max_queries, 0, None, 0.0,
                 f"one answer sequence asks more than {self.max_queries} noisy tests")
-        support = _query_factors(query)
+        support = query_factors(query)
         self.leaves *= len(support)
         return self.rng.choice(support)[0]
 

@@ -1,0 +1,29 @@
+"""The library API: one function per job (issue 22), re-exported from `betweencut`.
+
+* `calibrate(height, epsilon, delta, accountant="paper")`: Theorem 5.5's numbers (or the tight
+  accountant's);
+* `classify(tree, source, tau=, epsilon=, delta=, engine=None, accountant="paper")`: one
+  private release, whatever engine counts;
+* `audit_mechanism(mechanism, pairs | exhaustive=N | search=N, epsilon=, delta=, ...)`: any
+  mechanism (a function, a builder, a PrivTree; fresh or shared noise) on neighbouring pairs;
+* `audit_depth(height, tau=, params= | epsilon=, delta=, ...)`: Theorem 5.4 at any height;
+* `audit(group=None)`: every registered claim (the main job);
+* `audit_corpus(size=0, names=())`: the sparse-vector corpus against the literature;
+* `margins(epsilon, delta, ...)`: the additive margins against the height (Table 1).
+
+Every audit answers with one verdict shape (`holds`, `worst`, `refutation`, `rows`,
+`as_json()`, `text()`, `exit_status`). This package composes every layer (core, proofs,
+properties): with the command line, the only part of `betweencut` that imports them.
+"""
+
+from __future__ import annotations
+
+from betweencut.api.claims import ClaimsVerdict, audit
+from betweencut.api.corpus import CorpusVerdict, audit_corpus
+from betweencut.api.depth import audit_depth
+from betweencut.api.margins import margins
+from betweencut.api.mechanism import audit_mechanism
+from betweencut.api.release import calibrate, classify
+
+__all__ = ["ClaimsVerdict", "CorpusVerdict", "audit", "audit_corpus", "audit_depth",
+           "audit_mechanism", "calibrate", "classify", "margins"]

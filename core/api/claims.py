@@ -1,0 +1,205 @@
+"""`audit`: the main job as a library call: every registered claim checked (or one group's),
+answered as a `ClaimsVerdict` (`holds`, `worst`, `refutation`, `rows`, `as_json()`, `text()`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from betweencut.errors import ParameterError, Undecided
+from betweencut.proofs import CLAIMS, AuditCase, Certificate, ClaimRefuted, audit_cases
+from betweencut.proofs.exact.certificate import jsonable
+from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED
+from betweencut.schemas import header
+
+HOLDS, REFUTED, UNDECIDED = "holds", "REFUTED", "undecided"
+
+
+def cases(group: str | None = None) -> list[AuditCase]:
+    """The registered cases, the structural claims included: `betweencut.properties.audit`
+    registers them (proofs may not import properties; this composition layer joins both)."""
+    audit_cases()  # the proofs' cases first, so the table lists them first
+    from betweencut.properties import audit as _structure  # noqa: F401  (registers them)
+
+    return audit_cases(group)
+
+
+def groups() -> list[str]:
+    """The audit's groups, sorted."""
+    return sorted({case.group for case in cases()})
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One registered claim: its verdict, how it was checked, over what."""
+
+    group: str
+    claim: str
+    verdict: str
+    method: str
+    checks: int
+    checked: str
+    detail: str = ""
+    counterexample: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    @property
+    def holds(self) -> bool:
+        return self.verdict == HOLDS
+
+    def as_json(self, diagnostics: bool = False) -> dict[str, Any]:
+        out = {"group": self.group, "claim": self.claim, "verdict": self.verdict,
+               "holds": self.holds, "method": self.method, "checks": self.checks,
+               "checked": self.checked, "detail": self.detail,
+               "counterexample": jsonable(self.counterexample)}
+        if diagnostics:
+            out["seconds"] = round(self.seconds, 3)
+        return out
+
+
+@dataclass
+class ClaimsVerdict:
+    """The answer of `audit()`: one row per registered claim; `refutation` the first refuted
+    claim's counterexample; `exit_status` 0 all hold, 1 one refuted, 3 one undecided."""
+
+    rows: list[ClaimRow] = field(default_factory=list)
+    group: str | None = None
+
+    @property
+    def holds(self) -> bool:
+        return all(row.holds for row in self.rows)
+
+    @property
+    def worst(self) -> ClaimRow | None:
+        """The first claim that does not hold (refuted before undecided), else None."""
+        for verdict in (REFUTED, UNDECIDED):
+            for row in self.rows:
+                if row.verdict == verdict:
+                    return row
+        return None
+
+    @property
+    def refutation(self) -> dict[str, Any] | None:
+        for row in self.rows:
+            if row.verdict == REFUTED:
+                return {"claim": row.claim, "detail": row.detail,
+                        "counterexample": jsonable(row.counterexample)}
+        return None
+
+    @property
+    def exit_status(self) -> int:
+        verdicts = {row.verdict for row in self.rows}
+        if verdicts - {HOLDS, UNDECIDED}:
+            return EXIT_REFUTED
+        return EXIT_UNDECIDED if UNDECIDED in verdicts else EXIT_HOLDS
+
+    def as_json(self, diagnostics: bool = False) -> dict[str, Any]:
+        worst = self.worst
+        return {**header("claims"), "group": self.group, "holds": self.holds,
+                "worst": None if worst is None else worst.as_json(),
+                "refutation": self.refutation,
+                "rows": [row.as_json(diagnostics) for row in self.rows]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_json())
+
+    def text(self) -> str:
+        width = max((len(r.claim) for r in self.rows), default=5)
+        gwidth = max((len(r.group) for r in self.rows), default=5)
+        out = [f"{'group':<{gwidth}} {'claim':<{width}}  {'verdict':<9} method"]
+        for r in self.rows:
+            out.append(f"{r.group:<{gwidth}} {r.claim:<{width}}  {r.verdict:<9} {r.method}")
+            out.append(f"{'':<{gwidth}} {'':<{width}}  {'':<9} checked: {r.checked}")
+            if not r.holds:
+                out.append(f"    {r.detail}")
+        held = sum(r.holds for r in self.rows)
+        out.append(f"{held} of {len(self.rows)} claims hold")
+        return "\n".join(out)
+
+
+def registry_claim(name: str) -> str:
+    """The registered claim a certificate's claim belongs to: itself, or the longest registered
+    name it starts with (`Eq. (25), X = L` belongs to `Eq. (25)`)."""
+    if name in CLAIMS:
+        return name
+    prefixes = [c for c in CLAIMS if name.startswith(c)]
+    return max(prefixes, key=len) if prefixes else name
+
+
+def _checked(certs: Sequence[Certificate]) -> str:
+    """What was checked, in a few words: how many checks over which parameters, or the runs."""
+    runs = [c for c in certs if c.method == "property" or "runs" in c.quantities
+            or "heights" in c.quantities]
+    if runs:
+        return "; ".join(c.scope for c in runs)
+    values: dict[str, set[str]] = {}
+    for cert in certs:
+        for key, value in cert.parameters.items():
+            values.setdefault(key, set()).add(str(value))
+    grid = ", ".join(f"{k} ({len(v)} value{'s' if len(v) > 1 else ''})"
+                     for k, v in sorted(values.items()))
+    return f"{len(certs)} check{'s' if len(certs) > 1 else ''}" + (f" over {grid}" if grid else "")
+
+
+def audit(
+    group: str | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+) -> ClaimsVerdict:
+    """Every registered claim checked on its built-in grid (or one `group`'s): a
+    `ClaimsVerdict` with one row per claim (verdict, method, number of checks, what was
+    checked) and, for a refuted claim, its counterexample."""
+    known = groups()
+    if group is not None and group not in known:
+        raise ParameterError("group", group, f"one of {', '.join(known)}")
+    todo = cases(group)
+    order: list[str] = []
+    certs: dict[str, list[Certificate]] = {}
+    where: dict[str, list[str]] = {}
+    failed: dict[str, dict[str, Any]] = {}
+    seconds: dict[str, float] = {}
+    for case in (progress(todo, len(todo)) if progress else todo):
+        start = time.perf_counter()
+        try:
+            found = list(case.run())
+        except ClaimRefuted as exc:
+            name = registry_claim(exc.claim)
+            failed[name] = {"verdict": REFUTED, "detail": str(exc),
+                            "counterexample": exc.counterexample}
+            found = []
+            _note(name, case.group, order, where)
+        except Undecided as exc:
+            name = registry_claim(case.title)
+            failed[name] = {"verdict": UNDECIDED, "detail": str(exc)}
+            found = []
+            _note(name, case.group, order, where)
+        took = time.perf_counter() - start
+        for cert in found:
+            name = registry_claim(cert.claim)
+            _note(name, case.group, order, where)
+            certs.setdefault(name, []).append(cert)
+            seconds[name] = seconds.get(name, 0.0) + took / max(len(found), 1)
+    out = ClaimsVerdict(group=group)
+    for name in order:
+        mine = certs.get(name, [])
+        methods = sorted({c.method + (f" ({c.scope})" if c.scope and c.method != "property"
+                                      else "") for c in mine})
+        verdicts = {c.verdict for c in mine}
+        verdict = HOLDS if verdicts == {HOLDS} else ", ".join(sorted(verdicts)) or "none"
+        extra = failed.get(name, {})
+        out.rows.append(ClaimRow(
+            ", ".join(where[name]), name, extra.get("verdict", verdict), "; ".join(methods),
+            len(mine), _checked(mine), extra.get("detail", ""), extra.get("counterexample"),
+            seconds.get(name, 0.0)))
+    return out
+
+
+def _note(name: str, group: str, order: list[str], where: dict[str, list[str]]) -> None:
+    if name not in where:
+        order.append(name)
+        where[name] = []
+    if group not in where[name]:
+        where[name].append(group)

@@ -1,0 +1,153 @@
+"""`audit_depth`: Theorem 5.4 at any height up to `2^64 - 1` by path grouping (issue 13).
+
+For the public height and parameters it decides, for each audited neighbouring pair and each
+`r = 1..L`, the exact `δ(rλ)` of the full transcript (or, `on="heavy"`, of the released Heavy
+set) against the chosen accountant's bound at the claim's `ε = rλ`: the single-leaf pairs
+`C` vs `C + 1` across the band, the two-segment profiles and a derandomised search over
+profiles, or one pair (`count=C`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from betweencut.betweencut import BetweenCut
+from betweencut.calibration import path_query_bound
+from betweencut.errors import ParameterError, shown
+from betweencut.params import Params
+from betweencut.proofs.verdict import Claim, Release, Row, Verdict
+from betweencut.tree import kary_tree
+
+MAX_HEIGHT = (1 << 64) - 1
+ON = (Release.TRANSCRIPT.value, Release.HEAVY.value)
+
+
+def audit_depth(
+    height: int,
+    *,
+    tau: object,
+    params: Params | None = None,
+    epsilon: object = None,
+    delta: object = None,
+    lam: object = None,
+    R: object = None,
+    on: str = "transcript",
+    accountant: str = "paper",
+    count: int | None = None,
+    search: int = 20,
+    arity: int = 2,
+    variant: type[BetweenCut] = BetweenCut,
+    progress: Callable[[list[Any]], Iterable[Any]] | None = None,
+    each: Callable[[list[Row]], None] | None = None,
+) -> Verdict:
+    """Theorem 5.4 (Eq. (22)) at depth for `variant` (default BetweenCut itself).
+
+    Preconditions (checked): `1 <= height <= 2^64 - 1`; the claimed parameters: `params`, or
+    `tau` with `lam` and `R`, or `tau` with `epsilon` and `delta` (calibrated by
+    `accountant`); `0 < λ <= 1`; `τ >= E` (off-path nodes guarded Light); `on` "transcript" or
+    "heavy"; `variant` keeps Alg. 3's `level_order`, `apply` and `run`.
+    Returns: a `Verdict` whose rows (one per pair and `r`, each `δ` at the claim's `ε = rλ`)
+    are every row audited (`each(rows)` hears each pair's rows as they are decided, e.g. to
+    stream them out); `facts`: the profiles refused (a variant's unguarded sibling) and the
+    number of profiles the search tried.
+    Raises: `ParameterError`, `Undecided`.
+    """
+    from betweencut.api.mechanism import calibration_of
+    from betweencut.proofs.privacy.depth.audit import (
+        audit_profiles,
+        claimed_points,
+        single_leaf_band,
+        step_profiles,
+    )
+    from betweencut.proofs.privacy.depth.paths import PathProfile
+
+    if isinstance(height, bool) or not isinstance(height, int) or not 1 <= height <= MAX_HEIGHT:
+        raise ParameterError("height", height, "an integer 1 <= h <= 2^64 - 1")
+    if on not in ON:
+        raise ParameterError("on", on, " or ".join(ON))
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise ParameterError("count", count, "an integer C >= 0")
+    if isinstance(search, bool) or not isinstance(search, int) or search < 0:
+        raise ParameterError("search", search, "an integer >= 0 (0: no search)")
+    info: dict[str, object] = {}
+    if params is None:
+        manual, calibrated = lam is not None or R is not None, (
+            epsilon is not None or delta is not None)
+        if manual == calibrated:
+            raise ParameterError("lam", lam, "either lam and R, or epsilon and delta")
+        if manual:
+            if lam is None or R is None:
+                raise ParameterError("lam" if lam is None else "R", None, "lam and R go together")
+            params = Params.of(tau, lam, R)
+        else:
+            if epsilon is None or delta is None:
+                raise ParameterError("epsilon" if epsilon is None else "delta", None,
+                                     "epsilon and delta go together")
+            cal = calibration_of(accountant, height, epsilon, delta)
+            params = cal.params(tau)
+            info["calibrated"] = f"({cal.epsilon}, {cal.delta}) by the {accountant} accountant"
+    if params.lam > 1:
+        raise ParameterError("lambda", shown(params.lam), "0 < lambda <= 1 (Theorem 5.4)")
+    if params.margin.compare(params.tau) > 0:
+        raise ParameterError("tau", shown(params.tau), f"tau >= E = {params.margin.exact_str()} "
+                             f"~ {params.margin.approx():.6g} (off-path nodes guarded Light)")
+    L = path_query_bound(height)
+    bounds = depth_bounds(accountant, L, params)
+    mechanism = variant(kary_tree(arity, height), params)
+    single = count is not None
+    profiles = ([PathProfile.single_leaf(height, count)] if single  # type: ignore[arg-type]
+                else single_leaf_band(mechanism, params) + step_profiles(mechanism))
+
+    def rows_of(found: list[Any]) -> None:
+        if each is not None:
+            each([row.to_row(on) for row in found])
+            for row in found:  # streamed out: each pair's exact values are dropped once written
+                row.forget()
+
+    audit = audit_profiles(mechanism, profiles, bounds, exact=single, skip_refused=not single,
+                           progress=progress, on=on, each=rows_of if each else None)
+    tried = 0
+    if not single and search:
+        from betweencut.proofs.privacy.depth.search import search_profiles
+
+        found = search_profiles(mechanism, bounds, max_examples=search, on=on)
+        audit.rows.extend(found.rows)
+        rows_of(found.rows)
+        tried = found.tried
+    text = ("Theorem 5.4, Eq. (22)" if accountant == "paper" else "the tight accountant's "
+            "bound") + ": (r*lambda, delta_r)-DP for r = 1..L"
+    claim = Claim(text, tuple((b.eps, b.exact) for b in bounds), (on,),
+                  parameters={"L": L, "lambda": params.lam, "R": params.R.exact_str(),
+                              "accountant": accountant, "points": claimed_points(bounds)})
+    subject: dict[str, object] = {
+        "mechanism": variant.__name__, "tree": f"complete {arity}-ary tree, h = {height}",
+        "parameters": {"tau": params.tau, "lambda": params.lam, "R": params.R.exact_str(),
+                       **info}}
+    verdict = Verdict("depth", subject, claim, audit.holds,
+                      [row.to_row(on) for row in audit.rows],
+                      pairs=len({row.profile for row in audit.rows}))
+    worst = audit.worst
+    if worst is not None and not worst.holds:
+        verdict.refutation = worst.refutation(
+            f"({worst.eps}, delta_{worst.r})-DP ({text.split(':')[0]} at r = {worst.r})", on)
+    verdict.facts["refused"] = [{"profile": p.describe(), "why": why} for p, why in audit.refused]
+    if tried:
+        verdict.facts["search"] = {"tried": tried}
+    return verdict
+
+
+def depth_bounds(accountant: str, L: int, params: Params) -> list[Any]:
+    """The claimed `(r, rλ, δ_r)` at depth: Eq. (22) ("paper") or the tight accountant."""
+    from betweencut.proofs.privacy.depth.audit import paper_bounds
+    from betweencut.proofs.privacy.depth.transcript import ClaimedBound
+
+    if accountant == "paper":
+        return paper_bounds(L, params)
+    if accountant != "tight":
+        raise ParameterError("accountant", accountant, "paper or tight")
+    from betweencut.proofs.privacy.accountants.accountant import accountant as named
+
+    tight = named("tight", L=L, lam=params.lam, R=params.R)
+    return [ClaimedBound.of(r, r * params.lam, tight.delta_upper(r * params.lam))
+            for r in range(1, L + 1)]

@@ -1,0 +1,166 @@
+"""A user's mechanism, from `MODULE:CALLABLE` or from the object itself: one loader for every
+audit (issue 22; `--mechanism` of `audit privacy` and `audit corpus` alike).
+
+Three kinds, told apart without running the mechanism on data:
+
+* a **PrivTree**: a `PrivTree` object, or a callable without required positional parameters
+  that returns one (called once to build it);
+* a **builder**: a class (for example a `BetweenCut` subclass), or a callable whose first
+  parameter is named `tree`, called once as `CALLABLE(tree, params)`; what it returns has
+  `run(leaves, test)`;
+* a **function**: any other callable, `CALLABLE(db, test) -> output`.
+
+`MODULE:CALLABLE` is imported with the current directory searched first (as `python -m` does).
+A module that does not import, a missing attribute or a result of the wrong kind is a
+`MechanismError`; so is anything the user's code raises while the audit runs it
+(`SystemExit` and other `BaseException`s included, `KeyboardInterrupt` aside), named with the
+database it ran on: the user's code never chooses the exit status.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from betweencut.errors import MechanismError
+
+BUILDER = "builder (tree, params) -> object with run(leaves, test)"
+FUNCTION = "function (db, test) -> output"
+PRIVTREE = "PrivTree factory () -> PrivTree (reachable decomposition)"
+
+
+@dataclass(frozen=True)
+class UserMechanism:
+    """A mechanism to audit: its name (the spec, or the callable's qualified name), the object,
+    and its kind (`BUILDER`, `FUNCTION` or `PRIVTREE`; `built` is the PrivTree itself)."""
+
+    name: str
+    target: Any
+    kind: str
+    built: Any = None
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _import(spec: str, flag: str) -> Any:
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise MechanismError(f"{flag} {spec!r}: expected MODULE:CALLABLE, e.g. mymech:run")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # ImportError, or the module's own code failing or exiting
+        raise MechanismError(f"{flag} {spec}: module {module_name!r} did not import: "
+                             f"{one_line(exc)}") from None
+    target: Any = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise MechanismError(f"{flag} {spec}: {module_name!r} has no attribute {attr!r}")
+        target = getattr(target, part)
+    return target
+
+
+def resolve(mechanism: object, flag: str = "mechanism") -> UserMechanism:
+    """The mechanism `mechanism` names (a `MODULE:CALLABLE` string or the object) and its
+    kind; a factory of a PrivTree is called here, once."""
+    from betweencut.baselines.privtree import PrivTree
+
+    if isinstance(mechanism, UserMechanism):
+        return mechanism
+    name = mechanism if isinstance(mechanism, str) else getattr(
+        mechanism, "__qualname__", type(mechanism).__name__)
+    target = _import(mechanism, flag) if isinstance(mechanism, str) else mechanism
+    if isinstance(target, PrivTree):
+        return UserMechanism(str(name), target, PRIVTREE, target)
+    if not callable(target):
+        raise MechanismError(f"{flag} {name}: a {type(target).__name__}, not callable")
+    if _takes_nothing(target):
+        try:
+            built = target()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            raise MechanismError(f"{flag} {name}() raised {one_line(exc)}") from None
+        if not isinstance(built, PrivTree):
+            raise MechanismError(
+                f"{flag} {name}() returned a {type(built).__name__}: a callable without "
+                "parameters must build a PrivTree (else take (db, test) or (tree, params))")
+        return UserMechanism(str(name), target, PRIVTREE, built)
+    return UserMechanism(str(name), target, BUILDER if is_builder(target) else FUNCTION)
+
+
+def _takes_nothing(target: Callable[..., Any]) -> bool:
+    """No positional parameter and no required one: cannot be `(db, test)` or `(tree, params)`."""
+    if inspect.isclass(target):
+        return False
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+                   or p.default is p.empty for p in params)
+
+
+def is_builder(target: Callable[..., Any]) -> bool:
+    """A class, or a callable whose first parameter is named `tree`."""
+    if inspect.isclass(target):
+        return True
+    try:
+        params = list(inspect.signature(target).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and params[0] == "tree"
+
+
+def build(user: UserMechanism, tree: Any, params: Any) -> Any:
+    """A builder's product, built once from the public tree and parameters."""
+    try:
+        built = user.target(tree, params)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise MechanismError(f"{user.name}(tree, params) raised {one_line(exc)}") from None
+    if not callable(getattr(built, "run", None)):
+        raise MechanismError(f"{user.name}(tree, params) returned a {type(built).__name__} "
+                             "without a run(leaves, test) method")
+    return built
+
+
+def guarded(name: str, run: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`run`, with anything it raises (the enumeration's own signals aside) turned into one
+    `MechanismError` naming the mechanism and the database it ran on."""
+    from betweencut.noisy_queries import UnansweredNoisyQuery
+    from betweencut.noisy_test import UnansweredQuery
+    from betweencut.proofs.privacy.enumeration.transcripts import ForeignQuery
+
+    signals = (UnansweredQuery, UnansweredNoisyQuery, ForeignQuery)
+
+    def call(db: Any, test: Any) -> Any:
+        try:
+            return run(db, test)
+        except signals:
+            raise
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            from betweencut.notation import database_text
+
+            try:
+                shown = database_text(db)
+            except Exception:  # a database outside the notation (never from the audit)
+                shown = repr(db)
+            raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on D = "
+                                 f"{shown}") from None
+
+    return call

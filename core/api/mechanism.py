@@ -1,0 +1,460 @@
+"""`audit_mechanism`: is a mechanism (ε, δ)-DP on the pairs audited? One function for every
+kind (issue 22): a function `(db, test)`, a builder `(tree, params)` (BetweenCut and its
+variants), a PrivTree, asking fresh-noise `BTQuery` tests or the shared-noise primitives.
+
+The pairs are given (`pairs`), every database up to a size (`exhaustive`), or searched
+(`search`, derandomised Hypothesis). The claim is `(epsilon, delta)`, or a list of points, or
+`"theorem-5.4"` (Eq. (22) at the builder's parameters, with Theorem 5.5's `(ε, δ)` too when
+they were calibrated). The answer is a `Verdict` (`betweencut.proofs.verdict`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded, resolve
+from betweencut.betweencut import BetweenCut
+from betweencut.calibration import Calibration, path_query_bound
+from betweencut.errors import ParameterError, shown
+from betweencut.exact import as_rational
+from betweencut.notation import parse_database, parse_record
+from betweencut.params import Params
+from betweencut.proofs.exact.arith import exact_str
+from betweencut.proofs.verdict import Claim, Release, Row, Verdict
+from betweencut.tree import PublicTree, kary_tree
+
+__all__ = ["MAX_AUDIT_NODES", "MAX_AUDIT_PAIRS", "MAX_EXHAUSTIVE", "audit_mechanism"]
+
+# Enumeration sizes that finish in reasonable time (measured: binary h = 4, every pair with
+# |D| <= 2, 360 pairs, about 17 s; one pair on the 4-ary tree of height 3, 21 nodes, > 40 s).
+MAX_AUDIT_NODES = 15
+MAX_AUDIT_PAIRS = 400
+MIN_AUDIT_LAMBDA = Fraction(1, 1000)  # exact weights e^(-lambda*x) grow with 1/lambda and R
+MAX_AUDIT_R = 1000
+MAX_AUDIT_TAU = 10**6
+MAX_EXHAUSTIVE = 64
+MAX_PRIVTREE_SIZE = 1000  # a PrivTree database size (the count DP's table is (depth+1)(N+1))
+PRIVTREE_LIST_CAP = 50000
+THEOREM_5_4 = "theorem-5.4"
+ACCOUNTANTS = ("paper", "tight")
+
+
+def audit_mechanism(
+    mechanism: object,
+    pairs: Iterable[tuple[object, object]] | None = None,
+    *,
+    exhaustive: int | None = None,
+    search: int | None = None,
+    max_size: int | None = None,
+    epsilon: object = None,
+    delta: object = None,
+    claim: str | Sequence[tuple[object, object]] | None = None,
+    on: str | Sequence[str] | None = None,
+    baseline: object = None,
+    tree: PublicTree | None = None,
+    height: int | None = None,
+    arity: int = 2,
+    tau: object = None,
+    lam: object = None,
+    R: object = None,
+    accountant: str = "paper",
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+) -> Verdict:
+    """Audit `mechanism` (a `MODULE:CALLABLE` string or the object) on neighbouring pairs.
+
+    Preconditions (checked, `ParameterError` naming the argument otherwise): exactly one of
+    `pairs` (`(D, z)` with `D` an iterable of records or a database text `{0/0*2, 0/1}` and
+    `z` a record or its text), `exhaustive=N` (every `|D| <= N`, every added record) and
+    `search=N` (`N` pairs drawn, `|D| <= max_size`, default 3); a public tree (`tree`, or
+    `height` and `arity`) for a function or a builder; for a builder, `tau` with `lam` and
+    `R`, or with `epsilon` and `delta` (calibrated by `accountant`, "paper" or "tight"); the
+    claim: `epsilon` and `delta` (`0 <= delta < 1`), a list of `(eps, delta)` points, or
+    `"theorem-5.4"` (the default for a builder given `lam` and `R`).
+    Returns: a `Verdict`; `rows` per pair, claimed point and release (`on`: "output", the
+    mechanism's whole output, default; or an attribute of it such as "transcript", "heavy";
+    several with a list); for an exhaustive or searched audit the worst pair's rows; `facts`:
+    `epsilon_at_delta` (the largest over the pairs audited, a certified lower bound on the
+    mechanism's ε at the claimed δ, with its pair and exact curve) and, with `baseline`, the
+    privacy regressions against it.
+    Raises: `MechanismError` when the user's code fails to load or raises (one line naming
+    the database), `ParameterError` on bad input, `Undecided` when the gate cannot decide.
+    """
+    user = resolve(mechanism)
+    modes = [pairs is not None, exhaustive is not None, search is not None]
+    if sum(modes) != 1:
+        raise ParameterError("pairs", "none given" if not any(modes) else "several given",
+                             "exactly one of pairs=, exhaustive=N or search=N")
+    if max_size is not None and search is None:
+        raise ParameterError("max_size", max_size, "only with search=N")
+    if accountant not in ACCOUNTANTS:
+        raise ParameterError("accountant", accountant, ", ".join(ACCOUNTANTS))
+    if user.kind == PRIVTREE:
+        from betweencut.api.privtree import audit_privtree
+
+        return audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
+                              epsilon=epsilon, delta=delta, claim=claim, on=on,
+                              baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
+                              R=R, accountant=accountant, progress=progress)
+    t = _tree(tree, height, arity, exhaustive)
+    params, cal = _params(user, t, tau, lam, R, epsilon, delta, accountant)
+    the_claim = _claim(user, claim, epsilon, delta, params, cal, accountant, t, on)
+    run, built = _run(user, t, params)
+    cache = _cache(run, built, the_claim.on)
+    leaves = sorted(t.level(t.height - 1))
+    chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim)
+    return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None and
+                  search is None, baseline, progress)
+
+
+def _tree(tree: PublicTree | None, height: int | None, arity: int,
+          exhaustive: int | None) -> PublicTree:
+    """The public tree, refused up front when its enumeration cannot finish in reasonable time."""
+    if tree is None:
+        if height is None:
+            raise ParameterError("height", None, "the public tree: tree=, or height= and arity=")
+        for name, value in (("height", height), ("arity", arity)):
+            if isinstance(value, bool) or not isinstance(value, int) or not (
+                    1 <= value <= MAX_AUDIT_NODES):
+                raise ParameterError(name, value, f"an integer 1..{MAX_AUDIT_NODES}")
+        nodes = sum(arity**d for d in range(height))
+        if nodes > MAX_AUDIT_NODES:
+            raise ParameterError(
+                "tree", f"the {arity}-ary tree of height {height} ({nodes} nodes)",
+                f"at most {MAX_AUDIT_NODES} nodes for exact enumeration (binary h <= 4, "
+                "ternary h <= 3)")
+        tree = kary_tree(arity, height)
+    if not isinstance(tree, PublicTree):
+        raise ParameterError("tree", repr(tree), "a PublicTree (kary_tree, prefix_tree)")
+    if exhaustive is not None:
+        if isinstance(exhaustive, bool) or not isinstance(exhaustive, int) or not (
+                0 <= exhaustive <= MAX_EXHAUSTIVE):
+            raise ParameterError("exhaustive", exhaustive, f"a database size 0..{MAX_EXHAUSTIVE}")
+        leaves = len(list(tree.level(tree.height - 1)))
+        count = sum(math.comb(leaves + n - 1, n) for n in range(exhaustive + 1)) * leaves
+        if count > MAX_AUDIT_PAIRS:
+            raise ParameterError(
+                "exhaustive", exhaustive, f"at most {MAX_AUDIT_PAIRS} neighbouring pairs "
+                f"(this tree gives {count}; binary h = 4: N <= 2)")
+    return tree
+
+
+def calibration_of(accountant: str, height: int, epsilon: object, delta: object) -> Calibration:
+    """The calibration of `accountant` ("paper": Theorem 5.5; "tight": the certified
+    accountant's smallest margin) for the public `(h, ε, δ)`."""
+    if accountant == "tight":
+        from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight
+
+        return calibrate_tight(height, epsilon, delta)
+    if accountant != "paper":
+        raise ParameterError("accountant", accountant, ", ".join(ACCOUNTANTS))
+    from betweencut.calibration import calibrate
+
+    return calibrate(height, epsilon, delta)
+
+
+def _params(user: UserMechanism, tree: PublicTree, tau: object, lam: object, R: object,
+            epsilon: object, delta: object, accountant: str
+            ) -> tuple[Params | None, Calibration | None]:
+    """A builder's parameters: `Params(tau, lam, R)`, or calibrated from `(epsilon, delta)`."""
+    if user.kind != BUILDER:
+        given = [n for n, v in (("tau", tau), ("lam", lam), ("R", R)) if v is not None]
+        if given:
+            raise ParameterError(given[0], "given", f"only for a builder; {user.name} is a "
+                                 "function (db, test) -> output")
+        return None, None
+    if tau is None:
+        raise ParameterError("tau", None, f"{user.name} is a builder (tree, params): give tau "
+                             "with lam and R, or with epsilon and delta to calibrate")
+    if (lam is None) != (R is None):
+        raise ParameterError("lam" if lam is None else "R", None, "lam and R go together")
+    if lam is not None:
+        params = Params.of(tau, lam, R)
+        cal = None
+    else:
+        if epsilon is None or delta is None:
+            raise ParameterError("epsilon", epsilon, "lam and R, or epsilon and delta")
+        cal = calibration_of(accountant, tree.height, epsilon, delta)
+        params = cal.params(tau)
+    if params.lam < MIN_AUDIT_LAMBDA:
+        raise ParameterError("lambda", shown(params.lam), "lambda >= 1/1000 for enumeration")
+    if params.R.compare(MAX_AUDIT_R) > 0:
+        raise ParameterError("R", shown(params.R), f"R <= {MAX_AUDIT_R} for enumeration")
+    if params.tau > MAX_AUDIT_TAU:
+        raise ParameterError("tau", shown(params.tau), f"tau <= {MAX_AUDIT_TAU} for enumeration")
+    return params, cal
+
+
+def _on(on: str | Sequence[str] | None, default: Sequence[str]) -> tuple[str, ...]:
+    chosen = (on,) if isinstance(on, str) else tuple(default if on is None else on)
+    for name in chosen:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ParameterError("on", name, "'output' or an attribute of the output, such as "
+                                 "'transcript' or 'heavy'")
+    if not chosen:
+        raise ParameterError("on", "[]", "at least one release")
+    return chosen
+
+
+def _claim(user: UserMechanism, claim: object, epsilon: object, delta: object,
+           params: Params | None, cal: Calibration | None, accountant: str,
+           tree: PublicTree, on: str | Sequence[str] | None) -> Claim:
+    if claim is None and (epsilon is None or delta is None or cal is not None):
+        claim = THEOREM_5_4 if (params is not None and cal is None) else None
+    if claim == THEOREM_5_4:
+        if params is None:
+            raise ParameterError("claim", claim, "Theorem 5.4's points need a builder's "
+                                 "parameters (tau, lam, R)")
+        if params.lam > 1:
+            raise ParameterError("lambda", shown(params.lam), "0 < lambda <= 1 (Theorem 5.4)")
+        points = theorem_5_4_points(tree.height, params, accountant)
+        labels: list[dict[str, object]] = [{"r": r} for r in range(1, len(points) + 1)]
+        text = ("Theorem 5.4, Eq. (22): (r*lambda, delta_r)-DP for r = 1..L"
+                if accountant == "paper" else
+                "the tight accountant's (r*lambda, delta_r)-DP for r = 1..L")
+        if cal is not None:
+            points.append((cal.epsilon, cal.delta))
+            labels.append({"promised": f"Theorem 5.5: ({cal.epsilon}, {cal.delta})-DP"})
+            text += f"; Theorem 5.5: ({cal.epsilon}, {cal.delta})-DP"
+        facts: dict[str, object] = {"lambda": params.lam, "R": params.R.exact_str(),
+                                    "L": path_query_bound(tree.height), "accountant": accountant}
+        return Claim(text, tuple(points), _on(on, (Release.TRANSCRIPT, Release.HEAVY)),
+                     parameters=facts, labels=tuple(labels))
+    if claim is not None:
+        if isinstance(claim, str) or not isinstance(claim, Sequence):
+            raise ParameterError("claim", claim, f"(eps, delta) points or {THEOREM_5_4!r}")
+        points = [claim_point(p) for p in claim]
+        if not points:
+            raise ParameterError("claim", "[]", "at least one (eps, delta) point")
+        text = "; ".join(f"({e}, {exact_str(d)})-DP" for e, d in points)
+        return Claim(text, tuple(points), _on(on, (Release.OUTPUT,)))
+    if epsilon is None or delta is None:
+        raise ParameterError("epsilon", epsilon, "the claim audited: epsilon and delta")
+    eps, dlt = claim_point((epsilon, delta))
+    if not dlt < 1:
+        raise ParameterError("delta", dlt, "0 <= delta < 1")
+    return Claim.dp(eps, dlt, _on(on, (Release.OUTPUT,)))
+
+
+def claim_point(point: object) -> tuple[Fraction, Fraction]:
+    if not isinstance(point, tuple | list) or len(point) != 2:
+        raise ParameterError("claim", repr(point), "(eps, delta) pairs")
+    eps, dlt = as_rational(point[0], "epsilon"), as_rational(point[1], "delta")
+    if eps < 0:
+        raise ParameterError("epsilon", eps, "epsilon >= 0")
+    if not 0 <= dlt <= 1:
+        raise ParameterError("delta", dlt, "0 <= delta <= 1")
+    return eps, dlt
+
+
+def theorem_5_4_points(height: int, params: Params, accountant: str = "paper") -> list[Any]:
+    """`(rλ, δ_r)`, `r = 1..L`, with `λ`, `R` the claimed parameters: Eq. (22)'s bound
+    ("paper") or the tight accountant's certified upper bound ("tight")."""
+    from betweencut.proofs.laws.tct import theorem_5_4_bound
+
+    L = path_query_bound(height)
+    if accountant == "paper":
+        return [(r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
+                for r in range(1, L + 1)]
+    from betweencut.proofs.privacy.accountants.accountant import accountant as named
+
+    acc = named(accountant, L=L, lam=params.lam, R=params.R)
+    return [(r * params.lam, acc.delta_upper(r * params.lam)) for r in range(1, L + 1)]
+
+
+def _run(user: UserMechanism, tree: PublicTree, params: Params | None
+         ) -> tuple[Callable[[Any, Any], Any], Any]:
+    if user.kind == BUILDER:
+        built = build(user, tree, params)
+        return guarded(user.name, built.run), built
+    return guarded(user.name, user.target), None
+
+
+def _projection(on: str) -> Callable[[object], Hashable]:
+    if on == Release.OUTPUT:
+        return lambda o: o  # made hashable by the audit (`as_hashable`)
+
+    def project(o: object) -> Any:
+        if not hasattr(o, on):
+            raise ParameterError("on", on, f"'output' or an attribute of the mechanism's output "
+                                 f"(a {type(o).__name__} has no attribute {on!r})")
+        return getattr(o, on)
+
+    return project
+
+
+def _cache(run: Callable[[Any, Any], Any], built: Any, on: Sequence[str]) -> Any:
+    """The law cache: BetweenCut and its variants, on the transcript or the Heavy set, through
+    the shared outcome tree (equal to direct enumeration of the real code,
+    `betweencut.proofs.privacy.enumeration.outcome_tree`); anything else by direct
+    enumeration."""
+    from betweencut.proofs.privacy.enumeration.cache import LawCache
+
+    projections = {name: _projection(name) for name in on}
+    if isinstance(built, BetweenCut) and set(on) <= {Release.TRANSCRIPT, Release.HEAVY}:
+        from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
+
+        return SharedTreeCache(built, run, projections)
+    return LawCache(run, projections)
+
+
+def _as_pair(pair: object, tree: PublicTree | None) -> tuple[Any, Any]:
+    if not isinstance(pair, tuple | list) or len(pair) != 2:
+        raise ParameterError("pairs", repr(pair), "(database, added record) pairs")
+    db, z = pair
+    records = parse_database(db, "D") if isinstance(db, str) else db
+    record = parse_record(z, "z") if isinstance(z, str) else z
+    if tree is not None:
+        from betweencut.validate import check_leaves
+
+        check_leaves(tree, [*records, record], "pairs")
+    return tuple(records), record
+
+
+def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
+           search: int | None, max_size: int | None, leaves: list[Any], tree: PublicTree,
+           cache: Any, claim: Claim) -> list[Any]:
+    from betweencut.proofs.privacy.enumeration.cache import as_database, as_node, neighbouring_pairs
+
+    if exhaustive is not None:
+        return list(neighbouring_pairs(leaves, exhaustive))
+    if search is not None:
+        from betweencut.proofs.privacy.audit.search import search_pairs
+
+        size = 3 if max_size is None else max_size
+        if isinstance(search, bool) or not isinstance(search, int) or search < 1 or size < 0:
+            raise ParameterError("search", search, "an integer >= 1 (and max_size >= 0)")
+        eps, dlt = claim.points[0]
+        found = search_pairs(cache, leaves, eps, dlt, claim.on[0], size, search)
+        return list(dict.fromkeys(found.tried))
+    if pairs is None or isinstance(pairs, str | bytes):
+        raise ParameterError("pairs", repr(pairs), "an iterable of (database, added record)")
+    out = []
+    for pair in pairs:
+        db, z = _as_pair(pair, tree)
+        out.append((as_database(db, "D"), as_node(z, "z")))
+    return out
+
+
+def _audit(user: UserMechanism, tree: PublicTree, params: Params | None,
+           cal: Calibration | None, claim: Claim, run: Callable[[Any, Any], Any], cache: Any,
+           chosen: list[Any], given: bool, baseline: object,
+           progress: Callable[[Iterable[Any], int], Iterable[Any]] | None) -> Verdict:
+    from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+
+    subject: dict[str, object] = {"mechanism": user.name, "kind": user.kind,
+                                  "tree": tree.description}
+    if params is not None:
+        subject["parameters"] = {"tau": params.tau, "lambda": params.lam,
+                                 "R": params.R.exact_str()}
+        if cal is not None:
+            subject["parameters"]["calibrated"] = (  # type: ignore[index]
+                f"({cal.epsilon}, {cal.delta}) by the {cal.accountant} accountant")
+    results = []
+    holds, refutation, audited = True, None, 0
+    for name in claim.on:
+        shown_pairs = progress(chosen, len(chosen)) if progress else chosen
+        verdict = audit_pairs(run, shown_pairs, list(claim.points), on=name, cache=cache,
+                              keep=True)
+        results.extend(verdict.results)
+        audited = max(audited, verdict.pairs)
+        if not verdict.holds and holds:
+            holds, refutation = False, verdict.refutation
+        if not holds:
+            break
+    out = Verdict("mechanism", subject, claim, holds, pairs=audited)
+    if refutation is not None:
+        out.refutation = refutation.refutation(claim.text)
+    out.rows = _rows(results, given, claim, _pair_epsilons(cache, results)
+                     if len(claim.points) > 1 else None)
+    checked = chosen[:audited]
+    if len(claim.points) == 1:
+        _epsilon_at_delta(out, cache, checked, claim)
+    if baseline is not None:
+        out.regressions = _regressions(user, baseline, tree, params, checked, claim)
+    return out
+
+
+def _pair_epsilons(cache: Any, results: list[Any]) -> Callable[[Any], dict[str, Any]]:
+    """For a claim of several points on given pairs: beside each row, the exact curve's
+    smallest `ε` at the row's claimed `δ` (a certified lower bound on the `ε` the pair needs
+    there), one curve per pair and release."""
+    from betweencut.proofs.privacy.audit.mechanism import pair_curve
+
+    curves: dict[tuple[Any, Any, str], Any] = {}
+
+    def facts(res: Any) -> dict[str, Any]:
+        key = (res.db, res.z, res.on)
+        if key not in curves:
+            curves[key] = pair_curve(cache, res.db, res.z, res.on)
+        eps = curves[key].epsilon_at_delta(res.bound)
+        return {"epsilon_at_delta": None if eps is None else eps.display(),
+                "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str()}
+
+    return facts
+
+
+def _rows(results: list[Any], given: bool, claim: Claim,
+          more: Callable[[Any], dict[str, Any]] | None = None) -> list[Row]:
+    """Every row for given pairs; for an exhaustive or searched audit the worst pair's; each
+    row carries its point's label (`r` for Theorem 5.4's points) and `more(result)`."""
+    labels: dict[tuple[Fraction, int], dict[str, Any]] = {  # the audit passes the points on
+        (Fraction(e), id(d)): dict(label) for (e, d), label in zip(
+            claim.points, claim.labels or [{}] * len(claim.points), strict=True)}
+    if given or not results:
+        return [res.row(**labels.get((res.eps, id(res.bound)), {}),
+                        **(more(res) if more else {})) for res in results]
+    refuted = [res for res in results if not res.holds]
+    from betweencut.proofs.privacy.audit.mechanism import tighter
+
+    worst = refuted[0] if refuted else results[0]
+    if not refuted:
+        for res in results[1:]:
+            if tighter(res, worst):
+                worst = res
+    return [res.row(**labels.get((res.eps, id(res.bound)), {}),
+                    **(more(res) if more else {}))
+            for res in results if (res.db, res.z) == (worst.db, worst.z)]
+
+
+def _epsilon_at_delta(out: Verdict, cache: Any, pairs: list[Any], claim: Claim) -> None:
+    """The largest `ε_at_δ` over the pairs audited (a certified lower bound on the mechanism's
+    ε at the claimed δ), its pair and its exact curve."""
+    from betweencut.notation import database_text, record_text
+    from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+    dlt = claim.points[0][1]
+    bound = epsilon_lower_bound(cache, pairs, dlt, claim.on[0])
+    if bound is None:
+        return
+    eps = bound.epsilon
+    out.facts.update(epsilon_facts(eps, dlt, database_text(bound.db), record_text(bound.z),
+                                   claim.on[0]))
+    out.facts["curve"] = bound.curve.to_json()
+    out.curve = bound.curve
+
+
+def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str) -> dict[str, object]:
+    """`epsilon_at_delta` (a float, null: no finite ε), `epsilon_at_delta_exact` (exact text,
+    `inf`) and the pair that attains it (`epsilon_at_delta_pair`)."""
+    return {"epsilon_at_delta": None if eps is None else eps.display(),
+            "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str(),
+            "epsilon_at_delta_pair": {"D": D, "z": z, "on": on, "delta_exact": str(delta)}}
+
+
+def _regressions(user: UserMechanism, baseline: object, tree: PublicTree,
+                 params: Params | None, pairs: list[Any], claim: Claim) -> list[Any]:
+    from betweencut.proofs.privacy.audit.regression import find_regressions
+
+    other = resolve(baseline, "baseline")
+    if other.kind != user.kind:
+        raise ParameterError("baseline", other.name, f"a mechanism of the same kind as "
+                             f"{user.name} ({user.kind})")
+    run_base, _ = _run(other, tree, params)
+    run_mine, _ = _run(user, tree, params)
+    found: list[Any] = []
+    for name in claim.on:
+        found += find_regressions(run_mine, run_base, pairs, name, {name: _projection(name)})
+    return found

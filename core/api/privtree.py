@@ -1,0 +1,179 @@
+"""`audit_mechanism` for a PrivTree (the baseline, a subclass overriding a seam, or one built
+with another membership or split rule): the pairs are databases of points given as
+multiplicities, the exact laws come from the reachable decomposition
+(`betweencut.proofs.baselines.privtree_audit.PrivTreeLawCache`, equal to direct enumeration of
+the real `run`), and the answer is the same `Verdict` as for any mechanism.
+
+The PrivTree carries its own public box, so the tree arguments are refused; the claim is the
+`(epsilon, delta)` given (never read off the mechanism object: the audited code does not choose
+its own claim). `N` of `exhaustive=N` and `search=N` is a database size:
+
+* `exhaustive=N`: every database of at most `N` points; for a rule that partitions every box
+  and a pure claim (`δ = 0`) one pair decides it: the count DP's worst pair (the largest loss
+  over all of them, exactly); otherwise every database is listed (one pair per class of equal
+  law), refused past a cap;
+* `search=N`: every database of at most `N` points made of copies of at most two distinct
+  points (one, when two would pass the cap), the count DP's worst pair first for a partition
+  rule.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from betweencut.api.load import UserMechanism, one_line
+from betweencut.errors import BetweenCutError, MechanismError, ParameterError
+from betweencut.notation import parse_database, parse_record
+from betweencut.proofs.verdict import Claim, Release, Verdict
+
+MAX_PRIVTREE_SIZE = 1000  # the count DP's table is (depth + 1)·(N + 1) exact ratios
+LIST_CAP = 50000  # pairs listed (before the classes of equal law are merged)
+EVENT_NOTE = ("partitions cut back to the boxes whose counts z changes (T_z): the event is "
+              "every partition agreeing with one of these there")
+
+
+def show_box(box: Any) -> str:
+    return "x".join(f"[{lo},{hi})" for lo, hi in box)
+
+
+def audit_privtree(
+    user: UserMechanism, pairs: Iterable[tuple[object, object]] | None, *,
+    exhaustive: int | None, search: int | None, epsilon: object, delta: object,
+    claim: object, on: str | Sequence[str] | None, baseline: object, tree: object,
+    height: object, tau: object, lam: object, R: object, accountant: str,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
+) -> Verdict:
+    """The PrivTree kind of `betweencut.audit_mechanism` (see the module docstring)."""
+    given = [n for n, v in (("tree", tree), ("height", height), ("tau", tau), ("lam", lam),
+                            ("R", R)) if v is not None]
+    if given:
+        raise ParameterError(given[0], "given", f"nothing: {user.name} builds a PrivTree, which "
+                             "carries its own public box")
+    if baseline is not None:
+        raise ParameterError("baseline", baseline, "none for a PrivTree (audit each one)")
+    if accountant != "paper":
+        raise ParameterError("accountant", accountant, "the default: it calibrates BetweenCut, "
+                             "a PrivTree carries its own noise")
+    if on not in (None, Release.OUTPUT, [Release.OUTPUT], (Release.OUTPUT,)):
+        raise ParameterError("on", on, "'output' (a PrivTree releases its partition)")
+    if claim is not None:
+        raise ParameterError("claim", claim, "epsilon= and delta= for a PrivTree")
+    from betweencut.api.mechanism import claim_point
+
+    if epsilon is None or delta is None:
+        raise ParameterError("epsilon", epsilon, "the claim audited: epsilon and delta")
+    eps, dlt = claim_point((epsilon, delta))
+    if not dlt < 1:
+        raise ParameterError("delta", dlt, "0 <= delta < 1")
+    for name, n in (("exhaustive", exhaustive), ("search", search)):
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int)
+                              or not 0 <= n <= MAX_PRIVTREE_SIZE):
+            raise ParameterError(name, n, f"a PrivTree database size 0..{MAX_PRIVTREE_SIZE}")
+    try:
+        return _audit(user, pairs, exhaustive, search, eps, dlt, progress)
+    except (BetweenCutError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # the user's membership rule, split rule or run
+        raise MechanismError(f"the PrivTree of {user.name} raised {one_line(exc)}") from None
+
+
+def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
+           exhaustive: int | None, search: int | None, eps: Any, dlt: Any,
+           progress: Callable[[Iterable[Any], int], Iterable[Any]] | None) -> Verdict:
+    from betweencut.proofs.baselines.privtree_audit import PrivTreeLawCache, privtree_run
+    from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+    from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+    mech = user.built
+    cache = PrivTreeLawCache(mech)
+    chosen, covered, databases = _pairs(mech, pairs, exhaustive, search, dlt)
+    claim = Claim.dp(eps, dlt)
+    shown = progress(chosen, len(chosen)) if progress else chosen
+    found = audit_pairs(privtree_run(mech), shown, [(eps, dlt)], on="output", cache=cache,
+                        keep=True)
+    subject = {
+        "mechanism": user.name, "kind": user.kind,
+        "tree": f"PrivTree on {show_box(mech.box)}, theta = {mech.theta}, rule "
+                f"{getattr(mech.member, '__name__', repr(mech.member))}",
+        "parameters": {"epsilon": mech.epsilon, "theta": mech.theta},
+        "covered": covered, "databases": databases}
+    out = Verdict("mechanism", subject, claim, found.holds, pairs=found.pairs)
+    if found.refutation is not None:
+        out.refutation = found.refutation.refutation(claim.text, EVENT_NOTE, _output_text)
+    worst = found.refutation or found.tightest
+    if worst is not None:
+        out.rows = [res.row() for res in found.results
+                    if (res.db, res.z) == (worst.db, worst.z)] if exhaustive is not None or \
+            search is not None else [res.row() for res in found.results]
+    bound = epsilon_lower_bound(cache, chosen[:found.pairs], dlt, "output")
+    if bound is not None:
+        from betweencut.api.mechanism import epsilon_facts
+        from betweencut.notation import database_text, record_text
+
+        out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),
+                                       record_text(bound.z), "output"))
+        out.facts["curve"] = bound.curve.to_json()
+        out.curve = bound.curve
+    return out
+
+
+def _output_text(o: object) -> str:
+    """A (reduced) partition as `{[0,2), [2,4), ...}`; anything else by `repr`."""
+    if isinstance(o, frozenset) and all(isinstance(b, tuple) for b in o):
+        return "{" + ", ".join(show_box(b) for b in sorted(o)) + "}"
+    return repr(o)
+
+
+def _box_point(text: object, mech: Any, name: str) -> tuple[int, ...]:
+    point = parse_record(text, name) if isinstance(text, str) else tuple(text)  # type: ignore[arg-type]
+    if len(point) != len(mech.box) or not all(
+            isinstance(x, int) and lo <= x < hi for x, (lo, hi) in zip(point, mech.box,
+                                                                      strict=True)):
+        raise ParameterError(name, text, f"a cell of the public box {show_box(mech.box)}")
+    return point
+
+
+def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
+           search: int | None, dlt: Any) -> tuple[list[Any], str, int]:
+    """The pairs to audit, what they cover (in words) and how many databases that is."""
+    from betweencut.proofs.baselines import privtree_audit as pa
+    from betweencut.proofs.baselines.privtree_search import is_partition
+
+    partition = is_partition(mech)
+    width = len(pa.domain(mech))
+    if exhaustive is not None:
+        n = exhaustive
+        if partition and dlt == 0:
+            pair, _ = pa.dp_pair(mech, n)
+            return [pair], f"every database of at most {n} points (count DP)", \
+                math.comb(n + width, width)
+        return pa.exhaustive_pairs(mech, n, LIST_CAP), \
+            f"every database of at most {n} points (listed)", math.comb(n + width, width)
+    if search is not None:
+        n = search
+        first = [pa.dp_pair(mech, n)[0]] if partition else []
+        try:
+            listed, support = pa.multiplicity_pairs(mech, n, 2, LIST_CAP), 2
+        except ParameterError:
+            listed, support = pa.multiplicity_pairs(mech, n, 1, LIST_CAP), 1
+        rest = [p for p in listed if p not in first]
+        what = (f"every database of at most {n} points on at most {support} distinct "
+                f"point{'s' if support > 1 else ''}" +
+                (" (count DP's worst pair first)" if first else ""))
+        return first + rest, what, len(first) + len(rest)
+    if pairs is None or isinstance(pairs, str | bytes):
+        raise ParameterError("pairs", repr(pairs), "an iterable of (database, added point)")
+    out = []
+    given: Any
+    for given in pairs:
+        if not isinstance(given, tuple | list) or len(given) != 2:
+            raise ParameterError("pairs", repr(given), "(database, added point) pairs")
+        db_given, z_given = given
+        records: Any = parse_database(db_given, "D") if isinstance(db_given, str) else db_given
+        points = tuple(sorted(_box_point(p, mech, "D") for p in records))
+        if len(points) > MAX_PRIVTREE_SIZE:
+            raise ParameterError("D", f"{len(points)} points", f"at most {MAX_PRIVTREE_SIZE}")
+        out.append((points, _box_point(z_given, mech, "z")))
+    return out, "the pairs given", len(out)

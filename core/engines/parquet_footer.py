@@ -1,0 +1,227 @@
+"""The schema of a Parquet file, read from its footer without a Parquet library.
+
+Every engine reads Parquet through a different library (DuckDB's reader, Spark's), and they
+disagree on files that do not share one schema (DuckDB takes the first file's columns, Spark
+fills a missing column with nulls). So the schema is read here, once, from the footer's
+`FileMetaData` (Thrift compact protocol, field 2: the list of `SchemaElement`), and the engines
+are given only inputs whose files agree. Only the footer is read: the last 8 bytes (its length
+and the magic `PAR1`), then at most `MAX_FOOTER_BYTES` of it.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+MAGIC = b"PAR1"
+MAX_FOOTER_BYTES = 16 << 20
+PHYSICAL = ("BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY",
+            "FIXED_LEN_BYTE_ARRAY")
+UTF8, INTEGER_CONVERTED = 0, range(11, 19)  # ConvertedType UTF8; UINT_8 .. INT_64
+STRING_LOGICAL, INTEGER_LOGICAL = 1, 10  # LogicalType union fields STRING and INTEGER
+
+
+class FooterError(ValueError):
+    """The file is not a readable Parquet file; `offset` is where in the file, if known."""
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        self.offset = offset
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A top-level column: its name and kind (`string`, `integer`, or the physical type)."""
+
+    name: str
+    kind: str
+
+
+def schema(path: str) -> tuple[Column, ...]:
+    """The top-level columns of the Parquet file at `path`, in file order."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        if size < 12:
+            raise FooterError(f"it holds {size} bytes, too few for a Parquet file", 0)
+        if handle.read(4) != MAGIC:
+            raise FooterError("it does not start with the Parquet magic bytes PAR1", 0)
+        handle.seek(size - 8)
+        tail = handle.read(8)
+        if tail[4:] != MAGIC:
+            hint = " (an encrypted footer)" if tail[4:] == b"PARE" else ""
+            raise FooterError(f"it does not end with the Parquet magic bytes PAR1{hint}",
+                              size - 4)
+        length = struct.unpack("<I", tail[:4])[0]
+        if length > size - 12:
+            raise FooterError(f"its footer length {length} exceeds the file", size - 8)
+        handle.seek(size - 8 - length)
+        footer = handle.read(min(length, MAX_FOOTER_BYTES))
+    try:
+        elements = _Reader(footer).file_schema()
+    except (IndexError, UnicodeDecodeError, struct.error) as exc:
+        raise FooterError(f"its footer cannot be decoded ({type(exc).__name__})",
+                          size - 8 - length) from None
+    return _top_level(elements)
+
+
+def _top_level(elements: list[dict[int, object]]) -> tuple[Column, ...]:
+    if not elements:
+        raise FooterError("its footer has no schema")
+    columns: list[Column] = []
+    i = 1
+    for _ in range(_int(elements[0].get(5, 0))):
+        if i >= len(elements):
+            raise FooterError("its schema is shorter than it says")
+        element = elements[i]
+        name = str(element.get(4, ""))
+        children = _int(element.get(5, 0))
+        columns.append(Column(name, "group" if children else _kind(element)))
+        i = _skip_subtree(elements, i)
+    return tuple(columns)
+
+
+def _skip_subtree(elements: list[dict[int, object]], i: int) -> int:
+    pending = 1
+    while pending:
+        if i >= len(elements):
+            raise FooterError("its schema is shorter than it says")
+        pending += _int(elements[i].get(5, 0)) - 1
+        i += 1
+    return i
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _kind(element: dict[int, object]) -> str:
+    physical = _int(element.get(1, -1))
+    converted = element.get(6)
+    logical = element.get(10)
+    if physical == 6 and (converted == UTF8 or logical == STRING_LOGICAL):
+        return "string"
+    if physical in (1, 2) and (converted is None or converted in INTEGER_CONVERTED
+                               or logical == INTEGER_LOGICAL):
+        return "integer"
+    name = PHYSICAL[physical] if 0 <= physical < len(PHYSICAL) else f"type {physical}"
+    return name.lower() + (f" (converted type {converted})" if converted is not None else "")
+
+
+class _Reader:
+    """Just enough of the Thrift compact protocol to read `FileMetaData.schema`."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def byte(self) -> int:
+        value = self.data[self.pos]
+        self.pos += 1
+        return value
+
+    def varint(self) -> int:
+        shift = result = 0
+        while True:
+            b = self.byte()
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result
+            shift += 7
+            if shift > 70:
+                raise IndexError("varint too long")
+
+    def zigzag(self) -> int:
+        n = self.varint()
+        return (n >> 1) ^ -(n & 1)
+
+    def binary(self) -> bytes:
+        n = self.varint()
+        if self.pos + n > len(self.data):
+            raise IndexError("binary past the footer")
+        value = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return value
+
+    def struct_fields(self) -> Iterator[tuple[int, int]]:
+        """Walk one struct: (field id, type) of each field, leaving the reader on its value."""
+        last = 0
+        while True:
+            header = self.byte()
+            if header == 0:
+                return
+            kind, delta = header & 0x0F, header >> 4
+            last = last + delta if delta else self.zigzag()
+            yield last, kind
+
+    def value(self, kind: int) -> object:
+        """Read (and return, for scalars) one value of compact type `kind`."""
+        if kind in (1, 2):
+            return kind == 1
+        if kind == 3:
+            return self.byte()
+        if kind in (4, 5, 6):
+            return self.zigzag()
+        if kind == 7:
+            self.pos += 8
+            return None
+        if kind == 8:
+            return self.binary()
+        if kind in (9, 10):
+            size, element = self.list_header()
+            for _ in range(size):
+                if element in (1, 2):  # a boolean element is one byte in a list
+                    self.byte()
+                else:
+                    self.value(element)
+            return None
+        if kind == 11:
+            size = self.varint()
+            if size:
+                types = self.byte()
+                for _ in range(size):
+                    self.value(types >> 4)
+                    self.value(types & 0x0F)
+            return None
+        if kind == 12:
+            for _, inner in self.struct_fields():
+                self.value(inner)
+            return None
+        raise IndexError(f"unknown compact type {kind}")
+
+    def list_header(self) -> tuple[int, int]:
+        header = self.byte()
+        size = header >> 4
+        if size == 15:
+            size = self.varint()
+        return size, header & 0x0F
+
+    def union_field(self) -> int | None:
+        """The field id set in a union struct (LogicalType), its value skipped."""
+        chosen = None
+        for field_id, kind in self.struct_fields():
+            chosen = field_id
+            self.value(kind)
+        return chosen
+
+    def schema_element(self) -> dict[int, object]:
+        element: dict[int, object] = {}
+        for field_id, kind in self.struct_fields():
+            if field_id == 4 and kind == 8:
+                element[4] = self.binary().decode("utf-8")
+            elif field_id == 10 and kind == 12:
+                element[10] = self.union_field()
+            else:
+                element[field_id] = self.value(kind)
+        return element
+
+    def file_schema(self) -> list[dict[int, object]]:
+        for field_id, kind in self.struct_fields():
+            if field_id == 2 and kind == 9:
+                size, element = self.list_header()
+                if element != 12:
+                    raise IndexError("schema is not a list of structs")
+                return [self.schema_element() for _ in range(size)]
+            self.value(kind)
+        raise IndexError("no schema field")

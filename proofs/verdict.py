@@ -1,0 +1,319 @@
+"""One verdict shape for every audit (issue 22): `Verdict`, its `Row`s and its `Refutation`.
+
+Every audit of the package (a user's mechanism on chosen pairs, BetweenCut's claims on a small
+tree, the audits at depth, each corpus row) returns a `Verdict`: `holds`, `worst`,
+`refutation`, `rows`, `as_json()` and `text()`; the audit of the registered claims returns a
+`ClaimsVerdict` with the same five members. JSON conventions (the schemas in
+`betweencut.schemas` state them):
+
+* a quantity that is an exact real (`δ`, a bound, an excess) is `X` (a float, for reading
+  only: it never decides anything), `X_exact` (exact text, the grammar of `exact_str`,
+  sympy-readable) and, for `δ`, `delta_in` (a certified enclosure `[lo, hi]` of exact
+  rationals as text);
+* an event's two probabilities are `P` and `Q` (exact text) with `P_approx`, `Q_approx`;
+  `P` is the probability under the first database of `direction`, `Q` under the second;
+* `eps` is exact text (a rational such as `"1/4"`);
+* databases and records are written in the notation of `betweencut.notation` (`{0/1*2, 1/0}`,
+  `0/1`), the same strings in text and JSON;
+* every key is an identifier and always carries one JSON type.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any, Union
+
+from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str
+from betweencut.proofs.exact.certificate import jsonable
+from betweencut.schemas import header
+
+__all__ = [
+    "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "Claim", "Direction", "Neighbours",
+    "Refutation", "Release", "Row", "Verdict", "approx", "enclosure",
+]
+
+Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
+EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED = 0, 1, 3
+SHOWN_EVENT = 4  # outputs of an event written out (`event_size` counts them all)
+SHOWN_ROWS = 12  # rows in a text verdict (the JSON has them all)
+
+
+class Direction(StrEnum):
+    """Which divergence a `δ` measures: `δ(P_D ‖ P_{D+z})` or `δ(P_{D+z} ‖ P_D)`."""
+
+    FORWARD = "D||D+z"
+    BACKWARD = "D+z||D"
+
+    def databases(self) -> tuple[str, str]:
+        """The databases whose output laws are `P` and `Q`, in that order."""
+        return ("D", "D+z") if self is Direction.FORWARD else ("D+z", "D")
+
+
+class Release(StrEnum):
+    """What an audit compares: the mechanism's whole output, or BetweenCut's projections."""
+
+    OUTPUT = "output"
+    TRANSCRIPT = "transcript"
+    HEAVY = "heavy"
+
+
+class Neighbours(StrEnum):
+    """The neighbour relation of the pairs audited (stated in every output)."""
+
+    ADD_REMOVE = "add-remove"  # D and D + z: one record added or removed
+
+
+def approx(x: Exact, prec: int = 64) -> float:
+    """A float near an exact number, for reading only (the midpoint of a certified enclosure)."""
+    lo, hi = enclose(x, prec)
+    return float((lo + hi) / 2)
+
+
+def enclosure(x: Exact, prec: int = 64) -> tuple[Fraction, Fraction]:
+    """A certified enclosure of an exact number (a rational is its own)."""
+    if isinstance(x, int | Fraction):
+        return Fraction(x), Fraction(x)
+    return enclose(x, prec)
+
+
+def _exact(value: Exact | Callable[[], Exact]) -> Exact:
+    return value() if callable(value) else value
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What is claimed: `text` in words ("(1, 1/20)-DP", "Theorem 5.4, Eq. (22)") and its
+    points `(ε, δ)`, each exact; the release compared and the neighbour relation."""
+
+    text: str
+    points: tuple[tuple[Fraction, Exact], ...]
+    on: tuple[str, ...] = (Release.OUTPUT.value,)
+    neighbours: Neighbours = Neighbours.ADD_REMOVE
+    parameters: Mapping[str, object] = field(default_factory=dict)
+    labels: tuple[Mapping[str, object], ...] = ()  # per point, e.g. {"r": 1} (Theorem 5.4)
+
+    @staticmethod
+    def dp(epsilon: Fraction, delta: Exact, on: Sequence[str] = ("output",)) -> Claim:
+        return Claim(f"({epsilon}, {exact_str(delta)})-DP", ((Fraction(epsilon), delta),),
+                     tuple(on))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text, "releases": list(self.on), "neighbours": self.neighbours.value,
+            "points": [{"eps": str(e), "delta": approx(d), "delta_exact": exact_str(d)}
+                       for e, d in self.points],
+            "parameters": jsonable(self.parameters),
+        }
+
+
+@dataclass(frozen=True)
+class Row:
+    """One neighbouring pair `(D, D + z)` at one claimed point: `δ(ε)` against `bound`.
+
+    `delta` is the exact `δ(ε)` (or a function computing it, for rows whose exact value is
+    expensive: the audits at depth); `delta_in` a certified enclosure that contains it;
+    `holds` was decided by the gate (enclosures, exactly where they straddle). `facts` holds
+    what only some audits have (`r`, `count`, `profile`, `epsilon_at_delta`)."""
+
+    D: str
+    z: str
+    on: str
+    eps: Fraction
+    delta: Exact | Callable[[], Exact]
+    delta_in: tuple[Fraction, Fraction]
+    bound: Exact
+    holds: bool
+    direction: Direction
+    facts: Mapping[str, object] = field(default_factory=dict)
+
+    def delta_exact(self) -> Exact:
+        return _exact(self.delta)
+
+    def as_json(self, exact: bool = True) -> dict[str, Any]:
+        """The row; `exact=False` leaves `delta_exact` null (a table of many rows at depth)."""
+        lo, hi = self.delta_in
+        return {
+            "D": self.D, "z": self.z, "on": self.on, "eps": str(self.eps),
+            "delta": float((lo + hi) / 2),
+            "delta_exact": _exact_text(self.delta_exact()) if exact else None,
+            "delta_in": [str(lo), str(hi)],
+            "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
+            "holds": self.holds, "direction": self.direction.value,
+            **{k: jsonable(v) for k, v in self.facts.items()},
+        }
+
+    def line(self) -> str:
+        lo, hi = self.delta_in
+        verdict = "holds" if self.holds else "REFUTED"
+        where = "".join(f"{k} = {v}, " for k, v in self.facts.items()
+                        if k in ("r", "count", "promised"))
+        return (f"D = {self.D}, z = {self.z}, {where}on {self.on}: delta({self.eps}) = "
+                f"{float((lo + hi) / 2):.6g} ({self.direction.value}) vs {approx(self.bound):.6g}"
+                f": {verdict}")
+
+
+@dataclass(frozen=True)
+class Refutation:
+    """A counterexample, self-contained: the pair, the direction, `ε`, the event `S` (its first
+    outputs and its size), `P(S)` and `Q(S)` exactly, so that `P(S) - e^ε·Q(S) = δ > bound`.
+    `note` says how to read the event where its outputs are abbreviated."""
+
+    claim: str
+    D: str
+    z: str
+    on: str
+    direction: Direction
+    eps: Fraction
+    event: tuple[str, ...]
+    event_size: int
+    P: Exact
+    Q: Exact
+    delta: Exact
+    bound: Exact
+    note: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        excess = self.delta - self.bound
+        return {
+            "violates": self.claim, "D": self.D, "z": self.z,
+            "on": self.on, "direction": self.direction.value, "eps": str(self.eps),
+            "event": list(self.event), "event_size": self.event_size,
+            "P": exact_str(self.P), "Q": exact_str(self.Q),
+            "P_approx": approx(self.P), "Q_approx": approx(self.Q),
+            "delta": approx(self.delta), "delta_exact": exact_str(self.delta),
+            "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
+            "excess": approx(excess), "excess_exact": exact_str(excess), "note": self.note,
+        }
+
+    def lines(self) -> list[str]:
+        p_db, q_db = self.direction.databases()
+        shown = ", ".join(self.event[:SHOWN_EVENT])
+        more = self.event_size - min(self.event_size, SHOWN_EVENT)
+        event = f"{{{shown}{', ...' if more > 0 else ''}}}"
+        out = [
+            f"REFUTED: not {self.claim} on the {self.on}",
+            f"  pair: D = {self.D}, z = {self.z} (D+z adds z); direction {self.direction.value}",
+            f"  event S ({self.event_size} output{'s' if self.event_size != 1 else ''}): "
+            f"{event}",
+            f"  P_{p_db}(S) = {exact_str(self.P)} ~ {approx(self.P):.6g}",
+            f"  P_{q_db}(S) = {exact_str(self.Q)} ~ {approx(self.Q):.6g}",
+            f"  P_{p_db}(S) - e^{self.eps} * P_{q_db}(S) = {exact_str(self.delta)} ~ "
+            f"{approx(self.delta):.6g} > delta = {exact_str(self.bound)} ~ "
+            f"{approx(self.bound):.6g}",
+        ]
+        if self.note:
+            out.append(f"  ({self.note})")
+        return out
+
+
+@dataclass
+class Verdict:
+    """The answer of one privacy audit.
+
+    `subject` names what was audited (the mechanism, its kind, the public tree, the parameters
+    a builder was called with); `claim` what was claimed; `rows` one row per pair, point and
+    release reported (all of them for given pairs; the worst pair's for an exhaustive or
+    searched audit, `pairs` counting every pair audited); `refutation` the counterexample of a
+    refuted claim; `facts` what the audit adds (`epsilon_at_delta`, the worst pair's exact
+    curve, profiles refused at depth, regressions against a baseline)."""
+
+    audit: str
+    subject: Mapping[str, object]
+    claim: Claim
+    holds: bool
+    rows: list[Row] = field(default_factory=list)
+    refutation: Refutation | None = None
+    pairs: int = 0
+    facts: dict[str, Any] = field(default_factory=dict)
+    regressions: list[Any] = field(default_factory=list)
+    curve: Any = field(default=None, repr=False, compare=False)  # the exact curve (facts: JSON)
+
+    @property
+    def worst(self) -> Row | None:
+        """The refuted row with the largest certified excess, else the row closest to its
+        bound (by the certified upper end of `δ/bound`); a report, not a verdict."""
+        refuted = [row for row in self.rows if not row.holds]
+        if refuted:
+            return max(refuted, key=lambda r: r.delta_in[0] - enclosure(r.bound)[1])
+        best: Row | None = None
+        best_hi = Fraction(-1)
+        for row in self.rows:
+            b_lo = enclosure(row.bound)[0]
+            hi = row.delta_in[1] / b_lo if b_lo > 0 else (
+                Fraction(0) if row.delta_in[1] <= 0 else row.delta_in[1])
+            if hi > best_hi:
+                best, best_hi = row, hi
+        return best
+
+    @property
+    def exit_status(self) -> int:
+        """0 holds (and no regression), 1 refuted or a regression."""
+        return EXIT_HOLDS if self.holds and not self.regressions else EXIT_REFUTED
+
+    def as_json(self, rows: bool = True, with_header: bool = True) -> dict[str, Any]:
+        """The verdict as JSON (schema `verdict`); `rows=False` leaves `rows` empty (a caller
+        streaming them), `with_header=False` drops `schema` and `version` (a verdict nested in
+        another output, such as a corpus row)."""
+        worst = self.worst
+        out: dict[str, Any] = {
+            **(header("verdict") if with_header else {}), "audit": self.audit,
+            "subject": jsonable(self.subject),
+            "claim": self.claim.as_json(), "holds": self.holds, "pairs": self.pairs,
+            "worst": None if worst is None else worst.as_json(),
+            "refutation": None if self.refutation is None else self.refutation.as_json(),
+            "rows": [row.as_json() for row in self.rows] if rows else [],
+            "regressions": [r.to_json() for r in self.regressions],
+        }
+        out.update({k: jsonable(v) for k, v in self.facts.items()})
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_json())
+
+    def text(self) -> str:
+        """The verdict in words, self-contained: what was audited with which parameters, the
+        claim, the verdict, the counterexample (pair, event, exact P and Q) or the worst row."""
+        subject = ", ".join(f"{k} = {_text(v)}" for k, v in jsonable(self.subject).items())
+        out = [f"audit {self.audit}: {subject}",
+               f"  claim: {self.claim.text} on the {' and '.join(self.claim.on)} "
+               f"({self.claim.neighbours.value} neighbours); {self.pairs} pair(s) audited"]
+        if self.refutation is not None:
+            out += ["  " + line for line in self.refutation.lines()]
+        else:
+            out.append("  holds" + (" on every pair audited" if self.pairs > 1 else ""))
+            worst = self.worst
+            if worst is not None:
+                out.append(f"  closest to the claim: {worst.line()}")
+        pair = self.facts.get("epsilon_at_delta_pair")
+        if isinstance(pair, Mapping):
+            found = self.facts.get("epsilon_at_delta")
+            value = "inf (no finite eps)" if found is None else f"{found:.6g}"
+            out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest "
+                       f"over the pairs audited, on D = {pair['D']}, z = {pair['z']}: a certified "
+                       f"lower bound on the mechanism's eps (exact: "
+                       f"{self.facts.get('epsilon_at_delta_exact')})")
+        shown = self.rows if len(self.rows) <= SHOWN_ROWS else [
+            r for r in self.rows if not r.holds][:SHOWN_ROWS]
+        if shown and len(self.rows) > 1:
+            out.append(f"  rows ({len(self.rows)}" + (", the refuted ones shown" if
+                                                      len(shown) < len(self.rows) else "") + "):")
+            out += [f"    {row.line()}" for row in shown]
+        out += [f"  regression: {r.line()}" for r in self.regressions]
+        return "\n".join(out)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, Mapping):
+        return "(" + ", ".join(f"{k} = {_text(v)}" for k, v in value.items()) + ")"
+    return str(value)
+
+
+def _exact_text(value: object) -> str:
+    """Exact text: a value's own grammar when it has one (`text()`, e.g. the integer tables of
+    the audits at depth, one common denominator), else `exact_str`."""
+    text = getattr(value, "text", None)
+    return str(text()) if callable(text) else exact_str(value)  # type: ignore[arg-type]
