@@ -135,3 +135,49 @@ def test_a_user_svt_mechanism_is_audited_the_same_way(tmp_path: object) -> None:
     assert held.returncode == 0 and "holds" in held.stdout
     bad = cli("--mechanism", "usersvt:unhashable")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_corpus_certificates_state_the_claim_rederived_independently() -> None:
+    """Issue 28, item 2: each corpus certificate states the claim it certifies, `(ε, 0)`, and
+    for a row private at a larger `ε'` that point too; `ε'` is re-derived here from the
+    literature's formulas, `(1 + 6c)/4·ε` for Lee-Clifton's SVT (c = 1) and `Lap(2/ε')` against
+    the scale `1/(2ε)` for the small-scale noisy max (`ε' = 4ε`)."""
+    eps = Fraction(1)
+    certs = {c.parameters["row"]: c for c in check_corpus_verdicts()}
+    for cert in certs.values():
+        assert cert.parameters["eps"] == eps and cert.parameters["delta"] == 0
+        claimed = cert.parameters["claimed"]
+        assert claimed[0] == {"eps": eps, "delta": Fraction(0)}  # type: ignore[index]
+    expected = {"svt-alg4": (1 + 6 * 1) * eps / 4, "noisy-max-small-scale": 4 * eps}
+    for name, cert in certs.items():
+        larger = cert.parameters["claimed"][1:]  # type: ignore[index]
+        assert larger == ([{"eps": expected[name], "delta": Fraction(0)}]
+                          if name in expected else [])
+
+
+def test_an_svt_whose_noise_differs_from_its_claimed_epsilon_is_refuted() -> None:
+    """Issue 28, sweep (an SVT's ε vs the claim's): the claim is the row's `ε`, the noise the
+    mechanism's; Lyu et al.'s Alg. 1 run with `ε = 3` claimed at 1 is refuted (at `ε = 2` the
+    pairs with `|D| = 0` show a loss of only 0.67), and holds claimed at 3."""
+    def alg1_at_three(m: int):  # type: ignore[no-untyped-def]
+        t = (Fraction(0),) * m
+        return lambda q, test: sc.svt_alg1(q, t, 2, Fraction(3), test)
+
+    louder = replace(ROWS["svt-alg1"], name="alg1-noise-for-eps-3", make=alg1_at_three)
+    result = audit_row(louder)
+    assert not result.holds and result.refutation is not None and result.refutation.eps == 1
+    with pytest.raises(ClaimRefuted, match="alg1-noise-for-eps-3"):
+        check_corpus_verdicts((louder,))
+    assert audit_row(replace(louder, eps=Fraction(3))).holds
+
+
+@pytest.mark.parametrize("flags", [["--epsilon", "1/2"], ["--queries", "3"]])
+def test_audit_corpus_refuses_a_claim_flag_it_would_not_use(flags: list[str]) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): `--epsilon` and `--queries` are
+    the claim and the shape of `--mechanism`'s audit; without `--mechanism` every row is
+    audited at its own claimed `ε`, so the flag would be silently ignored: exit 2, one line."""
+    out = subprocess.run(
+        [sys.executable, "-m", "betweencut", "audit", "corpus", "--name", "noisy-max", *flags],
+        capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "--mechanism" in out.stderr

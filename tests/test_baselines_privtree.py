@@ -79,3 +79,19 @@ def test_privtree_epsilon_dp_rejects_a_halved_noise_variant() -> None:
     with pytest.raises(ClaimRefuted) as info:
         check_privtree_dp(leaky, domain_points(leaky), max_size=2)
     assert "D'" in info.value.counterexample
+
+
+def test_privtree_epsilon_dp_certificate_states_the_claim_rederived_independently() -> None:
+    """Issue 28, item 2 and sweep (PrivTree's ε vs the claim's): the claim is the `epsilon`
+    given (a PrivTree built with `ε = 2` is refuted against 1), and the certificate states it,
+    `δ = 0`, the bound `e^ε` (re-derived here from the claimed `ε`) and the mechanism's own `ε`
+    apart."""
+    from betweencut.proofs.exact.arith import ExpPoly, exact_str
+
+    m = privtree_1d(8, 2)
+    with pytest.raises(ClaimRefuted):
+        check_privtree_dp(m, domain_points(m), max_size=2, epsilon=Fraction(1))
+    cert = check_privtree_dp(m, domain_points(m), max_size=2, epsilon=Fraction(2))
+    p = cert.parameters
+    assert (p["epsilon"], p["delta"], p["mechanism_epsilon"]) == (2, 0, 2)
+    assert p["bound"] == exact_str(ExpPoly.exp(Fraction(2)))

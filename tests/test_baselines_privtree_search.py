@@ -105,3 +105,36 @@ def test_privtree_worst_pair_over_every_database_of_100_points_and_all_small_pai
                 itertools.chain([()], ((p,) for p in cells)), cells):
             db = {p: db_points.count(p) for p in db_points}
             assert same(pair_loss(mech, db, z).worst()[0], direct_worst(mech, db, z)), rule
+
+
+def test_privtree_epsilon_dp_worst_pair_audits_the_claimed_epsilon_not_the_mechanisms() -> None:
+    """Issue 28, sweep (PrivTree's ε vs the claim's): the claim is the `epsilon` given, never
+    the audited object's own; a PrivTree built with `ε = 2` is refuted against a claim of 1
+    and holds against 2, and one whose noise is calibrated for `2ε` while it carries `ε`
+    (scale halved) is refuted against its `ε`. The certificate states the claim and the
+    mechanism's `ε` apart, and the bound `e^ε` re-derived from the claimed `ε`."""
+    from dataclasses import dataclass
+    from fractions import Fraction
+
+    from betweencut.proofs.exact.arith import ExpPoly, exact_str
+
+    built = PrivTree.of(((0, 8),), 2)
+    with pytest.raises(ClaimRefuted) as info:
+        check_privtree_worst_pair(built, 2, epsilon=Fraction(1))
+    assert info.value.counterexample["epsilon"] == Fraction(1)
+    cert = check_privtree_worst_pair(built, 2, epsilon=Fraction(2))
+    assert cert.parameters["epsilon"] == 2 and cert.parameters["delta"] == 0
+    assert cert.parameters["mechanism_epsilon"] == 2
+    assert cert.parameters["bound"] == exact_str(ExpPoly.exp(Fraction(2)))
+
+    @dataclass(frozen=True)
+    class HalvedScale(PrivTree):
+        @property
+        def scale(self) -> Fraction:
+            return super().scale / 2
+
+    m = RULES["half-open"]
+    leaky = HalvedScale(m.box, m.epsilon, m.theta, m.split, m.member, m.min_bins,
+                        m.ln_beta_upper)
+    with pytest.raises(ClaimRefuted):
+        check_privtree_worst_pair(leaky, 2)

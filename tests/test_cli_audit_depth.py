@@ -44,6 +44,9 @@ def test_audit_depth_family_calibrated(capsys: pytest.CaptureFixture[str]) -> No
     assert len(counts) > 20 and any("profile" in row for row in out["rows"])
     assert out["worst"]["delta_exact"] and out["holds"] is True
     assert all(isinstance(row["delta_exact"], str) for row in out["rows"])  # every row exact
+    promised = [row for row in out["rows"] if "promised" in row]  # every pair, at eps = 1
+    assert all(row["eps"] == "1" and row["bound_exact"] == "1/20" for row in promised)
+    assert all(row["holds"] for row in promised) and len(promised) >= len(counts)
 
 
 def test_audit_depth_text_output(capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,3 +94,21 @@ def test_audit_depth_tight_accountant(capsys: pytest.CaptureFixture[str]) -> Non
     cal = ["audit", "depth", "--height", "15", "--epsilon", "1", "--delta", "0.05",
            "--tau", "40", "--count", "20", "--accountant", "tight", "--json"]
     assert main(cal) == 0
+
+
+def test_theorem_5_5_at_depth_cli_audits_the_promised_epsilon_delta(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): with `--epsilon 1 --delta 1/20
+    --accountant tight` at h = 15 the calibrated `λ` is 3203/10000, so no row `rλ` is at the
+    promised `ε = 1`: the promised point must be audited itself, at the flags' `(ε, δ)`."""
+    argv = ["audit", "depth", "--height", "15", "--epsilon", "1", "--delta", "1/20",
+            "--tau", "24", "--count", "19", "--accountant", "tight", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = [row for row in out["rows"] if "promised" not in row]
+    assert "1" not in {row["eps"] for row in rows}  # no r*lambda is the promise
+    promised = [row for row in out["rows"] if "promised" in row]
+    assert len(promised) == 1 and promised[0]["eps"] == "1"
+    assert promised[0]["bound_exact"] == "1/20" and promised[0]["holds"] is True
+    assert promised[0]["count"] == 19 and out["claim"]["points"][-1]["eps"] == "1"

@@ -246,3 +246,27 @@ def test_audit_laws_cli_json() -> None:
                          capture_output=True, text=True, check=False, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["holds"] is True
+
+
+def test_theorem_5_5_via_theorem_5_4_evaluates_the_bound_at_the_claimed_epsilon() -> None:
+    """Issue 28, sweep (a calibration's `r` vs its `ε`): the tight calibration at h = 15,
+    `(1, 1/20)` keeps Theorem 5.5's `r = 4` but has `λ = 3203/10000`, so Theorem 5.4 at `r = 4`
+    bounds `δ` at `ε = 4λ = 1.28`, not at the claimed `ε = 1`. The check takes the largest `r`
+    with `rλ <= ε` (here 3), whose bound exceeds `δ`: refuted (the tight calibration rests on
+    KOV, `check_tight_calibration`). For Theorem 5.5's own calibration `rλ = ε` and the bound
+    is re-derived here from the test's `(L, λ, R, r)` by `theorem_5_4_bound`."""
+    from betweencut.proofs.exact.arith import exact_str
+    from betweencut.proofs.laws.tct import theorem_5_4_bound
+    from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight
+
+    cal = calibrate_tight(15, 1, F(1, 20))
+    assert cal.r == 4 and cal.r * cal.lam > cal.epsilon
+    with pytest.raises(ClaimRefuted, match="exceeds delta") as info:
+        check_calibrated_theorem_5_4(cal)
+    facts = info.value.counterexample
+    assert facts["r"] == 3 and facts["eps_of_bound"] == 3 * cal.lam
+    paper = calibrate(15, 1, F(1, 20))
+    cert = check_calibrated_theorem_5_4(paper)
+    assert cert.parameters["r"] == 4 and cert.parameters["eps_of_bound"] == paper.epsilon == 1
+    assert cert.quantities["theorem_5_4_delta"] == exact_str(
+        theorem_5_4_bound(4, F(1, 4), LogReal(F(1), F(4), F(80)), 4))

@@ -354,3 +354,72 @@ def test_kov_closed_form_agrees_with_dp_accounting_pessimistic_pld(L: int, lam: 
         if eps >= shift:
             _, hi = enclose(kov_delta(L, lam, d0, eps - shift), 64)
             assert theirs <= float(hi) + 1e-9  # and no further above than LΔ of loss
+
+
+# --- the claim each accountant certificate certifies (issue 28) --------------------------------
+
+def test_tight_accountant_enumerated_certificate_states_the_accountants_claim() -> None:
+    """Issue 28, sweep (accountant vs mechanism) and item 2: an accountant built for other
+    parameters (here KOV with `R = 1`, `δ0 = 1/2`, on BetweenCut run with `R = 2`) is audited as
+    given, and the certificate states *its* parameters and every `(ε, bound)` it certifies, not
+    the mechanism's `λ`, `R` as if they were the claim's; each bound is re-derived here by KOV's
+    closed form from the test's own `L`, `λ`, `δ0`."""
+    from betweencut.proofs.exact.arith import exact_str
+
+    tree, params = kary_tree(2, 3), Params.of(1, 1, 2)
+    claim = accountant("kov", L=2, lam=F(1), R=F(1))
+    cert = check_accountant_enumerated(tree, params, 1, claim)
+    assert cert.parameters["accountant"] == {"accountant": "kov", "L": 2, "lambda": "1",
+                                             "R": "1", "claim": claim.claim}
+    assert cert.parameters["mechanism"] == {"lambda": F(1), "R": "2", "tau": F(1)}
+    grid = [F(i, 2) for i in range(5)]  # 0, λ/2, ..., Lλ with L = 2, λ = 1
+    assert cert.parameters["claimed"] == [
+        {"eps": e, "bound_exact": exact_str(kov_delta(2, F(1), F(1, 2), e))} for e in grid]
+
+
+def test_kov_and_envelope_certificates_rederived_independently() -> None:
+    """Issue 28, item 2: the KOV and envelope certificates state the claim's parameters and
+    `δ0`, re-derived here as `½e^{-λ(R-1)}` from the test's own `λ`, `R`; the envelope
+    certificate states every `(ε, bound)` it compared, each re-derived from `(λ, δ0)`."""
+    from betweencut.proofs.exact.arith import exact_str
+
+    lam, R = F(1, 2), F(2)
+    d0 = ExpPoly.exp(-lam * (R - 1)) * F(1, 2)
+    cert = check_kov_composition(2, lam, R, [F(0)])
+    assert (cert.parameters["L"], cert.parameters["lambda"], cert.parameters["R"]) == (2, lam, "2")
+    assert cert.parameters["delta0"] == exact_str(d0)
+    env = check_envelope_pair(lam, R, [F(0)])
+    d0_upper = enclose(d0, 96)[1]
+    assert env.parameters["delta0_upper"] == d0_upper and env.parameters["lambda"] == lam
+    grid = [F(i, 4) * lam for i in (0, 1, 2, 3, 4, 8)]
+    assert env.parameters["claimed"] == [
+        {"eps": e, "bound_exact": exact_str(envelope_delta_upper(1, lam, d0_upper, e))}
+        for e in grid]
+
+
+def test_tight_calibration_certificate_rederived_independently() -> None:
+    """Issue 28, item 2: the tight calibration's certificate states its claim `(h, ε, δ)` and
+    the `λ`, `R` it certifies, and its bound is the smallest of the paper's (Eq. (22) at the
+    largest `r` with `rλ <= ε`), KOV's and the envelope's, each re-derived here from `(L, λ,
+    δ0)` with `δ0` from `λ`, `R` (not read from the checker's accountant)."""
+    from betweencut.proofs.exact.arith import exact_str, sign
+
+    h, eps, delta = 15, F(1), F(1, 20)
+    cal = calibrate_tight(h, eps, delta)
+    cert = check_tight_calibration(cal)
+    p = cert.parameters
+    assert (p["h"], p["epsilon"], p["delta"], p["lambda"]) == (h, eps, delta, cal.lam)
+    L = 4
+    d0 = delta0_upper(cal.lam, cal.R)
+    r = min(L, math.floor(eps / cal.lam))
+    candidates = [kov_delta(L, cal.lam, d0, eps),
+                  envelope_delta_upper(L, cal.lam, enclose(d0, 96)[1], eps)]
+    if r >= 1:
+        from betweencut.proofs.laws.tct import lemma_4_1_bound, q_lambda
+
+        candidates.append(lemma_4_1_bound(L, r, cal.lam, d0, q_lambda(cal.lam)).delta)
+    best = min(candidates, key=lambda x: enclose(x, 128)[1])
+    stated = cert.quantities["delta_upper"]
+    assert stated in {exact_str(c) for c in candidates}
+    assert any(sign(c - best) == 0 and exact_str(c) == stated for c in candidates)
+    assert certainly_le(best, delta) and cert.quantities["delta"] == delta

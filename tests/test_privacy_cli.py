@@ -111,3 +111,20 @@ def test_theorem_5_4_search_mode_refutes_a_broken_variant() -> None:
                                variant=GuardsWithoutR)
     assert result.refutation is not None
     assert result.refutation.counterexample()["excess"] > 0
+
+
+def test_theorem_5_5_cli_exhaustive_audits_the_promised_epsilon_delta(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): `--exhaustive` with `--epsilon`
+    and `--delta` audits the flags' `(ε, δ)` on every pair, as the one-pair mode does, besides
+    the accountant's `(rλ, δ_r)` rows."""
+    argv = ["audit", "privacy", "--height", "3", "--epsilon", "1", "--delta", "1/20",
+            "--tau", "2", "--exhaustive", "1", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["holds"] is True and out["pairs"] > 1
+    promised = out["claim"]["points"][-1]
+    assert promised["eps"] == "1" and promised["delta_exact"] == "1/20"
+    assert "Theorem 5.5: (1, 1/20)-DP" in out["claim"]["text"]
+    assert {row["on"] for row in out["rows"] if "promised" in row} == {"transcript", "heavy"}

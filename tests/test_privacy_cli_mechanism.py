@@ -233,3 +233,51 @@ def test_mechanism_builder_whole_run_as_output(
     assert main(argv) == 0
     out = _json(capsys)
     assert out["claim"]["releases"] == ["output"] and out["holds"] is True and out["rows"]
+
+
+RECORDING = '''
+SEEN = []
+
+def build(tree, params):
+    from betweencut.betweencut import BetweenCut
+    SEEN.append(params)
+    return BetweenCut(tree, params)
+'''
+
+
+def test_theorem_5_5_builder_is_calibrated_by_the_accountant_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): a builder calibrated from
+    `--epsilon/--delta` gets the parameters of the `--accountant` named (tight: its own `λ`,
+    `R`), not Theorem 5.5's whatever the flag says; the claim audited is the flags' `(ε, δ)`."""
+    import importlib
+
+    from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight
+
+    (tmp_path / "recording_t.py").write_text(RECORDING)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["audit", "privacy", "--mechanism", "recording_t:build", *TREE, "--tau", "2",
+            "--epsilon", "1", "--delta", "1/20", "--accountant", "tight", "--db", "0/0",
+            "--add", "0/1", "--json"]
+    assert main(argv) == 0
+    out = _json(capsys)
+    seen = importlib.import_module("recording_t").SEEN
+    cal = calibrate_tight(3, 1, Fraction(1, 20))
+    assert [(p.lam, p.R) for p in seen] == [(cal.lam, cal.R)]
+    assert out["claim"]["text"] == "(1, 1/20)-DP" and out["holds"] is True
+
+
+@pytest.mark.parametrize("extra", [["--tau", "2", "--lam", "1/2", "--R", "2"],
+                                   ["--accountant", "tight"]])
+def test_mechanism_function_refuses_parameter_flags_it_would_not_use(
+    user_module: str, extra: list[str], capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28, sweep (CLI flags vs what the checker uses): a function `(db, test)` takes no
+    parameters, so `--tau/--lam/--R` or `--accountant tight` would be silently ignored while
+    the report reads as if they had been used: exit 2, one line (a builder uses them)."""
+    argv = ["audit", "privacy", "--mechanism", f"{user_module}:one_test", "--db", "0/0",
+            "--add", "0/1", *TREE, "--epsilon", "1", "--delta", "0", *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "builder" in err[0]

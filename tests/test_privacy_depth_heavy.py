@@ -266,3 +266,30 @@ def test_transcript_rows_are_unchanged_by_the_on_switch() -> None:
     expected = profile_rows(depth_pair(mechanism, profile), profile, paper_bounds(5, params))
     got = rows_on(mechanism, profile, paper_bounds(5, params), on="transcript")
     assert [(r.delta_lo, r.delta_hi) for r in got] == [(r.delta_lo, r.delta_hi) for r in expected]
+
+
+def test_theorem_5_4_heavy_at_depth_certificate_rows_rederived_independently() -> None:
+    """Issue 28, item 2: the Heavy-set certificate at depth states its claim (`λ`, `R`, `L`
+    and every `(r, ε, bound)`), each re-derived here from the test's own parameters by Eq.
+    (22) (`theorem_5_4_bound`); every Heavy-set row is at the claimed `ε = rλ` with that bound,
+    and the certified worst row is one of them."""
+    from betweencut.proofs.exact.arith import exact_str
+
+    lam, R, h = Fraction(1, 2), Fraction(16), 2**16 - 1
+    params = Params.of(Fraction(18), lam, R)
+    L = 16
+    cert = check_theorem_5_4_heavy_at_depth(h, params, counts=(15, 34))
+    assert cert.parameters["L"] == L and cert.parameters["lambda"] == lam
+    assert cert.parameters["R"] == "16" and cert.parameters["on"] == "heavy"
+    expected = [{"r": r, "eps": r * lam, "bound_exact": exact_str(theorem_5_4_bound(L, lam, R, r))}
+                for r in range(1, L + 1)]
+    assert cert.parameters["claimed"] == expected
+    worst = cert.quantities
+    assert worst["eps"] == worst["r"] * lam  # type: ignore[operator]
+    assert worst["bound_exact"] == expected[worst["r"] - 1]["bound_exact"]  # type: ignore[operator]
+    mechanism = BetweenCut(kary_tree(2, h), params)
+    rows = audit_profiles(mechanism, [PathProfile.single_leaf(h, c) for c in (15, 34)],
+                          paper_bounds(L, params), on="heavy").rows
+    for row in rows:
+        assert row.eps == row.r * lam and row.holds
+        assert row.bound.exact == theorem_5_4_bound(L, lam, R, row.r)

@@ -43,3 +43,32 @@ def test_theorem_5_4_structural_only_variants_keep_privacy_on_a_small_tree(name:
     pairs = list(neighbouring_pairs(list(kary_tree(2, 2).level(1)), 1))
     verdict = audit_variant(variant, 2, 2, 1, 1, 2, pairs, "heavy")  # type: ignore[arg-type]
     assert verdict.holds
+
+
+def test_theorem_5_4_audits_a_variant_with_another_r_against_the_claimed_r() -> None:
+    """Issue 28, sweep (R from two sources): a variant whose guards use `R = 1` while the
+    claimed parameters say `R = 12` (binary h = 3) or 16 (h = 15, at depth) is audited against
+    the claimed `R`'s bound and refuted on both ways in (BetweenCut itself holds there)."""
+    from fractions import Fraction
+
+    from betweencut.betweencut import BetweenCut
+    from betweencut.guarded_bt import BT, GuardedBT
+    from betweencut.params import Params
+    from betweencut.proofs.exact.certificate import ClaimRefuted
+    from betweencut.proofs.privacy.depth.audit import check_theorem_5_4_at_depth
+
+    class GuardWidthOne(BetweenCut):
+        def make_query(self) -> BT:
+            p = self.params
+            return GuardedBT.of(p.a, p.b, 1, p.lam)
+
+    tree = kary_tree(2, 3)
+    pairs = list(neighbouring_pairs(list(tree.level(2)), 1))
+    lam = Fraction(1, 2)
+    found = audit_variant(GuardWidthOne, 2, 3, Fraction(3), lam, Fraction(12), pairs, "transcript")
+    assert not found.holds and found.refutation is not None and found.refutation.eps == lam
+    assert audit_variant(BetweenCut, 2, 3, Fraction(3), lam, Fraction(12), pairs,
+                         "transcript").holds
+    with pytest.raises(ClaimRefuted) as info:
+        check_theorem_5_4_at_depth(15, Params.of(18, lam, 16), variant=GuardWidthOne)
+    assert info.value.counterexample["R"] == "16" and info.value.counterexample["count"] == 15

@@ -173,3 +173,74 @@ def test_theorem_5_4_exhaustive_binary_h2_reports_worst_pair() -> None:
         assert verdict.tightest.eps < 2 * params.lam  # r < L: at r = L delta is 0
     witness = power_witness(tree, params, _pairs(2, 2, 2))
     assert witness.variant == "Laplace scale lambda"
+
+
+def test_lemma_c_1_and_theorem_5_4_refuse_a_cache_built_for_other_parameters() -> None:
+    """Issue 28, sweep (claim vs mechanism): the claim comes from `params`, the laws from the
+    cache; a cache of BetweenCut built with another `R` (or another tree) would certify the
+    claim of `params` on a mechanism that never ran with them, so it is refused. A variant's
+    cache with the claimed parameters is audited against the claim and named."""
+    from betweencut.errors import ParameterError
+    from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, NoGuards
+
+    tree = kary_tree(2, 3)
+    params = Params.of(2, Fraction(1, 2), 2)
+    other = betweencut_cache(tree, Params.of(2, Fraction(1, 2), 12))
+    elsewhere = betweencut_cache(kary_tree(3, 2), params)
+    for check in (check_lemma_c_1, check_theorem_5_4_enumerated):
+        for cache in (other, elsewhere):
+            with pytest.raises(ParameterError, match="cache"):
+                check(tree, params, ((0, 0),), (0, 0), cache)
+    cert = check_lemma_c_1(tree, params, ((0, 0),), (0, 0), betweencut_cache(tree, params,
+                                                                           NoGuards))
+    assert cert.parameters["mechanism"] == "NoGuards"
+    case = PRIVACY_BREAKING["Laplace scale lambda"]
+    tree, params = kary_tree(case.arity, case.height), Params.of(case.tau, case.lam, case.R)
+    with pytest.raises(ClaimRefuted):
+        check_theorem_5_4_enumerated(tree, params, case.db, case.z,
+                                     betweencut_cache(tree, params, case.variant))
+
+
+def test_lemma_c_1_and_theorem_5_4_certificates_rederived_independently() -> None:
+    """Issue 28, item 2: each certificate states its claim (`λ`, `R`, `L` and every `(r, ε,
+    bound)`), and every certified row's `ε` and bound are re-derived here from the test's own
+    parameters by Eq. (22) (`theorem_5_4_bound`), not from the checker's bookkeeping."""
+    from betweencut.proofs.exact.arith import exact_str
+    from betweencut.proofs.laws.tct import theorem_5_4_bound
+
+    tree, lam, R, L = kary_tree(2, 3), Fraction(1, 2), Fraction(12), 2
+    params = Params.of(2, lam, R)
+    for check in (check_lemma_c_1, check_theorem_5_4_enumerated):
+        cert = check(tree, params, ((0, 0),), (0, 1))
+        assert cert.parameters["L"] == L and cert.parameters["lambda"] == lam
+        assert cert.parameters["R"] == "12" and cert.parameters["mechanism"] == "BetweenCut"
+        expected = [{"r": r, "eps": r * lam,
+                     "bound_exact": exact_str(theorem_5_4_bound(L, lam, R, r))}
+                    for r in range(1, L + 1)]
+        assert cert.parameters["claimed"] == expected
+        for point in expected:
+            assert cert.quantities[f"bound({point['eps']})"] == point["bound_exact"]
+            assert f"delta({point['eps']})" in cert.quantities
+
+
+def test_theorem_5_5_enumerated_certificate_rederived_independently() -> None:
+    """Issue 28, item 2: the Theorem 5.5 certificate states its claim `(ε, δ)` and the
+    calibrated `λ`, `R`, `L` they rest on, each re-derived here from the test's own
+    `(h, ε, δ)` by Eq. (23) written out: `L` the bit length of `h`, `r0` the least `r` with
+    `(5/4)^r >= 2/δ`, `r = min(L, r0)`, `λ = ε/r`, `R = 1 + (r/ε)·ln(L/δ)`; and the certified
+    row is at that `ε` against that `δ` (`δ(ε)/δ <= 1`)."""
+    from betweencut.exact import LogReal
+
+    h, eps, delta = 3, Fraction(1), Fraction(1, 20)
+    L = 2
+    r0 = next(r for r in range(1, 100) if Fraction(5, 4) ** r >= 2 / delta)
+    r = min(L, r0)
+    tree = kary_tree(2, h)
+    cert = check_theorem_5_5_enumerated(tree, calibrate(h, eps, delta), Fraction(2), ((0, 0),),
+                                        (0, 1))
+    p = cert.parameters
+    assert (p["epsilon"], p["delta"], p["L"], p["accountant"]) == (eps, delta, L, "paper")
+    assert p["lambda"] == eps / r and p["R"] == LogReal(Fraction(1), r / eps, L / delta).exact_str()
+    assert p["claimed"] == [{"eps": eps, "bound_exact": "1/20"}]
+    lo, hi = cert.quantities["tightness_lo"], cert.quantities["tightness_hi"]
+    assert 0 <= lo <= hi <= 1  # type: ignore[operator]

@@ -71,6 +71,7 @@ def audit_depth(
     if isinstance(search, bool) or not isinstance(search, int) or search < 0:
         raise ParameterError("search", search, "an integer >= 0 (0: no search)")
     info: dict[str, object] = {}
+    promise: tuple[Any, Any] | None = None
     if params is None:
         manual, calibrated = lam is not None or R is not None, (
             epsilon is not None or delta is not None)
@@ -87,6 +88,7 @@ def audit_depth(
             cal = calibration_of(accountant, height, epsilon, delta)
             params = cal.params(tau)
             info["calibrated"] = f"({cal.epsilon}, {cal.delta}) by the {accountant} accountant"
+            promise = (cal.epsilon, cal.delta)
     if params.lam > 1:
         raise ParameterError("lambda", shown(params.lam), "0 < lambda <= 1 (Theorem 5.4)")
     if params.margin.compare(params.tau) > 0:
@@ -117,15 +119,32 @@ def audit_depth(
         tried = found.tried
     text = ("Theorem 5.4, Eq. (22)" if accountant == "paper" else "the tight accountant's "
             "bound") + ": (r*lambda, delta_r)-DP for r = 1..L"
-    claim = Claim(text, tuple((b.eps, b.exact) for b in bounds), (on,),
+    points = [(b.eps, b.exact) for b in bounds]
+    promised_rows: list[Any] = []
+    if promise is not None:  # the calibration's own (ε, δ), which need not be any rλ
+        from betweencut.proofs.privacy.depth.transcript import ClaimedBound
+
+        label = f"Theorem 5.5: ({promise[0]}, {promise[1]})-DP"
+        text += f"; {label}"
+        points.append(promise)
+        kept = audit_profiles(mechanism, sorted({row.profile for row in audit.rows},
+                                                key=lambda p: p.steps),
+                              [ClaimedBound.of(1, *promise)], exact=single, skip_refused=True,
+                              on=on)
+        promised_rows = [row.to_row(on, label) for row in kept.rows]
+        if each is not None:
+            each(promised_rows)
+        audit.rows.extend(kept.rows)
+    claim = Claim(text, tuple(points), (on,),
                   parameters={"L": L, "lambda": params.lam, "R": params.R.exact_str(),
                               "accountant": accountant, "points": claimed_points(bounds)})
     subject: dict[str, object] = {
         "mechanism": variant.__name__, "tree": f"complete {arity}-ary tree, h = {height}",
         "parameters": {"tau": params.tau, "lambda": params.lam, "R": params.R.exact_str(),
                        **info}}
-    verdict = Verdict("depth", subject, claim, audit.holds,
-                      [row.to_row(on) for row in audit.rows],
+    theorem_rows = [row.to_row(on) for row in audit.rows[:len(audit.rows)
+                                                          - len(promised_rows)]]
+    verdict = Verdict("depth", subject, claim, audit.holds, theorem_rows + promised_rows,
                       pairs=len({row.profile for row in audit.rows}))
     worst = audit.worst
     if worst is not None and not worst.holds:

@@ -161,6 +161,8 @@ def _params(user: UserMechanism, tree: PublicTree, tau: object, lam: object, R: 
     """A builder's parameters: `Params(tau, lam, R)`, or calibrated from `(epsilon, delta)`."""
     if user.kind != BUILDER:
         given = [n for n, v in (("tau", tau), ("lam", lam), ("R", R)) if v is not None]
+        if accountant != "paper":
+            given.append("accountant")
         if given:
             raise ParameterError(given[0], "given", f"only for a builder; {user.name} is a "
                                  "function (db, test) -> output")

@@ -318,7 +318,9 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
     `z ∈ {0, 1, 2}^m` (moves `z - 1`), by exact enumeration of the real code; a refuted row
     must carry the evidence its literature verdict predicts (holds at `ε'`; `Q = 0 < P`; a
     growing loss).
-    Returns: one `Certificate` per row (`verdict` holds: exact verdict = literature's).
+    Returns: one `Certificate` per row (`verdict` holds: exact verdict = literature's), stating
+    the row's claim (`eps`, `delta = 0`, the literature's verdict and every `(ε, δ)` point
+    decided: the claimed one, and `ε'` for a row private at a larger `ε'`).
     Raises: `ClaimRefuted` naming the first row whose exact verdict disagrees.
     """
     out = []
@@ -327,7 +329,12 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
         if not result.agrees:
             raise ClaimRefuted(CLAIM, f"{row.name}: exact verdict '{result.verdict}' against "
                                f"the literature's '{row.literature}'", result.as_json())
-        out.append(Certificate(CLAIM, {"row": row.name, "eps": row.eps, "m": row.m},
+        claimed = [{"eps": row.eps, "delta": Fraction(0)}]
+        if row.literature == PRIVATE_AT and row.eps_private is not None:
+            claimed.append({"eps": row.eps_private, "delta": Fraction(0)})
+        out.append(Certificate(CLAIM, {"row": row.name, "eps": row.eps, "delta": Fraction(0),
+                                       "m": row.m, "literature": row.literature,
+                                       "claimed": claimed},
                                "enumerated", {"verdict": result.verdict},
                                scope=f"every pair with |D| <= {size}, z in {{0,1,2}}^{row.m}"))
     return out

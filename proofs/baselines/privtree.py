@@ -21,7 +21,7 @@ from typing import Protocol
 
 from betweencut.baselines.privtree import Point, PrivTree, box_of
 from betweencut.noisy_test import NoisyTest
-from betweencut.proofs.exact.arith import ExpPoly
+from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
 from betweencut.proofs.registry import claim, register_audit
@@ -51,12 +51,15 @@ def check_privtree_dp(mech: TreeMechanism, cells: Sequence[Point], max_size: int
     Checks: for every multiset `D` of at most `max_size - 1` cells and every cell `z`, the exact
     laws of `mech.run(D)` and `mech.run(D + z)` satisfy Def. 2.7 with `λ = ε` (both directions).
     Returns: a Certificate, method `enumerated`, scope `|D| <= max_size - 1` (the larger
-    database of a pair holds at most `max_size` points).
+    database of a pair holds at most `max_size` points), stating the claim (`epsilon`,
+    `delta = 0`, the `bound` `e^ε`) and the mechanism's own `ε` apart.
     Raises: `ClaimRefuted` with the two databases and the worst output's ratio.
     """
     eps = Fraction(epsilon if epsilon is not None else mech.epsilon)
     laws: dict[tuple[Point, ...], dict[Hashable, ExpPoly]] = {}
     scale = ExpPoly.exp(eps)
+    claimed = {"epsilon": eps, "delta": Fraction(0), "bound": exact_str(scale),
+               "mechanism_epsilon": Fraction(mech.epsilon)}
 
     def law(db: tuple[Point, ...]) -> dict[Hashable, ExpPoly]:
         if db not in laws:
@@ -83,11 +86,11 @@ def check_privtree_dp(mech: TreeMechanism, cells: Sequence[Point], max_size: int
                 bad = violation(law(db), law(bigger))
                 if bad is not None:
                     raise ClaimRefuted(CLAIM, "an output's probability ratio exceeds e^epsilon",
-                                       {"epsilon": eps, "D": db, "D'": bigger,
+                                       {**claimed, "D": db, "D'": bigger,
                                         "output": sorted(bad[0]),  # type: ignore[call-overload]
                                         "detail": bad[1]})
                 pairs += 1
-    return Certificate(CLAIM, {"epsilon": eps, "cells": len(cells)}, "enumerated",
+    return Certificate(CLAIM, {**claimed, "cells": len(cells)}, "enumerated",
                        {"pairs": pairs, "databases": len(laws)},
                        scope=f"|D| <= {max_size - 1} (so |D + z| <= {max_size})")
 

@@ -31,11 +31,13 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import ParameterError
+from betweencut.exact import as_rational
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
@@ -302,26 +304,34 @@ def search_multiplicities(mech: PrivTree, max_size: int, support: int = 1) -> Wo
 
 @claim(CLAIM, "PrivTree Theorem (Zhang-Xiao-Xie 2016)")
 def check_privtree_worst_pair(mech: PrivTree, max_size: int,
-                              search: Callable[[PrivTree, int], WorstPair] | None = None
-                              ) -> Certificate:
+                              search: Callable[[PrivTree, int], WorstPair] | None = None,
+                              epsilon: Fraction | None = None) -> Certificate:
     """Claim: PrivTree is `ε`-DP (FORMULAS.md, last section), on databases of many points.
 
-    Preconditions: `mech.min_bins = 1`; `max_size >= 0`.
+    Preconditions: `mech.min_bins = 1`; `max_size >= 0`; `epsilon` the claimed budget, a
+    rational `> 0` (default `mech.epsilon`, the public parameter it was built with; a
+    mechanism whose noise differs from it is audited against it).
     Checks: the exact largest loss over every pair `(D, D + z)` with `|D| <= max_size`
     (`worst_pair`, for a partition rule) or over the multiplicity databases of
-    `search_multiplicities` (other rules) is at most `ε`: `ratio <= e^ε`, exactly.
-    Returns: a Certificate (method `enumerated`) with the worst pair and its exact ratio.
+    `search_multiplicities` (other rules) is at most the claimed `ε`: `ratio <= e^ε`, exactly.
+    Returns: a Certificate (method `enumerated`) stating the claim (`epsilon`, `delta = 0`, the
+    `bound` `e^ε`) and the mechanism's own `ε` apart, with the worst pair and its exact ratio.
     Raises: `ClaimRefuted` with the worst pair, its event and exact ratio when it exceeds `e^ε`.
     """
+    eps = mech.epsilon if epsilon is None else as_rational(epsilon, "epsilon")
+    if eps <= 0:
+        raise ParameterError("epsilon", eps, "a claimed epsilon > 0")
     if search is None:
         search = worst_pair if is_partition(mech) else search_multiplicities
     found = search(mech, max_size)
-    bound = Ratio(ExpPoly.exp(mech.epsilon), ExpPoly.const(1))
+    bound = ExpPoly.exp(eps)
+    claimed = {"epsilon": eps, "delta": Fraction(0), "bound": exact_str(bound),
+               "mechanism_epsilon": mech.epsilon, "box": mech.box}
     evidence = found.as_json()
-    if found.ratio.exceeds(bound):
-        raise ClaimRefuted(CLAIM, f"loss above eps = {mech.epsilon}", evidence)
-    return Certificate(CLAIM, {"epsilon": mech.epsilon, "box": mech.box}, "enumerated",
-                       evidence, scope=f"|D| <= {max_size} ({search.__name__})")
+    if found.ratio.exceeds(Ratio(bound, ExpPoly.const(1))):
+        raise ClaimRefuted(CLAIM, f"loss above eps = {eps}", {**claimed, **evidence})
+    return Certificate(CLAIM, claimed, "enumerated", evidence,
+                       scope=f"|D| <= {max_size} ({search.__name__})")
 
 
 def loss_table(mech_of_rule: Mapping[str, PrivTree], sizes: Sequence[int]

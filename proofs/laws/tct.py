@@ -149,15 +149,25 @@ def theorem_5_4_profile(L: int, lam: Fraction, R: LogReal | Fraction | int, r: i
 def check_calibrated_theorem_5_4(cal: Calibration) -> Certificate:
     """Claim: Theorem 5.5 via Theorem 5.4, Eq. (113), (119), (120).
 
-    Preconditions: `cal` is a calibration (Theorem 5.5) with `λ·(R-1) = ln(L/δ)`.
-    Checks: the exact Theorem 5.4 bound at `r = cal.r`, `(L/2)·e^{-λ(R-1)} + 1{r<L}(1 - q_λ)^r`,
-    is `<= δ` (decided exactly by the gate); this uses the true `q_λ`, not the `1/5` bound.
-    Returns: a Certificate (method `exact`) with the bound and `δ`.
-    Raises: `ClaimRefuted` with both numbers if the bound exceeds `δ`.
+    Preconditions: `cal` a calibration claiming `(ε, δ)` with rational `0 < λ <= 1`; for
+    Theorem 5.5's own, `λ·(R-1) = ln(L/δ)` and `ε = r·λ`.
+    Checks: the exact Theorem 5.4 bound `(L/2)·e^{-λ(R-1)} + 1{r<L}(1 - q_λ)^r` at the largest
+    `r <= L` with `rλ <= ε` (the claimed `ε`, never `cal.r`, which a tight calibration keeps
+    with Theorem 5.5's meaning while its `rλ` is not `ε`), a guarantee at `rλ <= ε` and so at
+    `ε`, is `<= δ` (decided exactly by the gate); this uses the true `q_λ`, not the `1/5` bound.
+    Returns: a Certificate (method `exact`) stating the claim `(ε, δ)`, the `r` and `ε = rλ` of
+    the bound used, and both numbers.
+    Raises: `ClaimRefuted` with both numbers if the bound exceeds `δ` (or no `r >= 1` has
+    `rλ <= ε`).
     """
-    bound = theorem_5_4_bound(cal.L, cal.lam, cal.R, cal.r)
-    params = {"h": cal.height, "epsilon": cal.epsilon, "delta": cal.delta, "r": cal.r,
-              "L": cal.L, "lambda": cal.lam, "R": cal.R.exact_str()}
+    r = min(cal.L, int(cal.epsilon // cal.lam))
+    params = {"h": cal.height, "epsilon": cal.epsilon, "delta": cal.delta, "r": r,
+              "eps_of_bound": r * cal.lam, "L": cal.L, "lambda": cal.lam,
+              "R": cal.R.exact_str()}
+    if r < 1:
+        raise ClaimRefuted("Theorem 5.5", "no r >= 1 with r*lambda <= eps: Theorem 5.4 bounds "
+                           "nothing at the claimed eps", params)
+    bound = theorem_5_4_bound(cal.L, cal.lam, cal.R, r)
     if not certainly_le(bound, cal.delta):
         raise ClaimRefuted("Theorem 5.5", "Theorem 5.4 bound exceeds delta",
                            {**params, "bound_exact": exact_str(bound)})

@@ -123,7 +123,8 @@ def check_envelope_pair(
     grid; (2) end to end (steps 1-5 of `betweencut.proofs.privacy.accountants.envelope` with `L =
     1`): the exact `H_{e^ε}` of the pair is `<=` `envelope_delta_upper(1, λ, δ0, ε)`, at every `ε`
     of the grid (default `0, λ/4, λ/2, 3λ/4, λ, 2λ`).
-    Returns: a Certificate (method `exact`) with the number of comparisons.
+    Returns: a Certificate (method `exact`) stating `λ`, `R`, the `δ0` used and every
+    `(ε, bound)` compared (`claimed`), with the number of comparisons.
     Raises: `ClaimRefuted` with `τ`, `c`, the order, `ε` and both numbers.
     """
     acc = accountant("envelope", L=1, lam=lam, R=R)
@@ -131,7 +132,9 @@ def check_envelope_pair(
     grid = list(eps_grid) if eps_grid is not None else [
         Fraction(i, 4) * acc.lam for i in (0, 1, 2, 3, 4, 8)]
     bounds = {eps: envelope_delta_upper(1, acc.lam, d0, eps) for eps in grid}
-    params = {"lambda": acc.lam, "R": acc.R.exact_str(), "delta0_upper": d0}
+    params = {"lambda": acc.lam, "R": acc.R.exact_str(), "delta0_upper": d0,
+              "claimed": [{"eps": eps, "bound_exact": exact_str(bound)}
+                          for eps, bound in bounds.items()]}
     checked = 0
     for tau in taus:
         model = exact_model(Fraction(tau), acc.lam, acc.R)
@@ -167,7 +170,10 @@ def check_accountant_enumerated(
     Checks: for every `(D, D + z)` with `|D| <= size` and every `ε` of the grid (default
     `0, λ/2, ..., Lλ`), the exact transcript `δ(ε)` (both directions, every transcript of the
     real Alg. 3 enumerated) is `<= acc.delta_upper(ε)`, by the gate.
-    Returns: a Certificate (method `enumerated`) with the tightest pair and its ratio bounds.
+    Returns: a Certificate (method `enumerated`) stating the claim, the accountant's own
+    parameters (`accountant`, which need not be the mechanism's) and every `(ε, bound)`
+    compared (`claimed`), apart from the mechanism's (`mechanism`), with the tightest pair and
+    its ratio bounds.
     Raises: `ClaimRefuted` with the pair, the event, both probabilities and the bound.
     """
     L = tree.height.bit_length()
@@ -180,9 +186,9 @@ def check_accountant_enumerated(
     cache = betweencut_cache(tree, params)
     pairs = list(neighbouring_pairs(list(tree.level(tree.height - 1)), size))
     verdict = audit_pairs(cache.run, pairs, points, on="transcript", cache=cache)
-    info = {"tree": tree.description, "tau": params.tau, "lambda": params.lam,
-            "R": params.R.exact_str(), "size": size,
-            "accountant": getattr(acc, "name", type(acc).__name__)}
+    info = {"tree": tree.description, "size": size, "accountant": _described(acc),
+            "mechanism": {"lambda": params.lam, "R": params.R.exact_str(), "tau": params.tau},
+            "claimed": [{"eps": eps, "bound_exact": exact_str(bound)} for eps, bound in points]}
     if not verdict.holds and verdict.refutation is not None:
         raise ClaimRefuted(DOMINATES, "an enumerated pair's delta(eps) exceeds the accountant's "
                            "upper bound", {**info, **verdict.refutation.counterexample()})
@@ -194,6 +200,15 @@ def check_accountant_enumerated(
                            "delta_over_bound": [str(lo), str(hi)]})
     return Certificate(DOMINATES, info, "enumerated", quantities,
                        scope=f"every pair with |D| <= {size}, transcript")
+
+
+def _described(acc: UpperAccountant) -> dict[str, object]:
+    """The accountant as the claim it is: its own name, `L`, `λ`, `R` (those it computes its
+    bounds from, which need not be the audited mechanism's) and what it rests on."""
+    describe = getattr(acc, "describe", None)
+    if callable(describe):
+        return dict(describe())
+    return {"accountant": type(acc).__name__}
 
 
 AUDIT_CASES: Final = [  # (arity, height, tau, lambda, R): small guards make delta large

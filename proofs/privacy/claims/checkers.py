@@ -38,8 +38,11 @@ from betweencut.proofs.privacy.audit.mechanism import (
     tighter,
 )
 from betweencut.proofs.privacy.claims.setup import (
+    audited_cache,
     betweencut_cache,
     certify,
+    claimed_points,
+    mechanism_name,
     pair_parameters,
     pair_report,
     theorem_5_4_points,
@@ -63,16 +66,21 @@ def check_lemma_c_1(
 ) -> Certificate:
     """Claim: Lemma C.1, Eq. (113): the full transcript is `(rλ, δ_r)`-DP, `r = 1..L`.
 
-    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`.
+    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`; `cache` (default
+    Alg. 3's) of a mechanism built with `params` on `tree` (checked, `ParameterError`).
     Checks: the exact profile `δ(rλ)` of `Tr(D)` vs `Tr(D + z)` (both directions, every
-    transcript enumerated by running Alg. 3) is `<=` Theorem 5.4's bound, by the gate.
-    Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the two databases,
+    transcript enumerated by running the cache's mechanism) is `<=` Theorem 5.4's bound, by
+    the gate; `λ`, `R`, hence every `ε = rλ` and bound, are those of `params`.
+    Returns: a Certificate (method `enumerated`) stating the claim (`L`, `claimed`: every
+    `(r, ε, bound)`) and the mechanism audited. Raises: `ClaimRefuted` with the two databases,
     the violating event, its exact probabilities and the violated inequality.
     """
     d, z = validate_pair(tree, params, db, z)
-    cache = cache or betweencut_cache(tree, params)
+    cache = audited_cache(tree, params, cache)
     report = pair_report(cache, tree, params, d, z)
-    return certify("Lemma C.1", report.transcript, pair_parameters(tree, params, d, z))
+    return certify("Lemma C.1", report.transcript,
+                   {**pair_parameters(tree, params, d, z), **claimed_points(tree, params),
+                    "mechanism": mechanism_name(cache)})
 
 
 @claim("Theorem 5.4 (enumerated)", "Eq. (22)")
@@ -81,13 +89,16 @@ def check_theorem_5_4_enumerated(
 ) -> Certificate:
     """Claim: Theorem 5.4, Eq. (22), on the released Heavy set.
 
-    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`.
+    Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`; `cache` (default
+    Alg. 3's) of a mechanism built with `params` on `tree` (checked, `ParameterError`).
     Checks: the exact Heavy-set profile `δ(rλ)` is `<=` the bound for every `r = 1..L`, and
-    `<=` the transcript profile at the same `ε` (the Heavy set is a function of the transcript).
-    Returns: a Certificate (method `enumerated`). Raises: `ClaimRefuted` with the counterexample.
+    `<=` the transcript profile at the same `ε` (the Heavy set is a function of the transcript);
+    every `ε` and bound from `params`.
+    Returns: a Certificate (method `enumerated`) stating the claim (`L`, `claimed`) and the
+    mechanism audited. Raises: `ClaimRefuted` with the counterexample.
     """
     d, z = validate_pair(tree, params, db, z)
-    cache = cache or betweencut_cache(tree, params)
+    cache = audited_cache(tree, params, cache)
     report = pair_report(cache, tree, params, d, z)
     for heavy, full in zip(report.heavy, report.transcript, strict=True):
         if sign(heavy.delta - full.delta) > 0:
@@ -95,7 +106,8 @@ def check_theorem_5_4_enumerated(
                 "Theorem 5.4 (enumerated)", "Heavy-set delta exceeds transcript delta",
                 {**heavy.counterexample(), "transcript_delta": exact_str(full.delta)})
     return certify("Theorem 5.4 (enumerated)", report.heavy,
-                   pair_parameters(tree, params, d, z))
+                   {**pair_parameters(tree, params, d, z), **claimed_points(tree, params),
+                    "mechanism": mechanism_name(cache)})
 
 
 @claim("Theorem 5.5 (enumerated)", "Eq. (23)")
@@ -108,7 +120,9 @@ def check_theorem_5_5_enumerated(
     Preconditions: `cal = calibrate(tree.height, ε, δ)`; `db`, `z` leaves of `tree`.
     Checks: the exact profile at `ε` (`= r·λ`, rational) is `<= δ`, by the gate; `R` is a
     `LogReal`, the guards use GuardedBT's exact integer cut points.
-    Returns: a Certificate with the exact `δ(ε)` and its tightness `δ(ε)/δ` (certified).
+    Returns: a Certificate stating the claim (`epsilon`, `delta`, `claimed`) and the
+    calibration it rests on (`L`, `lambda`, `R`, the `accountant` that chose them), with the
+    exact `δ(ε)` and its tightness `δ(ε)/δ` (certified).
     Raises: `ClaimRefuted` with the counterexample.
     """
     if cal.height != tree.height:
@@ -117,7 +131,9 @@ def check_theorem_5_5_enumerated(
     d, z = validate_pair(tree, params, db, z)
     cache = betweencut_cache(tree, params)
     res = check_point(cache, d, z, on, cal.epsilon, cal.delta)
-    info = {**pair_parameters(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta}
+    info = {**pair_parameters(tree, params, d, z), "epsilon": cal.epsilon, "delta": cal.delta,
+            "L": cal.L, "accountant": cal.accountant,
+            "claimed": [{"eps": cal.epsilon, "bound_exact": exact_str(cal.delta)}]}
     if not res.holds:
         raise ClaimRefuted("Theorem 5.5 (enumerated)", "delta(eps) exceeds delta",
                            res.counterexample())

@@ -21,8 +21,9 @@ from betweencut.proofs.privacy.audit.mechanism import ClaimPoint, PointResult, c
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_database, as_node
 from betweencut.tree import Node, PublicTree
 
-__all__ = ["PROJECTIONS", "PairReport", "betweencut_cache", "certify", "pair_parameters",
-           "pair_report", "theorem_5_4_points", "validate_pair"]
+__all__ = ["PROJECTIONS", "PairReport", "audited_cache", "betweencut_cache", "certify",
+           "claimed_points", "mechanism_name", "pair_parameters", "pair_report",
+           "theorem_5_4_points", "validate_pair"]
 
 PROJECTIONS: dict[str, Callable[[object], Any]] = {
     "transcript": lambda run: run.transcript,  # type: ignore[attr-defined]
@@ -121,3 +122,36 @@ def certify(name: str, results: Sequence[PointResult], params: dict[str, object]
     quantities = {f"delta({res.eps})": exact_str(res.delta) for res in results}
     quantities.update({f"bound({res.eps})": exact_str(res.bound) for res in results})
     return Certificate(name, params, "enumerated", quantities, scope="one neighbouring pair")
+
+
+def claimed_points(tree: PublicTree, params: Params) -> dict[str, object]:
+    """The claim a Theorem 5.4 certificate certifies: `L` and every `(r, ε, δ_r)`, exact."""
+    return {"L": path_query_bound(tree.height), "claimed": [
+        {"r": r, "eps": eps, "bound_exact": exact_str(bound)}
+        for r, (eps, bound) in enumerate(theorem_5_4_points(tree, params), start=1)]}
+
+
+def audited_cache(tree: PublicTree, params: Params, cache: LawCache | None) -> LawCache:
+    """The cache whose laws are audited against the claim of `(tree, params)`: `cache`, or
+    BetweenCut's own. A cache of a mechanism built with other parameters or on another tree is
+    refused (`ParameterError`): its certificate would state a claim for `params` that no run
+    with them was checked against. A variant built with `params` is audited against the claim."""
+    if cache is None:
+        return betweencut_cache(tree, params)
+    mechanism = getattr(cache, "mechanism", None)
+    if isinstance(mechanism, BetweenCut) and (
+        mechanism.params != params or mechanism.tree.description != tree.description
+        or mechanism.tree.height != tree.height
+    ):
+        raise ParameterError(
+            "cache", f"{type(mechanism).__name__} on the {mechanism.tree.description}, lambda "
+            f"= {mechanism.params.lam}, R = {mechanism.params.R.exact_str()}",
+            f"a cache of a mechanism built with the claimed parameters (lambda = {params.lam}, "
+            f"R = {params.R.exact_str()}, tau = {params.tau}) on the {tree.description}")
+    return cache
+
+
+def mechanism_name(cache: LawCache) -> str:
+    """The audited mechanism's class (or `LawCache.run` for a bare callable)."""
+    mechanism = getattr(cache, "mechanism", None)
+    return type(mechanism).__name__ if mechanism is not None else "LawCache.run"

@@ -504,13 +504,15 @@ class DepthRow:
         """The exact `δ(rλ)` as text, one common denominator (grammar: `depth_exact`)."""
         return self.delta_value().text()
 
-    def to_row(self, on: str) -> Row:
+    def to_row(self, on: str, promised: str | None = None) -> Row:
         """This row in the verdict's shape (`betweencut.proofs.verdict.Row`); its exact `δ` is
-        computed when read."""
+        computed when read. `promised` labels a row of a calibration's promised `(ε, δ)`
+        instead of Theorem 5.4's `r`."""
         D, z = self.profile.texts()
+        label: dict[str, object] = {"r": self.r} if promised is None else {"promised": promised}
         where: dict[str, object] = (
-            {"r": self.r, "count": self.profile.counts[0]} if self.profile.segments == 1
-            else {"r": self.r, "profile": self.profile.describe()})
+            {**label, "count": self.profile.counts[0]} if self.profile.segments == 1
+            else {**label, "profile": self.profile.describe()})
         return Row(D, z, on, self.eps, self.delta_value,  # type: ignore[arg-type]
                    (self.delta_lo, self.delta_hi), self.bound.exact,  # type: ignore[arg-type]
                    self.holds, Direction(self.direction), where)
