@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar, Union
 
-from betweencut.errors import ParameterError
+from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import as_rational
 from betweencut.notation import database_text, record_text
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
@@ -179,7 +179,10 @@ def tighter(a: PointResult, b: PointResult) -> bool:
         return True
     if a_hi < b_lo or sign(a.bound) <= 0 or sign(b.bound) <= 0:
         return False
-    return sign(a.delta * b.bound - b.delta * a.bound) > 0
+    try:
+        return sign(a.delta * b.bound - b.delta * a.bound) > 0
+    except Undecided:  # certified (Gaussian) values that may tie: keep the first, no verdict
+        return False
 
 
 def _pairs(pairs: object) -> Iterable[tuple[object, object]]:
