@@ -29,6 +29,7 @@ from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value, round_out
+from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "Grouped", "HockeyStick", "Joint", "Law", "PairProfile", "bag_exceeds", "bags_box",
@@ -253,7 +254,7 @@ class Joint(PairProfile):
                 event.append(o)
         p_event, q_event = bags_value(in_p), bags_value(in_q)
         delta = p_event - q_event * ExpPoly.exp(eps)
-        direction = "D||D+z" if forward else "D+z||D"
+        direction = Direction.of(forward)
 
         def shown() -> tuple[Hashable, ...]:
             found = [o for key in keys for o in self.examples.get(key, [])]
