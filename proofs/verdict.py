@@ -51,6 +51,11 @@ class Direction(StrEnum):
     FORWARD = "D||D+z"
     BACKWARD = "D+z||D"
 
+    @staticmethod
+    def of(forward: bool) -> Direction:
+        """`FORWARD` for `δ(P_D ‖ P_{D+z})`, else `BACKWARD`."""
+        return Direction.FORWARD if forward else Direction.BACKWARD
+
     def databases(self) -> tuple[str, str]:
         """The databases whose output laws are `P` and `Q`, in that order."""
         return ("D", "D+z") if self is Direction.FORWARD else ("D+z", "D")

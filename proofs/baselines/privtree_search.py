@@ -43,6 +43,7 @@ from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.bt_laws import exact_law
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "PairLoss", "Ratio", "check_privtree_worst_pair", "closed_member", "is_partition",
@@ -108,8 +109,8 @@ class PairLoss:
 
     def worst(self) -> tuple[Ratio, str, tuple[tuple[Box, str], ...]]:
         if self.backward.exceeds(self.forward):
-            return self.backward, "D+z||D", self.backward_event
-        return self.forward, "D||D+z", self.forward_event
+            return self.backward, Direction.BACKWARD, self.backward_event
+        return self.forward, Direction.FORWARD, self.forward_event
 
 
 def pair_loss(mech: PrivTree, db: Counts, z: Point) -> PairLoss:
@@ -205,7 +206,7 @@ def worst_pair(mech: PrivTree, max_size: int) -> WorstPair:
             ratio, counts, event = _best_counts(mech, path, max_size, forward)
             if found is None or ratio.exceeds(found.ratio):
                 found = WorstPair(ratio, _database(mech, path, counts, z), z,
-                                  "D||D+z" if forward else "D+z||D", event, 0)
+                                  Direction.of(forward), event, 0)
     if found is None:  # pragma: no cover - the domain is never empty
         raise ParameterError("box", mech.box, "a non-empty domain")
     width = len(domain(mech))  # databases of at most N points over W cells: C(N + W, W)

@@ -79,6 +79,7 @@ from betweencut.proofs.privacy.divergence.profiles import (
     bag_exceeds,
     check_eps,
 )
+from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "PROJECTIONS_AT_DEPTH", "HeavyJoint", "HeavyKey", "TailKey", "check_heavy_offpath", "check_on",
@@ -259,7 +260,7 @@ class HeavyJoint(PairProfile):
         p_event, q_event = bags_value(in_p), bags_value(in_q)
         delta = p_event - q_event * ExpPoly.exp(eps)
         return HockeyStick(eps, delta, size, p_event, q_event,
-                           "D||D+z" if forward else "D+z||D", lambda: tuple(shown))
+                           Direction.of(forward), lambda: tuple(shown))
 
 
 def check_heavy_offpath(mechanism: BetweenCut, profile: PathProfile) -> None:

@@ -547,7 +547,7 @@ def rows_from_sums(
             return _larger(lambda: tables.value(True, r), lambda: tables.value(False, r), encl)
 
         lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
-        direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
+        direction = Direction.of(sum(encl[0]) >= sum(encl[1]))  # display only
         row = DepthRow(profile, r, eps, lo, hi, claimed, True, direction, value, tables=tables)
         if hi <= claimed.lo:
             row.holds = True

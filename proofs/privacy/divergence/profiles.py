@@ -30,6 +30,7 @@ from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.bisection import certified_bisect, halving
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds, float_box, weighted_sum
 from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value
+from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "Grouped", "HockeyStick", "Joint", "Law", "PairProfile", "bag_exceeds", "bags_box",
@@ -208,7 +209,7 @@ class Joint(PairProfile):
                 event.append(o)
         p_event, q_event = bags_value(in_p), bags_value(in_q)
         delta = p_event - q_event * ExpPoly.exp(eps)
-        direction = "D||D+z" if forward else "D+z||D"
+        direction = Direction.of(forward)
 
         def shown() -> tuple[Hashable, ...]:
             found = [o for key in keys for o in self.examples.get(key, [])]

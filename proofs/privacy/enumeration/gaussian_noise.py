@@ -65,6 +65,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     answer_sequences,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
 
 __all__ = [
@@ -246,7 +247,7 @@ class CertifiedJoint(PairProfile):
         # HockeyStick is typed for exact values; an Enclosure offers the same arithmetic, the
         # gate's `certified_sign`, `enclose` and `str` (see the module doc).
         return HockeyStick(eps, cast(ExpPoly, delta), len(event), cast(ExpPoly, p_event),
-                           cast(ExpPoly, q_event), "D||D+z" if forward else "D+z||D",
+                           cast(ExpPoly, q_event), Direction.of(forward),
                            lambda: shown)
 
     def profile(self, eps: Fraction) -> HockeyStick:

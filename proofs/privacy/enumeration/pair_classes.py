@@ -50,6 +50,7 @@ from betweencut.proofs.privacy.divergence.profiles import (
     check_eps,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
+from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
 
 __all__ = [
@@ -372,7 +373,7 @@ class AlignedJoint(PairProfile):
                             chosen.append(o)
         lat = self.lattice
         delta = self._difference(p_in, q_in, eps)
-        direction = "D||D+z" if forward else "D+z||D"
+        direction = Direction.of(forward)
         return HockeyStick(eps, delta, size, lat.decode(p_in), lat.decode(q_in), direction,
                            lambda: self._shown(above, chosen, x))
 
