@@ -77,7 +77,7 @@ class Neighbours(StrEnum):
 
 def approx(x: Value, prec: int = 64) -> float:
     """A float near an exact number, for reading only (the midpoint of a certified enclosure)."""
-    lo, hi = enclose(x, prec)  # type: ignore[arg-type]  # every kind has `enclose(prec)`
+    lo, hi = enclose(x, prec)  # every kind has `enclose(prec)`
     return float((lo + hi) / 2)
 
 
@@ -85,7 +85,7 @@ def enclosure(x: Value, prec: int = 64) -> tuple[Fraction, Fraction]:
     """A certified enclosure of an exact number (a rational is its own)."""
     if isinstance(x, int | Fraction):
         return Fraction(x), Fraction(x)
-    return enclose(x, prec)  # type: ignore[arg-type]  # every kind has `enclose(prec)`
+    return enclose(x, prec)  # every kind has `enclose(prec)`
 
 
 def _exact(value: Value | Callable[[], Value]) -> Value:

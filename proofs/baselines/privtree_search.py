@@ -47,8 +47,7 @@ from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "PairLoss", "Ratio", "check_privtree_worst_pair", "closed_member", "is_partition",
-    "loss_table", "pair_loss", "privtree_rules",
-    "reachable", "search_multiplicities", "worst_pair",
+    "pair_loss", "privtree_rules", "reachable", "search_multiplicities", "worst_pair",
 ]
 
 CLAIM = "PrivTree epsilon-DP (worst pair, many points)"
@@ -333,21 +332,6 @@ def check_privtree_worst_pair(mech: PrivTree, max_size: int,
         raise ClaimRefuted(CLAIM, f"loss above eps = {eps}", {**claimed, **evidence})
     return Certificate(CLAIM, claimed, "enumerated", evidence,
                        scope=f"|D| <= {max_size} ({search.__name__})")
-
-
-def loss_table(mech_of_rule: Mapping[str, PrivTree], sizes: Sequence[int]
-               ) -> list[dict[str, Any]]:
-    """The largest loss per membership rule and database size (the README's table)."""
-    rows = []
-    for rule, mech in mech_of_rule.items():
-        for size in sizes:
-            search = worst_pair if is_partition(mech) else search_multiplicities
-            found = search(mech, size)
-            rows.append({"rule": rule, "size": size, "search": search.__name__,
-                         **found.as_json(), "eps": str(mech.epsilon),
-                         "holds": not found.ratio.exceeds(
-                             Ratio(ExpPoly.exp(mech.epsilon), ExpPoly.const(1)))})
-    return rows
 
 
 def closed_member(point: Point, box: Box) -> bool:

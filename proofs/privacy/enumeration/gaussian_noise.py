@@ -18,7 +18,7 @@ decided, so outputs with `P(o) = e^ε Q(o)` cannot make it undecidable); exact t
 exact) are decided exactly. A verdict compares the enclosure of `δ` with the claimed `δ`
 through the gate: it holds when the upper bound is below, is refuted when the lower bound is
 above, and raises `Undecided` when they straddle at the largest precision
-(`enclosure.MAX_PREC`): never a float decision.
+(the package's one cap, `betweencut.exact.MAX_PRECISION_BITS`): never a float decision.
 
 `GaussianLawCache` is the `LawCache` kind `audit_pairs` hands such a mechanism to (its first
 noisy query is Gaussian, `enumeration.cache.KINDS`); it accepts Laplace primitives too (their
