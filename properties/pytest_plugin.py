@@ -120,7 +120,8 @@ def betweencut_check() -> Callable[..., Any]:
 @pytest.fixture
 def betweencut_heavy_check() -> Callable[..., Any]:
     """`check(heavy_fn, **options) -> Report` for any classifier returning its Heavy set
-    (`betweencut.properties.heavy_only.check_heavy_classifier`); `pytest.fail` on a failure."""
+    (`betweencut.properties.heavy_only.check_heavy_classifier`); `pytest.fail` on a failure.
+    Structure only: a classifier with no noise passes it; `betweencut_privacy_check` fails it."""
     from betweencut.properties.heavy_only import check_heavy_classifier
 
     return _failing(check_heavy_classifier)

@@ -163,7 +163,8 @@ def test_the_ci_gate_tutorial_runs_as_written(pytester: pytest.Pytester) -> None
     under --privacy-snapshot-update, passes on the next run, fails (exit 1, naming the pair:
     the curve exceeds the snapshot) once the Laplace rate is doubled, where assert_private
     fails with a counterexample whose replay line reproduces it; a more private version is
-    reported without failing; the noiseless classifier fails betweencut_privacy_check."""
+    reported without failing; the noiseless classifier passes the structural
+    betweencut_heavy_check and fails betweencut_privacy_check."""
     from importlib.metadata import version
 
     ran = run_tutorial(pytester.path, _in_process(pytester), f"betweencut {version('betweencut')}")
