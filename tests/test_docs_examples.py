@@ -1,0 +1,247 @@
+"""Every shell and Python example of `docs/` runs, and shows the output it really prints.
+
+The blocks of each page run in order, in a scratch directory of their own holding a copy of
+`examples/`:
+
+* a ```` ```console ```` block: each line starting with `$ ` is a command (a line ending in `\\`
+  continues it), run with bash; the lines after it, up to the next `$ `, are its expected
+  output (stdout then stderr), compared as doctest does with `...` matching anything and runs
+  of whitespace equal; a command shown without output has its output unchecked. `cd DIR`
+  moves the page's later commands to DIR;
+* a ```` ```python ```` block runs in one namespace per page; a ```` ```pycon ```` block
+  (`>>> ` lines and their output) runs as a doctest in the same namespace;
+* other languages (`text`, `json`, `toml`, ...) are not run.
+
+An HTML comment on the line before a block marks it: `<!-- docs-test: exit=1 -->` (every
+command exits 1; `exit=0,1,1` one status per command; default 0), `<!-- docs-test: slow -->`
+(run with `-m slow`), `<!-- docs-test: skip="why" -->` (only what cannot run in CI: a package
+install, a Spark cluster). A later block may rely on the files and names an earlier block of
+its page made, unless that block is slow or skipped.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+RUN = {"console", "python", "pycon"}
+FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*$")
+MARK = re.compile(r"<!--\s*docs-test:\s*(?P<body>.*?)\s*-->")
+OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+TIMEOUT = 600
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int
+    lang: str
+    text: str
+    marks: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.page.relative_to(DOCS)}:{self.line}"
+
+
+def parse_marks(body: str) -> dict[str, str]:
+    marks = {}
+    for key, value in re.findall(r'(\w+)(?:=("[^"]*"|\S+))?', body):
+        marks[key] = value.strip('"')
+    return marks
+
+
+def blocks_of(page: Path) -> list[Block]:
+    """The fenced blocks of a page in order, with the marks of the comment right above each."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    found = []
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent = len(opening["indent"])
+        end = i + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        body = "\n".join(line[indent:] for line in lines[i + 1:end])
+        marks = {}
+        before = i - 1
+        while before >= 0 and not lines[before].strip():
+            before -= 1
+        if before >= 0 and (mark := MARK.search(lines[before])):
+            marks = parse_marks(mark["body"])
+        found.append(Block(page, i + 1, opening["lang"], body, marks))
+        i = end + 1
+    return found
+
+
+def pages() -> list[Path]:
+    return sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.parts)
+
+
+def all_blocks() -> list[Block]:
+    return [b for page in pages() for b in blocks_of(page) if b.lang in RUN]
+
+
+def commands_of(text: str) -> list[tuple[str, str]]:
+    """`(command, expected output)` pairs of a console block."""
+    found: list[tuple[str, list[str]]] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("$ "):
+            command = line[2:]
+            while command.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                command = command[:-1] + " " + lines[i].strip()
+            found.append((command, []))
+        elif found:
+            found[-1][1].append(line)
+        else:
+            raise ValueError(f"output before any command: {line!r}")
+        i += 1
+    return [(c, "\n".join(out).strip("\n")) for c, out in found]
+
+
+class Page:
+    """The state of one page's run: its scratch directory, working directory and namespace."""
+
+    def __init__(self, page: Path, scratch: Path) -> None:
+        self.page = page
+        self.scratch = scratch
+        shutil.copytree(ROOT / "examples", scratch / "examples",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        self.cwd = scratch
+        self.namespace: dict[str, Any] = {"__name__": "__docs__"}
+        self.done: set[int] = set()
+
+    def run(self, block: Block) -> None:
+        for earlier in blocks_of(self.page):  # what this block may rely on, run first
+            if earlier.line >= block.line:
+                break
+            if (earlier.lang in RUN and earlier.line not in self.done
+                    and "skip" not in earlier.marks and "slow" not in earlier.marks):
+                self._run(earlier)
+        self._run(block)
+
+    def _run(self, block: Block) -> None:
+        self.done.add(block.line)
+        if block.lang == "console":
+            self._console(block)
+        elif block.lang == "python":
+            self._python(block)
+        else:
+            self._pycon(block)
+
+    def _console(self, block: Block) -> None:
+        commands = commands_of(block.text)
+        statuses = [int(s) for s in block.marks.get("exit", "0").split(",")]
+        if len(statuses) == 1:
+            statuses *= len(commands)
+        if len(statuses) != len(commands):
+            raise ValueError(f"{block.id}: exit= names {len(statuses)} statuses for "
+                             f"{len(commands)} commands")
+        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
+               f"{os.environ.get('PATH', '')}", "MPLBACKEND": "Agg", "COLUMNS": "100"}
+        for (command, expected), status in zip(commands, statuses, strict=True):
+            words = shlex.split(command)
+            if words and words[0] == "cd":
+                self.cwd = (self.cwd / words[1]).resolve()
+                continue
+            done = subprocess.run(["bash", "-c", command], cwd=self.cwd, env=env,
+                                  capture_output=True, text=True, timeout=TIMEOUT, check=False)
+            got = done.stdout + done.stderr
+            where = f"{block.id}: $ {command}"
+            assert done.returncode == status, (
+                f"{where}\nexit status {done.returncode}, the page says {status}\n{got}")
+            if expected and not doctest.OutputChecker().check_output(
+                    expected + "\n", got, OPTIONS):
+                pytest.fail(f"{where}\nthe page shows:\n{expected}\nthe command printed:\n{got}")
+
+    def _python(self, block: Block) -> None:
+        previous = Path.cwd()
+        os.chdir(self.cwd)
+        try:
+            exec(compile(block.text, block.id, "exec"), self.namespace)
+        finally:
+            os.chdir(previous)
+
+    def _pycon(self, block: Block) -> None:
+        test = doctest.DocTestParser().get_doctest(block.text, self.namespace, block.id,
+                                                   str(block.page), block.line)
+        runner = doctest.DocTestRunner(optionflags=OPTIONS)
+        previous = Path.cwd()
+        os.chdir(self.cwd)
+        try:
+            runner.run(test, clear_globs=False)
+        finally:
+            os.chdir(previous)
+        self.namespace.update(test.globs)
+        if runner.failures:
+            pytest.fail(f"{block.id}: a doctest failed (its report is above)")
+
+
+_PAGES: dict[Path, Page] = {}
+
+
+@pytest.fixture
+def page_state(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    def get(page: Path) -> Page:
+        if page not in _PAGES:
+            _PAGES[page] = Page(page, tmp_path_factory.mktemp(page.stem))
+        return _PAGES[page]
+    return get
+
+
+def _params() -> list[Any]:
+    params = []
+    for block in all_blocks():
+        marks = []
+        if "skip" in block.marks:
+            marks.append(pytest.mark.skip(reason=block.marks["skip"] or "marked skip"))
+        if "slow" in block.marks:
+            marks.append(pytest.mark.slow)
+        params.append(pytest.param(block, id=block.id, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("block", _params())
+def test_docs_example_runs_as_shown(block: Block, page_state: Any) -> None:
+    page_state(block.page).run(block)
+
+
+def test_every_skip_says_why() -> None:
+    """A block is skipped only with its reason, and only for what CI cannot run."""
+    for block in all_blocks():
+        if "skip" in block.marks:
+            assert block.marks["skip"].strip(), f"{block.id}: skip without a reason"
+        unknown = set(block.marks) - {"skip", "slow", "exit"}
+        assert not unknown, f"{block.id}: unknown docs-test marks {unknown}"
+
+
+def test_the_runner_rejects_a_wrong_output(tmp_path: Path) -> None:
+    """The check can fail: a page showing output the command does not print is rejected."""
+    page = tmp_path / "wrong.md"
+    page.write_text("```console\n$ echo one\ntwo\n```\n", encoding="utf-8")
+    block = blocks_of(page)[0]
+    state = Page(page, tmp_path / "scratch")
+    with pytest.raises(pytest.fail.Exception, match="the page shows"):
+        state._console(Block(DOCS / "wrong.md", block.line, block.lang, block.text))
+    status = Block(DOCS / "status.md", 1, "console", "$ false")
+    with pytest.raises(AssertionError, match="exit status 1, the page says 0"):
+        state._console(status)
