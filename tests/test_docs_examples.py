@@ -14,13 +14,15 @@ The blocks of each page run in order, in a scratch directory of their own holdin
 
 An HTML comment on the line before a block marks it: `<!-- docs-test: exit=1 -->` (every
 command exits 1; `exit=0,1,1` one status per command; default 0), `<!-- docs-test: slow -->`
-(run with `-m slow`), `<!-- docs-test: skip="why" -->` (only what cannot run in CI: a package
+(run with `-m slow`), `<!-- docs-test: spark -->` (needs pyspark and Java: run with `-m spark`),
+`<!-- docs-test: skip="why" -->` (only what cannot run in CI: a package
 install, a Spark cluster). A later block may rely on the files and names an earlier block of
 its page made, unless that block is slow or skipped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import os
 import re
@@ -28,6 +30,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,7 +138,7 @@ class Page:
             if earlier.line >= block.line:
                 break
             if (earlier.lang in RUN and earlier.line not in self.done
-                    and "skip" not in earlier.marks and "slow" not in earlier.marks):
+                    and not {"skip", "slow", "spark"} & set(earlier.marks)):
                 self._run(earlier)
         self._run(block)
 
@@ -147,6 +150,18 @@ class Page:
             self._python(block)
         else:
             self._pycon(block)
+
+    @contextlib.contextmanager
+    def _here(self) -> Iterator[None]:
+        """Python as a reader runs it: from the page's directory, which is on `sys.path`."""
+        previous = Path.cwd()
+        os.chdir(self.cwd)
+        sys.path.insert(0, str(self.cwd))
+        try:
+            yield
+        finally:
+            os.chdir(previous)
+            sys.path.remove(str(self.cwd))
 
     def _console(self, block: Block) -> None:
         commands = commands_of(block.text)
@@ -174,23 +189,15 @@ class Page:
                 pytest.fail(f"{where}\nthe page shows:\n{expected}\nthe command printed:\n{got}")
 
     def _python(self, block: Block) -> None:
-        previous = Path.cwd()
-        os.chdir(self.cwd)
-        try:
+        with self._here():
             exec(compile(block.text, block.id, "exec"), self.namespace)
-        finally:
-            os.chdir(previous)
 
     def _pycon(self, block: Block) -> None:
         test = doctest.DocTestParser().get_doctest(block.text, self.namespace, block.id,
                                                    str(block.page), block.line)
         runner = doctest.DocTestRunner(optionflags=OPTIONS)
-        previous = Path.cwd()
-        os.chdir(self.cwd)
-        try:
+        with self._here():
             runner.run(test, clear_globs=False)
-        finally:
-            os.chdir(previous)
         self.namespace.update(test.globs)
         if runner.failures:
             pytest.fail(f"{block.id}: a doctest failed (its report is above)")
@@ -216,6 +223,8 @@ def _params() -> list[Any]:
             marks.append(pytest.mark.skip(reason=block.marks["skip"] or "marked skip"))
         if "slow" in block.marks:
             marks.append(pytest.mark.slow)
+        if "spark" in block.marks:
+            marks.append(pytest.mark.spark)
         params.append(pytest.param(block, id=block.id, marks=marks))
     return params
 
@@ -230,7 +239,7 @@ def test_every_skip_says_why() -> None:
     for block in all_blocks():
         if "skip" in block.marks:
             assert block.marks["skip"].strip(), f"{block.id}: skip without a reason"
-        unknown = set(block.marks) - {"skip", "slow", "exit"}
+        unknown = set(block.marks) - {"skip", "slow", "spark", "exit"}
         assert not unknown, f"{block.id}: unknown docs-test marks {unknown}"
 
 
