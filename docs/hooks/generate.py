@@ -29,15 +29,6 @@ HERE = Path(__file__).resolve().parent
 CLAIMS_DATA = HERE / "claims.toml"
 MARKER = "<!-- generated: {} -->"
 METHODS = ("exact", "interval", "enumerated", "property")
-# Which command prints each output kind with --json.
-PRINTED_BY = {
-    "verdict": "`betweencut audit privacy --json`, `betweencut audit depth --json`",
-    "claims": "`betweencut audit --json`, `betweencut audit GROUP --json`",
-    "corpus": "`betweencut audit corpus --json`",
-    "classify": "`betweencut classify --json`",
-    "calibrate": "`betweencut calibrate --json`",
-    "margins": "`betweencut margins --json`",
-}
 
 
 class DocsDrift(Exception):
@@ -229,17 +220,16 @@ def schema_texts() -> dict[str, str]:
 
 
 def schemas_page() -> str:
-    parts = ["| output kind (`schema`) | printed by | schema file |", "|---|---|---|"]
     texts = schema_texts()
-    for kind in texts:
-        parts.append(f"| `betweencut/{kind}` | {PRINTED_BY[kind]} | "
+    parts = ["| output kind (`schema`) | what it is | schema file |", "|---|---|---|"]
+    for kind, text in texts.items():
+        title = _escape(json.loads(text).get("description", ""))
+        parts.append(f"| `betweencut/{kind}` | {title} | "
                      f"[{kind}.schema.json](../schemas/{kind}.schema.json) |")
     parts.append("")
     for kind, text in texts.items():
         schema: dict[str, Any] = json.loads(text)
         parts.append(f"### `betweencut/{kind}`\n")
-        if schema.get("description"):
-            parts.append(_escape(schema["description"]) + "\n")
         required = schema.get("required", [])
         props = schema.get("properties", {})
         if props:
