@@ -1,4 +1,5 @@
-"""Every shell and Python example of `docs/` runs, and shows the output it really prints.
+"""Every shell and Python example of `docs/` (and of the README) runs, and shows the output it
+really prints.
 
 The blocks of each page run in order, in a scratch directory of their own holding a copy of
 `examples/`:
@@ -25,100 +26,28 @@ from __future__ import annotations
 import contextlib
 import doctest
 import os
-import re
 import shlex
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from docs_blocks import (
+    DOCS,
+    ROOT,
+    RUN,
+    Block,
+    all_blocks,
+    blocks_of,
+    commands_of,
+    statuses_of,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-RUN = {"console", "python", "pycon"}
-FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*$")
-MARK = re.compile(r"<!--\s*docs-test:\s*(?P<body>.*?)\s*-->")
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 TIMEOUT = 600
-
-
-@dataclass
-class Block:
-    page: Path
-    line: int
-    lang: str
-    text: str
-    marks: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def id(self) -> str:
-        return f"{self.page.relative_to(DOCS)}:{self.line}"
-
-
-def parse_marks(body: str) -> dict[str, str]:
-    marks = {}
-    for key, value in re.findall(r'(\w+)(?:=("[^"]*"|\S+))?', body):
-        marks[key] = value.strip('"')
-    return marks
-
-
-def blocks_of(page: Path) -> list[Block]:
-    """The fenced blocks of a page in order, with the marks of the comment right above each."""
-    lines = page.read_text(encoding="utf-8").splitlines()
-    found = []
-    i = 0
-    while i < len(lines):
-        opening = FENCE.match(lines[i])
-        if not opening:
-            i += 1
-            continue
-        indent = len(opening["indent"])
-        end = i + 1
-        while end < len(lines) and lines[end].strip() != "```":
-            end += 1
-        body = "\n".join(line[indent:] for line in lines[i + 1:end])
-        marks = {}
-        before = i - 1
-        while before >= 0 and not lines[before].strip():
-            before -= 1
-        if before >= 0 and (mark := MARK.search(lines[before])):
-            marks = parse_marks(mark["body"])
-        found.append(Block(page, i + 1, opening["lang"], body, marks))
-        i = end + 1
-    return found
-
-
-def pages() -> list[Path]:
-    return sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.parts)
-
-
-def all_blocks() -> list[Block]:
-    return [b for page in pages() for b in blocks_of(page) if b.lang in RUN]
-
-
-def commands_of(text: str) -> list[tuple[str, str]]:
-    """`(command, expected output)` pairs of a console block."""
-    found: list[tuple[str, list[str]]] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("$ "):
-            command = line[2:]
-            while command.endswith("\\") and i + 1 < len(lines):
-                i += 1
-                command = command[:-1] + " " + lines[i].strip()
-            found.append((command, []))
-        elif found:
-            found[-1][1].append(line)
-        else:
-            raise ValueError(f"output before any command: {line!r}")
-        i += 1
-    return [(c, "\n".join(out).strip("\n")) for c, out in found]
 
 
 class Page:
@@ -165,12 +94,7 @@ class Page:
 
     def _console(self, block: Block) -> None:
         commands = commands_of(block.text)
-        statuses = [int(s) for s in block.marks.get("exit", "0").split(",")]
-        if len(statuses) == 1:
-            statuses *= len(commands)
-        if len(statuses) != len(commands):
-            raise ValueError(f"{block.id}: exit= names {len(statuses)} statuses for "
-                             f"{len(commands)} commands")
+        statuses = statuses_of(block)
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
                f"{os.environ.get('PATH', '')}", "MPLBACKEND": "Agg", "COLUMNS": "100"}
         for (command, expected), status in zip(commands, statuses, strict=True):

@@ -39,8 +39,9 @@ class DocsDrift(Exception):
 
 def _escape(text: str) -> str:
     """Plain text as Markdown (no emphasis, links or HTML read into it)."""
-    for ch in "\\`*_[]<>|":
+    for ch in "\\`*_[]|":
         text = text.replace(ch, "\\" + ch)
+    text = text.replace("<", "&lt;").replace(">", "&gt;")
     return " ".join(text.split())
 
 

@@ -336,7 +336,7 @@ def check_privtree_worst_pair(mech: PrivTree, max_size: int,
 
 def loss_table(mech_of_rule: Mapping[str, PrivTree], sizes: Sequence[int]
                ) -> list[dict[str, Any]]:
-    """The largest loss per membership rule and database size (the README's table)."""
+    """The largest loss per membership rule and database size (the table of docs/benchmarks.md)."""
     rows = []
     for rule, mech in mech_of_rule.items():
         for size in sizes:
