@@ -75,8 +75,8 @@ def test_mechanism_refuted_claim_exits_1_with_counterexample(
 def test_mechanism_regression_mode_on_the_readme_example(
     user_module: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """README: `flag_v2` (λ doubled) still meets its claim (2, 0), but regresses against
-    `flag`; `flag` against itself has no regression."""
+    """The mechanism tutorial: `flag_v2` (λ doubled) still meets its claim (2, 0), but
+    regresses against `flag`; `flag` against itself has no regression."""
     base = ["audit", "privacy", "--height", "3", "--exhaustive", "1", "--json"]
     assert main([*base, "--mechanism", "my_mechanism:flag_v2", "--baseline", "my_mechanism:flag",
                  "--epsilon", "2", "--delta", "0"]) == 1
