@@ -2,7 +2,9 @@
 a user's project, its `bash` blocks the commands, its `output` blocks lines that must appear in
 what the command printed, its snapshot block the exact file written.
 
-A block is a fence with a language and an optional `title="..."` (MkDocs' syntax):
+The page's blocks are read as `tests/test_docs_examples.py` reads every page of the site
+(`docs_blocks.blocks_of`: that runner writes the titled files and runs nothing else here); a
+block is a fence with a language and an optional `title="..."` (MkDocs' syntax):
 
 * `python title="F"` writes the file `F`; `diff title="F"` replaces each `-` line of `F` by the
   `+` line after it;
@@ -23,21 +25,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TUTORIAL = ROOT / "docs" / "tutorials" / "ci-gate.md"
-_FENCE = re.compile(r"^```(\w+)(?: title=\"([^\"]+)\")?\n(.*?)^```$", re.M | re.S)
+from docs_blocks import DOCS, ROOT, blocks_of
+
+TUTORIAL = DOCS / "tutorials" / "ci-gate.md"
+__all__ = ["ROOT", "TUTORIAL", "Runner", "blocks", "files", "run_tutorial"]
 
 
 @dataclass(frozen=True)
 class Block:
     lang: str
     title: str
-    body: str
+    body: str  # ends with a newline, as the file it shows
 
 
-def blocks(text: str | None = None) -> list[Block]:
-    source = TUTORIAL.read_text(encoding="utf-8") if text is None else text
-    return [Block(m[1], m[2] or "", m[3]) for m in _FENCE.finditer(source)]
+def blocks() -> list[Block]:
+    return [Block(b.lang, b.title, b.text + "\n") for b in blocks_of(TUTORIAL)]
 
 
 def files() -> dict[str, str]:
