@@ -4,8 +4,10 @@ mechanism and must fail with the counterexample and a replay line that reproduce
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import shlex
+import signal
 import subprocess
 import sys
 from fractions import Fraction
@@ -219,8 +221,13 @@ def test_budget_interrupts_a_long_enumeration_never_a_hang() -> None:
         return tuple(test(BTQuery(Fraction(len(db)), Fraction(1), Fraction(2), Fraction(1, 2)))
                      for _ in range(12))  # 3^12 answer sequences: minutes to enumerate
 
-    with pytest.raises(OverBudget, match="too large for the budget of 1 s") as caught:
-        assert_private(twelve_tests, 6, 0, pairs=[("{}", "0/0")], height=3, budget_s=1)
+    # 3 s, not 1, and the heap collected first: alone, the first pair is reached within 0.05 s,
+    # but with 1 s this failed once in a full run (its message not kept); a slow start on a
+    # loaded machine with a large heap is the suspected cause, not a confirmed one.
+    gc.collect()
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0), "a timer left running"
+    with pytest.raises(OverBudget, match="too large for the budget of 3 s") as caught:
+        assert_private(twelve_tests, 6, 0, pairs=[("{}", "0/0")], height=3, budget_s=3)
     assert "0 of 1 pairs audited" in str(caught.value)
     assert "stopped in pair 1: D = {}, z = 0/0" in str(caught.value)
 
