@@ -27,6 +27,8 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     enumerate_mechanism,
 )
 
+WALK_CAP = 1 << 16  # boxes walked to count, at least
+
 __all__ = ["DecompositionMismatch", "DirectPrivTreeCache", "answer_sequences",
            "counted_enumeration", "privtree_run"]
 
@@ -59,16 +61,18 @@ def answer_sequences(mech: PrivTree, db: Database, keep: frozenset[Box] | None,
     per decision pattern. A splittable box asked with `s` stopping and `t` splitting outcomes
     of non-zero probability has `N = s + t·Π N(child)`; a box that cannot split, or (with
     `keep`, the reduced run of `PrunedTest`) lies outside `keep`, asks no test: `N = 1`.
-    Raises `EnumerationBudgetExceeded` past `cap` sequences, or past `cap` boxes walked."""
+    Raises `EnumerationBudgetExceeded` past `cap` sequences (stating the exact count), or past
+    `max(cap, WALK_CAP)` boxes walked."""
     walked = 0
 
     def count(box: Box, depth: int, inside: list[Point]) -> int:
         nonlocal walked
         walked += 1
-        if walked > cap:
+        if walked > max(cap, WALK_CAP):
             raise EnumerationBudgetExceeded(
                 "limit", cap, 0, None, 0.0, f"counting the answer sequences walks more than "
-                f"{cap} boxes (so there are more than {cap} of them)")
+                f"{max(cap, WALK_CAP)} boxes that can be reached (with a Laplace test that may "
+                "stop or split at each, there are more answer sequences than that)")
         kids = mech.split.children(box)
         if not kids or (keep is not None and box not in keep):
             return 1
@@ -87,7 +91,8 @@ def answer_sequences(mech: PrivTree, db: Database, keep: frozenset[Box] | None,
 
 
 def counted_enumeration(mech: PrivTree, db: Database, run: Callable[[NoisyTest], object],
-             keep: frozenset[Box] | None, limit: int, progress: bool) -> Enumeration[object]:
+                        keep: frozenset[Box] | None, limit: int, progress: bool
+                        ) -> Enumeration[object]:
     """The enumeration of `run`, counted first (`answer_sequences`) and checked against it."""
     count = answer_sequences(mech, db, keep, limit)
     enum = enumerate_mechanism(run, limit, progress=progress, count=count)

@@ -22,7 +22,7 @@ from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import interval_bounds
 from betweencut.proofs.exact.arith import ExpPoly, sign
 
-__all__ = ["FIXED_BITS", "ONE", "LogRatio", "log_fixed"]
+__all__ = ["FIXED_BITS", "ONE", "LogRatio", "Ratio", "log_fixed"]
 
 FIXED_BITS = 64
 MAX_BITS = 1 << 12
@@ -48,22 +48,36 @@ def log_fixed(x: ExpPoly) -> tuple[int, int]:
     raise Undecided(f"ln({x}) at {MAX_BITS} bits")
 
 
+_IDS: dict[ExpPoly, int] = {}  # every factor met, interned (hashing an ExpPoly is slow)
+_FACTORS: list[tuple[ExpPoly, int, int]] = []  # id -> (value, lo, hi)
+
+
+def _factor(x: ExpPoly) -> int:
+    found = _IDS.get(x)
+    if found is None:
+        lo, hi = log_fixed(x)
+        found = _IDS[x] = len(_FACTORS)
+        _FACTORS.append((x, lo, hi))
+    return found
+
+
 class LogRatio:
-    """`Π num / Π den` over exact positive factors, kept as a product tree with certified
-    fixed-point bounds of its logarithm (`lo`, `hi`)."""
+    """`Π num / Π den` over exact positive factors (interned ids), kept as a product tree with
+    certified fixed-point bounds of its logarithm (`lo`, `hi`)."""
 
-    __slots__ = ("_kids", "den", "hi", "lo", "num")
+    __slots__ = ("_flat", "_kids", "den", "hi", "lo", "num")
 
-    def __init__(self, lo: int, hi: int, num: tuple[ExpPoly, ...] = (),
-                 den: tuple[ExpPoly, ...] = (), kids: tuple[LogRatio, ...] = ()) -> None:
+    def __init__(self, lo: int, hi: int, num: tuple[int, ...] = (), den: tuple[int, ...] = (),
+                 kids: tuple[LogRatio, ...] = ()) -> None:
         self.lo, self.hi, self.num, self.den, self._kids = lo, hi, num, den, kids
+        self._flat: tuple[Counter[int], Counter[int]] | None = None
 
     @staticmethod
     def of(num: ExpPoly, den: ExpPoly) -> LogRatio:
         """The ratio `num / den` of two exact positive numbers."""
-        n_lo, n_hi = log_fixed(num)
-        d_lo, d_hi = log_fixed(den)
-        return LogRatio(n_lo - d_hi, n_hi - d_lo, (num,), (den,))
+        n, d = _factor(num), _factor(den)
+        return LogRatio(_FACTORS[n][1] - _FACTORS[d][2], _FACTORS[n][2] - _FACTORS[d][1],
+                        (n,), (d,))
 
     def __mul__(self, other: LogRatio) -> LogRatio:
         if other is ONE:
@@ -72,17 +86,17 @@ class LogRatio:
             return other
         return LogRatio(self.lo + other.lo, self.hi + other.hi, kids=(self, other))
 
-    def factors(self) -> tuple[Counter[ExpPoly], Counter[ExpPoly]]:
-        """The multisets of numerator and denominator factors."""
-        num: Counter[ExpPoly] = Counter()
-        den: Counter[ExpPoly] = Counter()
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            num.update(node.num)
-            den.update(node.den)
-            stack.extend(node._kids)
-        return num, den
+    def factors(self) -> tuple[Counter[int], Counter[int]]:
+        """The multisets of numerator and denominator factor ids (cached per node)."""
+        if self._flat is None:
+            num: Counter[int] = Counter(self.num)
+            den: Counter[int] = Counter(self.den)
+            for kid in self._kids:
+                k_num, k_den = kid.factors()
+                num.update(k_num)
+                den.update(k_den)
+            self._flat = (num, den)
+        return self._flat
 
     def compare(self, other: LogRatio) -> int:
         """The exact sign of `self − other`."""
@@ -114,11 +128,54 @@ class LogRatio:
         return Fraction(self.lo, 1 << FIXED_BITS), Fraction(self.hi, 1 << FIXED_BITS)
 
 
-def _product(factors: Counter[ExpPoly]) -> ExpPoly:
+def _product(factors: Counter[int]) -> ExpPoly:
     out = ExpPoly.const(1)
-    for x, k in sorted(factors.items(), key=lambda item: len(item[0].terms)):
-        out = out * (x ** k)
+    for i, k in sorted(factors.items(), key=lambda item: len(_FACTORS[item[0]][0].terms)):
+        out = out * (_FACTORS[i][0] ** k)
     return out
 
 
 ONE = LogRatio(0, 0)
+
+
+class Ratio:
+    """`num/den` with exact positive `ExpPoly` parts (a probability ratio), kept factored
+    (`LogRatio`): products and comparisons are
+    exact without multiplying the factors out; `num` and `den` are multiplied out on demand."""
+
+    __slots__ = ("_exact", "log")
+
+    def __init__(self, num: ExpPoly, den: ExpPoly) -> None:
+        self.log = LogRatio.of(num, den)
+        self._exact: tuple[ExpPoly, ExpPoly] | None = (num, den)
+
+    @staticmethod
+    def of_log(log: LogRatio) -> Ratio:
+        out = Ratio.__new__(Ratio)
+        out.log, out._exact = log, None
+        return out
+
+    def _parts(self) -> tuple[ExpPoly, ExpPoly]:
+        if self._exact is None:
+            self._exact = self.log.exact()
+        return self._exact
+
+    @property
+    def num(self) -> ExpPoly:
+        return self._parts()[0]
+
+    @property
+    def den(self) -> ExpPoly:
+        return self._parts()[1]
+
+    def __mul__(self, other: Ratio) -> Ratio:
+        return Ratio.of_log(self.log * other.log)
+
+    def exceeds(self, other: Ratio) -> bool:
+        """`self > other`, exactly."""
+        return self.log.exceeds(other.log)
+
+    def loss_bounds(self, prec: int = 64) -> tuple[float, float]:
+        """Display only: bounds of `ln(num/den)` from certified enclosures."""
+        lo, hi = self.log.log_bounds()
+        return math.floor(float(lo) * 1e12) / 1e12, math.ceil(float(hi) * 1e12) / 1e12

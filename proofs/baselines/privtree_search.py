@@ -47,7 +47,7 @@ from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.baselines.privtree_ratio import ONE as LOG_ONE
-from betweencut.proofs.baselines.privtree_ratio import LogRatio
+from betweencut.proofs.baselines.privtree_ratio import Ratio
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.bt_laws import exact_law
@@ -61,49 +61,6 @@ __all__ = [
 
 CLAIM = "PrivTree epsilon-DP (worst pair, many points)"
 Counts = Mapping[Point, int]
-
-
-class Ratio:
-    """`num/den` with exact positive `ExpPoly` parts (a probability ratio), kept factored
-    (`betweencut.proofs.baselines.privtree_ratio.LogRatio`): products and comparisons are
-    exact without multiplying the factors out; `num` and `den` are multiplied out on demand."""
-
-    __slots__ = ("_exact", "log")
-
-    def __init__(self, num: ExpPoly, den: ExpPoly) -> None:
-        self.log = LogRatio.of(num, den)
-        self._exact: tuple[ExpPoly, ExpPoly] | None = (num, den)
-
-    @staticmethod
-    def of_log(log: LogRatio) -> Ratio:
-        out = Ratio.__new__(Ratio)
-        out.log, out._exact = log, None
-        return out
-
-    def _parts(self) -> tuple[ExpPoly, ExpPoly]:
-        if self._exact is None:
-            self._exact = self.log.exact()
-        return self._exact
-
-    @property
-    def num(self) -> ExpPoly:
-        return self._parts()[0]
-
-    @property
-    def den(self) -> ExpPoly:
-        return self._parts()[1]
-
-    def __mul__(self, other: Ratio) -> Ratio:
-        return Ratio.of_log(self.log * other.log)
-
-    def exceeds(self, other: Ratio) -> bool:
-        """`self > other`, exactly."""
-        return self.log.exceeds(other.log)
-
-    def loss_bounds(self, prec: int = 64) -> tuple[float, float]:
-        """Display only: bounds of `ln(num/den)` from certified enclosures."""
-        lo, hi = self.log.log_bounds()
-        return math.floor(float(lo) * 1e12) / 1e12, math.ceil(float(hi) * 1e12) / 1e12
 
 
 ONE = Ratio.of_log(LOG_ONE)
