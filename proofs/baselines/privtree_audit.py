@@ -54,7 +54,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
@@ -77,18 +78,21 @@ from betweencut.proofs.baselines.privtree_search import (
     reduction_refusal,
     worst_pair,
 )
-from betweencut.proofs.exact.arith import sign
+from betweencut.proofs.exact.arith import ExpRational, sign
 from betweencut.proofs.laws.factors import law_key
-from betweencut.proofs.privacy.audit.search import EpsilonBound
-from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, curve_of_laws
+from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, curve_of_laws
 from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_hashable, with_record
-from betweencut.proofs.privacy.enumeration.transcripts import DEFAULT_LIMIT
+from betweencut.proofs.privacy.enumeration.transcripts import (
+    DEFAULT_LIMIT,
+    EnumerationBudgetExceeded,
+)
 from betweencut.tree import Node
 
 __all__ = [
-    "MAX_CELLS", "DecompositionMismatch", "DirectPrivTreeCache", "PrivTreeLawCache",
-    "PrunedTest", "answer_sequences", "as_points", "domain", "dp_pair", "epsilon_bound",
+    "CURVE_SEQUENCES", "MAX_CELLS", "DecompositionMismatch", "DirectPrivTreeCache",
+    "PairEpsilon", "PrivTreeLawCache", "PrunedTest", "answer_sequences", "as_points", "domain",
+    "dp_pair", "epsilon_bound",
     "exhaustive_pairs", "keep_set", "multiplicities", "multiplicity_pairs", "pair_count",
     "path_counts", "privtree_run", "profile",
 ]
@@ -232,41 +236,70 @@ class PrivTreeLawCache(LawCache):
         return curve_of_laws(*self.reduced_pair(db, z))
 
 
-def epsilon_bound(cache: PrivTreeLawCache, pairs: Sequence[Pair], delta: Fraction | int
-                  ) -> EpsilonBound | None:
-    """The largest `ε` at `δ` over *every* pair given (None: no pair), with its pair and exact
-    curve: a certified lower bound on the mechanism's `ε` at `δ`.
+CURVE_SEQUENCES = 64  # a pair's curve is drawn when each of its reduced laws has at most this
+
+
+@dataclass
+class PairEpsilon:
+    """The largest `ε` at `δ` over the pairs given (`epsilon`; None: no finite `ε`), the pair
+    attaining it, its exact privacy curve (None when a reduced law of the pair has more than
+    `CURVE_SEQUENCES` answer sequences: not drawn, `epsilon` does not need it) and how many
+    pairs were compared."""
+
+    epsilon: LogOf | None
+    db: Database
+    z: Node
+    curve: PrivacyCurve | None
+    pairs: int
+
+
+def epsilon_bound(cache: PrivTreeLawCache, pairs: Iterable[Pair], delta: Fraction | int
+                  ) -> PairEpsilon | None:
+    """The largest `ε` at `δ` over *every* pair given (None: no pair), with the pair attaining
+    it: a certified lower bound on the mechanism's `ε` at `δ`.
 
     At `δ = 0` with the decomposition, `ε_at_0` of a pair is its largest loss
-    `ln max_o max(P/Q, Q/P)`, which `pair_loss` computes exactly without enumerating: the pair
-    of largest loss is found that way, and its curve and `ε` come from the reduced laws (the two
-    checked equal exactly, `DecompositionMismatch` otherwise). Otherwise every pair's curve is
-    computed (`PrivTreeLawCache.pair_curve`)."""
-    if not pairs:
-        return None
+    `ln max_o max(P/Q, Q/P)` (the smallest `ε` with `P(o) <= e^ε·Q(o)` both ways for every
+    output), which `pair_loss` computes exactly without enumerating (tested equal to the curve's
+    `epsilon_at_delta(0)`). Otherwise every pair's curve is computed
+    (`PrivTreeLawCache.pair_curve`). Since `δ_pair(ε) <= δ` iff `ε >= ε_at_δ(pair)`, a claim
+    `(ε, δ)` holds on every pair given iff it holds on the pair returned."""
     if sign(Fraction(delta)) == 0 and cache.refusal is None:
         ratio: Ratio | None = None
-        pair = pairs[0]
+        count = 0
         for db, z in pairs:
+            count += 1
             loss = pair_loss(cache.mech, multiplicities(db), tuple(z)).worst()[0]
             if ratio is None or loss.exceeds(ratio):
                 ratio, pair = loss, (db, z)
-        curve = cache.pair_curve(*pair)
-        eps = curve.epsilon_at_delta(0)
-        if ratio is None or eps is None or sign(eps.x.num * ratio.den - ratio.num * eps.x.den):
-            raise DecompositionMismatch(f"the pair {pair}: its largest loss and its curve's "
-                                        "epsilon at delta = 0 differ")
-        return EpsilonBound(eps, pair[0], pair[1], curve)
-    found: EpsilonBound | None = None
+        if ratio is None:
+            return None
+        eps = LogOf(ExpRational(ratio.num, ratio.den))
+        return PairEpsilon(eps, *pair, _small_curve(cache, *pair), count)
+    found: PairEpsilon | None = None
+    count = 0
     for db, z in pairs:
+        count += 1
         curve = cache.pair_curve(db, z)
-        eps = curve.epsilon_at_delta(delta)
-        if found is None or eps is None or (
-                found.epsilon is not None and eps.compare(found.epsilon) > 0):
-            found = EpsilonBound(eps, db, z, curve)
-        if eps is None:
+        at = curve.epsilon_at_delta(delta)
+        if found is None or at is None or (
+                found.epsilon is not None and at.compare(found.epsilon) > 0):
+            found = PairEpsilon(at, db, z, curve, 0)
+        if at is None:
             break  # nothing is larger than +inf
+    if found is not None:
+        found.pairs = count
     return found
+
+
+def _small_curve(cache: PrivTreeLawCache, db: Database, z: Node) -> PrivacyCurve | None:
+    keep = keep_set(cache.mech, tuple(z))
+    try:
+        for d in (db, with_record(db, z)):
+            answer_sequences(cache.mech, d, keep, CURVE_SEQUENCES)
+    except EnumerationBudgetExceeded:
+        return None
+    return cache.pair_curve(db, z)
 
 
 def pair_count(mech: PrivTree, size: int) -> int:
