@@ -41,6 +41,7 @@ from betweencut.proofs.baselines.privtree_ratio import Ratio
 from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss
 from betweencut.proofs.privacy.enumeration.cache import with_record
 from betweencut.proofs.privacy.enumeration.transcripts import EnumerationBudgetExceeded
+from betweencut.proofs.verdict import Direction
 
 
 def closed(*box: tuple[int, int]) -> PrivTree:
@@ -51,14 +52,15 @@ def half_open(*box: tuple[int, int]) -> PrivTree:
     return PrivTree.of(box, 1)
 
 
-def listed(mech: PrivTree, max_copies: int) -> dict[tuple[int, str], Ratio]:
+def listed(mech: PrivTree, max_copies: int) -> dict[tuple[int, Direction], Ratio]:
     """The slow side: every `(p, k, z)` listed, each pair's loss by `pair_loss`."""
     cells = domain(mech)
     out: dict[tuple[int, str], Ratio] = {}
     for k in range(max_copies + 1):
         for p, z in itertools.product(cells if k else [None], cells):
             loss = pair_loss(mech, {p: k} if p is not None else {}, z)
-            for key, ratio in (((k, "D||D+z"), loss.forward), ((k, "D+z||D"), loss.backward)):
+            for key, ratio in (((k, Direction.FORWARD), loss.forward),
+                                 ((k, Direction.BACKWARD), loss.backward)):
                 if key not in out or ratio.exceeds(out[key]):
                     out[key] = ratio
     return out
@@ -118,7 +120,7 @@ def test_closed_rule_on_2_20_largest_loss_over_100_copies_of_one_point() -> None
     search = copies_worst_pair(closed((0, 1 << 20)), 100)
     found = search.found
     assert found.db == {(1 << 19,): 27} and found.z == (1 << 19,)
-    assert found.direction == "D+z||D" and found.pairs == (1 + 100 * 2**20) * 2**20
+    assert found.direction is Direction.BACKWARD and found.pairs == (1 + 100 * 2**20) * 2**20
     lo, hi = found.ratio.log.log_bounds()
     assert Fraction(14912, 10000) < lo <= hi < Fraction(14914, 10000)
     assert len(found.event) == 1 + 2 * 19  # the root and both paths, down to width 2

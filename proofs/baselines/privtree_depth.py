@@ -70,6 +70,7 @@ from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.bt_laws import exact_law
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.proofs.verdict import Direction
 
 __all__ = ["CLAIM", "MAX_COPIES", "CopiesSearch", "SymmetryMismatch",
            "check_privtree_copies_at_depth", "copies_worst_pair", "losses_by_copies",
@@ -301,10 +302,10 @@ def _maxima(mech: PrivTree, max_copies: int
             yield k, forward, best[0], search, best[1], best[2]
 
 
-def losses_by_copies(mech: PrivTree, max_copies: int) -> dict[tuple[int, str], Ratio]:
+def losses_by_copies(mech: PrivTree, max_copies: int) -> dict[tuple[int, Direction], Ratio]:
     """The exact largest loss over every `p` and `z` at each number of copies `k` and each
-    direction (`"D||D+z"`, `"D+z||D"`), by symmetry (module doc)."""
-    return {(k, "D||D+z" if forward else "D+z||D"): Ratio.of_log(value)
+    direction, by symmetry (module doc)."""
+    return {(k, Direction.of(forward)): Ratio.of_log(value)
             for k, forward, value, *_ in _maxima(mech, max_copies)}
 
 
@@ -329,7 +330,7 @@ def copies_worst_pair(mech: PrivTree, max_copies: int) -> CopiesSearch:
     if ratio.log.compare(value) != 0:
         raise SymmetryMismatch(f"D = {db}, z = {z}: pair_loss differs from the symmetric search")
     width = volume(mech.box)
-    found = WorstPair(Ratio.of_log(value), db, z, "D||D+z" if forward else "D+z||D",
+    found = WorstPair(Ratio.of_log(value), db, z, Direction.of(forward),
                       loss.forward_event if forward else loss.backward_event,
                       (1 + width * max_copies) * width)
     return CopiesSearch(found, max_copies, known_rule(mech) or "")

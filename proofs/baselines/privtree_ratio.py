@@ -18,14 +18,13 @@ from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
 
-from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import interval_bounds
+from betweencut.errors import ParameterError
+from betweencut.exact import interval_bounds, refine
 from betweencut.proofs.exact.arith import ExpPoly, sign
 
 __all__ = ["FIXED_BITS", "ONE", "LogRatio", "Ratio", "log_fixed"]
 
 FIXED_BITS = 64
-MAX_BITS = 1 << 12
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
 
@@ -33,10 +32,11 @@ _ONE = Fraction(1)
 @lru_cache(maxsize=1 << 16)
 def log_fixed(x: ExpPoly) -> tuple[int, int]:
     """Integers `lo <= 2^FIXED_BITS·ln(x) <= hi` for an exact `x > 0`, certified (rational
-    enclosures of `x` at rising precision, then mpmath interval logarithms)."""
+    enclosures of `x` at rising precision, the package's one loop `refine`, then mpmath
+    interval logarithms)."""
     scale = 1 << FIXED_BITS
-    prec = 2 * FIXED_BITS
-    while prec <= MAX_BITS:
+
+    def step(prec: int) -> tuple[int, int] | None:
         a, b = x.enclose(prec)
         if a > 0:
             lo = interval_bounds(_ZERO, _ONE, a, prec)[0]
@@ -44,8 +44,9 @@ def log_fixed(x: ExpPoly) -> tuple[int, int]:
             return math.floor(lo * scale), math.ceil(hi * scale)
         if b < 0 or x.is_zero():
             raise ParameterError("x", str(x), "a positive probability")
-        prec *= 2
-    raise Undecided(f"ln({x}) at {MAX_BITS} bits")
+        return None
+
+    return refine(step, lambda: f"ln({x})", 2 * FIXED_BITS)[0]
 
 
 _IDS: dict[ExpPoly, int] = {}  # every factor met, interned (hashing an ExpPoly is slow)
