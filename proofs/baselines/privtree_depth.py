@@ -30,20 +30,27 @@ Symmetry. For a mechanism with a `known_rule` (`MIDPOINT_SPLIT` with the package
 
        V = max(r_stop(n), r_split(n)·max_{options oz, op} Π_{c reached by z} V(c, oz_c, op_c)),
 
-   because the options partition the positions, the factors `r` depend on `n` and depth only,
-   and once the options are fixed the positions left in different children are independent
-   (a point in one child is absent from the other; a point on `mid` is fixed in both), so the
-   maximum of the product of non-negative factors is the product of the maxima. `p` and `z`
-   are tracked independently: when they coincide the counts are those of `p = z`, so every
-   combination of positions is a real pair, and none is missed.
+   because the options partition the positions and the factors `r` depend on `n` and depth
+   only. `p` and `z` are tracked independently: when they coincide the counts are those of
+   `p = z`, so every combination of positions is a real pair. A real pair follows one option
+   per box, so `V` is at least its loss: `V` is an upper bound on the largest loss. It is
+   exact when, once the options are fixed, the positions left in different children are
+   independent, so that the maximum of the product of non-negative factors is the product of
+   the maxima: always for half-open cells (a point reaches one child) and on 1-D boxes (a point
+   in one child is absent from the other; a point on `mid` is the one position `mid` in both).
+   With closed cells on a 2-D box, a point on `mid` keeps its state on the other axis in both
+   children, which may choose different positions there: `V` may then exceed every real pair.
 
-The maximum over `k`, both directions, and the root states is the largest loss over every pair
-covered. Its witness `(p, k, z)` is rebuilt on the real boxes (the options chosen, intersected
-per axis) and its loss recomputed by `pair_loss` on the real `member` and `split`: the two must
-be equal exactly (`SymmetryMismatch` otherwise). The search answers to listing every pair with
-`pair_loss` where both run (tests: 1-D boxes of 8, 12 and 16 cells and the 2-D box `[0, 4)²`,
-both rules, `-m slow` for more). A mechanism outside these preconditions is refused
-(`ParameterError` naming why), never searched by symmetry.
+The maximum over `k`, both directions, and the root states bounds the largest loss over every
+pair covered. Its witness `(p, k, z)` is rebuilt on the real boxes (the options chosen,
+intersected per axis) and its loss recomputed by `pair_loss` on the real `member` and `split`:
+a real pair whose loss equals the bound is the largest, so the two must be equal exactly, and
+otherwise (`SymmetryMismatch`: the options chosen leave no common position, or a smaller loss)
+the search refuses rather than report either number (never met on the boxes tested, 2-D ones
+up to `[0, 2^10)²`). The search answers to listing every pair with `pair_loss` where both run
+(tests: 1-D boxes of 8 and 12 cells and the 2-D boxes `[0, 4)²`, `[0, 5)×[0, 3)`, both rules;
+`-m slow` for more). A mechanism outside these preconditions is refused (`ParameterError`
+naming why), never searched by symmetry.
 """
 
 from __future__ import annotations
@@ -303,8 +310,9 @@ def _maxima(mech: PrivTree, max_copies: int
 
 
 def losses_by_copies(mech: PrivTree, max_copies: int) -> dict[tuple[int, Direction], Ratio]:
-    """The exact largest loss over every `p` and `z` at each number of copies `k` and each
-    direction, by symmetry (module doc)."""
+    """The largest loss over every `p` and `z` at each number of copies `k` and each
+    direction, by symmetry: exact for half-open cells and on 1-D boxes, otherwise an upper
+    bound (module doc; `copies_worst_pair` checks its maximum against a real pair)."""
     return {(k, Direction.of(forward)): Ratio.of_log(value)
             for k, forward, value, *_ in _maxima(mech, max_copies)}
 
@@ -314,8 +322,9 @@ def copies_worst_pair(mech: PrivTree, max_copies: int) -> CopiesSearch:
     made of at most `max_copies` copies of one point (module doc), with the pair.
 
     Raises: `ParameterError` when `mech` is outside the symmetry's premises
-    (`symmetry_refusal`) or `max_copies` is out of range; `SymmetryMismatch` if the witness's
-    loss on the real boxes differs (never expected)."""
+    (`symmetry_refusal`) or `max_copies` is out of range; `SymmetryMismatch` if the bound is
+    not attained by the witness rebuilt on the real boxes (module doc, possible only with
+    closed cells on a 2-D box)."""
     best: tuple[LogRatio, int, bool, _Search, State, State | None] | None = None
     for k, forward, value, search, zs, ps in _maxima(mech, max_copies):
         if best is None or value.exceeds(best[0]):
