@@ -17,14 +17,79 @@ releases with `betweencut_heavy_check(heavy_fn)` (`betweencut.properties.heavy_o
 closure and Theorem C.2 on the Heavy set). Importing this module costs nothing beyond pytest: the
 suite is imported when the fixture is first used, so registering the plugin cannot slow down or
 break a test run that does not use it.
+
+The privacy gate (issue 24, `betweencut.testing`), decided exactly, so it never flakes:
+
+    @pytest.mark.privacy
+    def test_flag_privacy(privacy_snapshot):
+        privacy_snapshot(flag, [("{}", "0/0"), ("{0/0}", "0/1")], height=3)
+
+    def test_my_classifier_is_private(betweencut_privacy_check):
+        betweencut_privacy_check(my_heavy, epsilon=1, delta="1/20")
+
+`privacy_snapshot(mechanism, pairs, name=None, on=None, budget_s=None, **tree_and_params)`
+stores each pair's exact privacy curve in `__privacy_snapshots__/<test file>/<test>.txt` beside
+the test file the first time (or under `pytest --privacy-snapshot-update`; with
+`--privacy-snapshot-strict`, as in CI, a missing snapshot fails instead), then fails when the
+curve exceeds the stored one at any eps, naming the pair and the range, and reports without
+failing where the mechanism became more private (a `PrivacyImproved` warning and a line in
+the terminal summary). `betweencut_privacy_check(heavy_fn, epsilon, delta, **options)` audits a
+classifier written against the noisy-test interface (what `betweencut_heavy_check` takes) on a
+small public tree's pairs (`betweencut.testing.assert_heavy_private`). The marker
+`@pytest.mark.privacy` selects the gate (`pytest -m privacy`). The exact gate draws nothing
+unless asked: `HYPOTHESIS_PROFILE` leaves its verdicts unchanged, a `search=N` audit is
+derandomised (the same pairs on every run), and the seed handling applies to it: `seed=S` or
+`$BETWEENCUT_SEED=S` runs another search, the same for that seed, named in a failure.
 """
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+SNAPSHOT_DIR = "__privacy_snapshots__"
+PRIVACY_MARKER = ("privacy: the exact privacy gate (betweencut.testing, privacy_snapshot, "
+                  "betweencut_privacy_check); select it with -m privacy")
+
+
+class PrivacyImproved(UserWarning):
+    """A mechanism became more private than its snapshot (reported, not failing)."""
+
+
+Reports = dict[str, list[str]]  # "written" and "improved": snapshot paths, for the summary
+_REPORTS = pytest.StashKey[Reports]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("betweencut", "betweencut privacy gate")
+    group.addoption("--privacy-snapshot-update", action="store_true", default=False,
+                    help="write every privacy snapshot used (review the diff, commit it)")
+    group.addoption("--privacy-snapshot-strict", action="store_true", default=False,
+                    help="a missing privacy snapshot fails instead of being written (for CI)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", PRIVACY_MARKER)
+    reports: Reports = {"written": [], "improved": []}
+    config.stash[_REPORTS] = reports
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
+    reports = config.stash.get(_REPORTS, None)
+    if not reports or not any(reports.values()):
+        return
+    terminalreporter.section("betweencut privacy snapshots")
+    for path in reports["written"]:
+        terminalreporter.write_line(f"written: {path} (review it and commit it)")
+    for path in reports["improved"]:
+        terminalreporter.write_line(f"more private than stored: {path} (record it with "
+                                    "pytest --privacy-snapshot-update)")
 
 
 def _failing(checker: Callable[..., Any]) -> Callable[..., Any]:
@@ -55,7 +120,89 @@ def betweencut_check() -> Callable[..., Any]:
 @pytest.fixture
 def betweencut_heavy_check() -> Callable[..., Any]:
     """`check(heavy_fn, **options) -> Report` for any classifier returning its Heavy set
-    (`betweencut.properties.heavy_only.check_heavy_classifier`); `pytest.fail` on a failure."""
+    (`betweencut.properties.heavy_only.check_heavy_classifier`); `pytest.fail` on a failure.
+    Structure only: a classifier with no noise passes it; `betweencut_privacy_check` fails it."""
     from betweencut.properties.heavy_only import check_heavy_classifier
 
     return _failing(check_heavy_classifier)
+
+
+def _snapshot_path(request: pytest.FixtureRequest, name: str | None, count: int) -> Path:
+    test_file = Path(str(request.node.path))
+    test = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name).strip("-") or "test"
+    if name is not None:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", name):
+            from betweencut.errors import ParameterError
+
+            raise ParameterError("name", name, "letters, digits, '_', '.', '-' (a file name)")
+        test += f"-{name}"
+    elif count > 1:
+        test += f"-{count}"
+    return test_file.parent / SNAPSHOT_DIR / test_file.stem / f"{test}.txt"
+
+
+@pytest.fixture
+def privacy_snapshot(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    """`snapshot(mechanism, pairs, name=None, on=None, budget_s=None, **tree_and_params)`:
+    the exact privacy curve of every pair, compared with (or written to) the snapshot file of
+    this test; `pytest.fail` naming the pair and the eps range where the curve exceeds it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    calls = {"n": 0}
+    config = request.config
+    try:
+        written_by = f"betweencut {version('betweencut')}"
+    except PackageNotFoundError:  # pragma: no cover - the plugin ships with the package
+        written_by = "betweencut"
+
+    def snapshot(mechanism: object, pairs: Any, *, name: str | None = None, on: Any = None,
+                 budget_s: object = None, **tree_and_params: Any) -> Any:
+        from betweencut.testing import check_snapshot, pair_curves
+        from betweencut.testing.budget import Budget, check_budget
+
+        calls["n"] += 1
+        path = _snapshot_path(request, name, calls["n"])
+        curves = pair_curves(mechanism, pairs, on=on, budget=Budget(check_budget(budget_s)),
+                             **tree_and_params)
+        shown = _shown(path, config)
+        report = check_snapshot(path, curves,
+                                update=bool(config.getoption("privacy_snapshot_update")),
+                                strict=bool(config.getoption("privacy_snapshot_strict")),
+                                version=written_by, shown=shown)
+        reports: Reports = config.stash.get(_REPORTS, {"written": [], "improved": []})
+        if report.written:
+            reports["written"].append(shown)
+        if report.improvements:
+            reports["improved"].append(shown)
+            warnings.warn(PrivacyImproved(report.improvement_message()), stacklevel=2)
+        if report.failed:
+            pytest.fail(report.message(), pytrace=False)
+        return report
+
+    return snapshot
+
+
+def _shown(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.rootpath))
+    except ValueError:
+        return str(path)
+
+
+@pytest.fixture
+def betweencut_privacy_check() -> Callable[..., Any]:
+    """`check(heavy_fn, epsilon, delta, **options) -> Verdict`: the classifier (what
+    `betweencut_heavy_check` takes) audited exactly on a small public tree's pairs
+    (`betweencut.testing.assert_heavy_private`); `pytest.fail` with the counterexample and
+    its replay line when it is not `(epsilon, delta)`-DP."""
+    from betweencut.testing import assert_heavy_private
+
+    def check(heavy_fn: Callable[..., Any], epsilon: object, delta: object,
+              **options: Any) -> Any:
+        try:
+            return assert_heavy_private(heavy_fn, epsilon, delta, **options)
+        except AssertionError as exc:
+            message = str(exc)
+        pytest.fail(message, pytrace=False)  # outside the handler: the message once
+
+    return check

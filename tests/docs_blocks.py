@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 RUN = {"console", "python", "pycon"}
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*$")
+TITLE = re.compile(r'title="(?P<title>[^"]+)"')
 HEREDOC = re.compile(r"<<-?\s*['\"]?(?P<tag>\w+)['\"]?")
 MARK = re.compile(r"<!--\s*docs-test:\s*(?P<body>.*?)\s*-->")
 
@@ -22,6 +23,7 @@ class Block:
     lang: str
     text: str
     marks: dict[str, str] = field(default_factory=dict)
+    title: str = ""  # a block titled with a file name is that file of the reader's project
 
     @property
     def id(self) -> str:
@@ -56,7 +58,9 @@ def blocks_of(page: Path) -> list[Block]:
             before -= 1
         if before >= 0 and (mark := MARK.search(lines[before])):
             marks = parse_marks(mark["body"])
-        found.append(Block(page, i + 1, opening["lang"], body, marks))
+        title = TITLE.search(lines[i])
+        found.append(Block(page, i + 1, opening["lang"], body, marks,
+                           title["title"] if title else ""))
         i = end + 1
     return found
 

@@ -11,6 +11,9 @@ The blocks of each page run in order, in a scratch directory of their own holdin
   moves the page's later commands to DIR;
 * a ```` ```python ```` block runs in one namespace per page; a ```` ```pycon ```` block
   (`>>> ` lines and their output) runs as a doctest in the same namespace;
+* a ```` ```python title="F" ```` block is the file `F` of the reader's project: it is
+  written in the page's working directory, not run (the CI-gate tutorial's files: its own
+  runner, `tests/tutorial_harness.py`, runs the page's commands and checks its outputs);
 * other languages (`text`, `json`, `toml`, ...) are not run.
 
 An HTML comment on the line before a block marks it: `<!-- docs-test: exit=1 -->` (every
@@ -73,7 +76,9 @@ class Page:
 
     def _run(self, block: Block) -> None:
         self.done.add(block.line)
-        if block.lang == "console":
+        if block.title:
+            (self.cwd / block.title).write_text(block.text + "\n", encoding="utf-8")
+        elif block.lang == "console":
             self._console(block)
         elif block.lang == "python":
             self._python(block)

@@ -62,17 +62,19 @@ def audit_mechanism(
     R: object = None,
     accountant: str = "paper",
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+    seed: int | None = None,
 ) -> Verdict:
     """Audit `mechanism` (a `MODULE:CALLABLE` string or the object) on neighbouring pairs.
 
     Preconditions (checked, `ParameterError` naming the argument otherwise): exactly one of
     `pairs` (`(D, z)` with `D` an iterable of records or a database text `{0/0*2, 0/1}` and
     `z` a record or its text), `exhaustive=N` (every `|D| <= N`, every added record) and
-    `search=N` (`N` pairs drawn, `|D| <= max_size`, default 3); a public tree (`tree`, or
-    `height` and `arity`) for a function or a builder; for a builder, `tau` with `lam` and
-    `R`, or with `epsilon` and `delta` (calibrated by `accountant`, "paper" or "tight"); the
-    claim: `epsilon` and `delta` (`0 <= delta < 1`), a list of `(eps, delta)` points, or
-    `"theorem-5.4"` (the default for a builder given `lam` and `R`).
+    `search=N` (`N` pairs drawn, `|D| <= max_size`, default 3; derandomised, the same pairs
+    on every run, or seeded with `seed` for other pairs, the same for that seed); a public
+    tree (`tree`, or `height` and `arity`) for a function or a builder; for a builder, `tau`
+    with `lam` and `R`, or with `epsilon` and `delta` (calibrated by `accountant`, "paper" or
+    "tight"); the claim: `epsilon` and `delta` (`0 <= delta < 1`), a list of `(eps, delta)`
+    points, or `"theorem-5.4"` (the default for a builder given `lam` and `R`).
     Returns: a `Verdict`; `rows` per pair, claimed point and release (`on`: "output", the
     mechanism's whole output, default; or an attribute of it such as "transcript", "heavy";
     several with a list); for an exhaustive or searched audit the worst pair's rows; `facts`:
@@ -89,11 +91,18 @@ def audit_mechanism(
                              "exactly one of pairs=, exhaustive=N or search=N")
     if max_size is not None and search is None:
         raise ParameterError("max_size", max_size, "only with search=N")
+    if seed is not None and (search is None or isinstance(seed, bool) or not isinstance(
+            seed, int) or not 0 <= seed < 2**64):
+        raise ParameterError("seed", seed, "an integer 0..2^64 - 1, only with search=N on a "
+                             "tree's leaves (default: derandomised, the same pairs every run)")
     if accountant not in ACCOUNTANTS:
         raise ParameterError("accountant", accountant, ", ".join(ACCOUNTANTS))
     if user.kind == PRIVTREE:
         from betweencut.api.privtree import audit_privtree
 
+        if seed is not None:
+            raise ParameterError("seed", seed, "none for a PrivTree (its search=N lists every "
+                                 "database of few distinct points: nothing is drawn)")
         return audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
                               epsilon=epsilon, delta=delta, claim=claim, on=on,
                               baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
@@ -104,7 +113,7 @@ def audit_mechanism(
     run, built = _run(user, t, params)
     cache = _cache(run, built, the_claim.on)
     leaves = sorted(t.level(t.height - 1))
-    chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim)
+    chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim, seed)
     return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None and
                   search is None, baseline, progress)
 
@@ -312,7 +321,7 @@ def _as_pair(pair: object, tree: PublicTree | None) -> tuple[Any, Any]:
 
 def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
            search: int | None, max_size: int | None, leaves: list[Any], tree: PublicTree,
-           cache: Any, claim: Claim) -> list[Any]:
+           cache: Any, claim: Claim, seed: int | None = None) -> list[Any]:
     from betweencut.proofs.privacy.enumeration.cache import as_database, as_node, neighbouring_pairs
 
     if exhaustive is not None:
@@ -324,7 +333,8 @@ def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None
         if isinstance(search, bool) or not isinstance(search, int) or search < 1 or size < 0:
             raise ParameterError("search", search, "an integer >= 1 (and max_size >= 0)")
         eps, dlt = claim.points[0]
-        found = search_pairs(cache, leaves, eps, dlt, claim.on[0], size, search)
+        found = search_pairs(cache, leaves, eps, dlt, claim.on[0], size, search,
+                             hypothesis_seed=seed)
         return list(dict.fromkeys(found.tried))
     if pairs is None or isinstance(pairs, str | bytes):
         raise ParameterError("pairs", repr(pairs), "an iterable of (database, added record)")

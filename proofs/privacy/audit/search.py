@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings, target
 from hypothesis import strategies as st
 
@@ -48,12 +49,15 @@ class PairSearch:
 def search_pairs(
     cache: LawCache, leaves: Sequence[Node], eps: Fraction, delta: ExactDelta, on: str = "output",
     max_size: int = 3, max_examples: int = 40, seed: int | None = 0,
+    hypothesis_seed: int | None = None,
 ) -> PairSearch:
     """Hypothesis search over `(D, z)`, `|D| <= max_size`, maximising the exact `δ_pair(ε)`.
 
     Preconditions: `cache.run` is a mechanism whose randomness is its test; `leaves` non-empty.
     Returns: a `PairSearch` (worst by exact comparison; stops at the first refutation). With
-    `seed` an int the search is derandomised (the same pairs every run); None: random.
+    `seed` an int the search is derandomised (the same pairs every run); None: random;
+    `hypothesis_seed=S` instead runs the search seeded with `S` (other pairs, the same for `S`
+    on every run).
     """
     if max_size < 0 or max_examples < 1 or not leaves:
         raise ParameterError("max_examples", max_examples,
@@ -62,8 +66,8 @@ def search_pairs(
     options = sorted(as_node(u, "leaf") for u in leaves)
 
     @settings(max_examples=max_examples, database=None, deadline=None,
-              derandomize=seed is not None, phases=[Phase.generate, Phase.target],
-              suppress_health_check=list(HealthCheck))
+              derandomize=seed is not None and hypothesis_seed is None,
+              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
     @given(db=st.lists(st.sampled_from(options), max_size=max_size),
            z=st.sampled_from(options))
     def probe(db: list[Node], z: Node) -> None:
@@ -78,7 +82,7 @@ def search_pairs(
         elif found.worst is None or sign(res.delta - found.worst.delta) > 0:
             found.worst = res
 
-    probe()
+    (probe if hypothesis_seed is None else hypothesis.seed(hypothesis_seed)(probe))()
     return found
 
 
