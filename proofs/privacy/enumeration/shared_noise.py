@@ -308,6 +308,9 @@ class QueryLawCache(LawCache):
     def make_joint(self, db: Database, z: Node, on: str) -> ExactJoint:
         return ExactJoint(self.exact(db, on), self.exact(with_record(db, z), on))
 
+    def make_pair_joint(self, first: Database, second: Database, on: str) -> ExactJoint:
+        return ExactJoint(self.exact(first, on), self.exact(second, on))
+
     def fresh(self) -> QueryLawCache:
         """`LawCache.fresh` for this kind: itself (its laws come from `enumerate_queries`, the
         direct enumeration of the real code), or a new plain `QueryLawCache` for a subclass."""
@@ -317,7 +320,11 @@ class QueryLawCache(LawCache):
 
     def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of `(D, D + z)` from the two exact laws."""
-        p, q = self.exact(db, on), self.exact(with_record(db, z), on)
+        return self.databases_curve(db, with_record(db, z), on)
+
+    def databases_curve(self, first: Database, second: Database, on: str) -> PrivacyCurve:
+        """The exact curve of two databases from their exact laws."""
+        p, q = self.exact(first, on), self.exact(second, on)
         zero = ExpPoly()
         forward = [(p.get(o, zero), q.get(o, zero)) for o in {*p, *q}]
         backward = [(b, a) for a, b in forward]
