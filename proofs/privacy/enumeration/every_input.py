@@ -80,7 +80,8 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
 )
 
 __all__ = ["MAX_CONFLICT_VERTICES", "MAX_SEQUENCES", "Box", "Extremes", "OutputExtremes",
-           "ReductionRefused", "Template", "cross_check", "decide_families", "symbolic_outcomes"]
+           "ReductionRefused", "Template", "Violation", "cross_check", "decide_families",
+           "symbolic_outcomes"]
 
 MAX_SEQUENCES = 1 << 18  # answer sequences of the symbolic run
 MAX_CONFLICT_VERTICES = 3**8
@@ -316,13 +317,19 @@ class OutputExtremes:
 
 @dataclass
 class Violation:
-    """An output and a pair `(first, second)` with `P(o|first) > e^ε·P(o|second)`."""
+    """An output and a pair `(first, second)` with `P(o|first) > e^ε·P(o|second)`;
+    `first_in_b`: `first` is the `B` side of the family (else `A`)."""
 
     output: Hashable
     first: Vector
     second: Vector
     p: ExpPoly
     q: ExpPoly
+    first_in_b: bool = True
+
+    def sides(self) -> tuple[Vector, Vector]:
+        """The pair as `(a, b)`: its `A` side, then its `B` side."""
+        return (self.second, self.first) if self.first_in_b else (self.first, self.second)
 
 
 @dataclass
@@ -335,38 +342,38 @@ class Extremes:
     sequences: int
 
     def directed(self) -> Iterator[tuple[OutputExtremes, tuple[ExpPoly, Vector],
-                                         tuple[ExpPoly, Vector]]]:
-        """Per output, both directions as `(larger side's sup, other side's inf)`."""
+                                         tuple[ExpPoly, Vector], bool]]:
+        """Per output, both directions as `(one side's sup, other side's inf, sup on B)`."""
         for o in self.outputs:
             if o.sup_b is None or o.inf_a is None or o.sup_a is None or o.inf_b is None:
                 continue
-            yield o, o.sup_b, o.inf_a
-            yield o, o.sup_a, o.inf_b
+            yield o, o.sup_b, o.inf_a, True
+            yield o, o.sup_a, o.inf_b, False
 
     def check(self, eps: Fraction) -> Violation | None:
         """Step (4): the first output and pair violating `(ε, 0)`, or None (the claim holds on
         every pair of the family)."""
         grow = ExpPoly.exp(Fraction(eps))
-        for o, (p, first), (q, second) in self.directed():
+        for o, (p, first), (q, second), in_b in self.directed():
             if not p.is_zero() and sign(p - q * grow) > 0:
-                return Violation(o.output, first, second, p, q)
+                return Violation(o.output, first, second, p, q, in_b)
         return None
 
     def infinite(self) -> Violation | None:
         """An output with `P(o|first) > 0 = P(o|second)` on a pair of the family (no ε)."""
-        for o, (p, first), (q, second) in self.directed():
+        for o, (p, first), (q, second), in_b in self.directed():
             if q.is_zero() and not p.is_zero():
-                return Violation(o.output, first, second, p, q)
+                return Violation(o.output, first, second, p, q, in_b)
         return None
 
     def largest_loss(self) -> Violation | None:
         """The output and pair with the largest `P(o|first)/P(o|second)` over the family."""
         best: Violation | None = None
-        for o, (p, first), (q, second) in self.directed():
+        for o, (p, first), (q, second), in_b in self.directed():
             if q.is_zero():
                 continue
             if best is None or sign(p * best.q - best.p * q) > 0:
-                best = Violation(o.output, first, second, p, q)
+                best = Violation(o.output, first, second, p, q, in_b)
         return best
 
 
