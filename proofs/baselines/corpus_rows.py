@@ -68,7 +68,7 @@ class CorpusRow:
     # the literature's verdict under another relation: kind -> (verdict, eps_private)
     under: tuple[tuple[Neighbours, str, Fraction | None], ...] = ()
     scalable: bool = True  # `--queries` sets its m (False: the claim is stated at its own m)
-    run_db: Callable[[Database, QueryTest], Hashable] | None = None  # records: `universe`
+    run_db: Callable[[Database, Any], Hashable] | None = None  # records: `universe`
     universe: tuple[Node, ...] = ()
     fresh_noise: bool = False  # `run_db` asks fresh-noise BTQuery tests (factor-bag laws)
 

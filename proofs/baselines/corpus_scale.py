@@ -15,7 +15,7 @@ answer alike wherever both run (m <= 6), including on a mechanism that is not ob
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
@@ -183,7 +183,7 @@ class Reduced:
         if found is None:
             return {}
         cross_check(self.run, self.extremes, found)
-        return loss_facts(self.pair(found), cast(Hashable, found.output), found.p, found.q)
+        return loss_facts(self.pair(found), found.output, found.p, found.q)
 
     def infinite(self, eps: Fraction) -> Refutation | None:
         from betweencut.proofs.baselines.corpus import infinite_witness

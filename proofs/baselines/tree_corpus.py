@@ -18,7 +18,7 @@ counterexample of a refuted claim.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 
 from betweencut.baselines.binagg import binagg_privtree
@@ -55,7 +55,7 @@ def _no_query_answers(m: int) -> Run:
     return run
 
 
-def _hhh(shared: bool) -> object:
+def _hhh(shared: bool) -> Callable[[Database, QueryTest], Hashable]:
     def run(db: Database, test: QueryTest) -> Hashable:
         return hhh_threshold(HHH_TREE, db, HHH_TAU, EPS, test, shared=shared)
 
@@ -74,11 +74,11 @@ TREE_ROWS: tuple[CorpusRow, ...] = (
     CorpusRow("hhh-shared-gamma", "HHH threshold, one gamma ~ Lap(1/eps) for every node "
               f"(binary tree, h = {HHH_TREE.height}, tau = {HHH_TAU})", _no_query_answers,
               NODES, NOWHERE, ERRATUM + ": the conference version is not private",
-              scalable=False, run_db=_hhh(True), universe=LEAVES),  # type: ignore[arg-type]
+              scalable=False, run_db=_hhh(True), universe=LEAVES),
     CorpusRow("hhh-fresh-gamma", "HHH threshold, a fresh gamma_p ~ Lap(h/eps) per node "
               f"(binary tree, h = {HHH_TREE.height}, tau = {HHH_TAU})", _no_query_answers,
               NODES, PRIVATE, ERRATUM + ": the fix; eps-DP by composition over a path of h "
-              "nodes", scalable=False, run_db=_hhh(False), universe=LEAVES,  # type: ignore[arg-type]
+              "nodes", scalable=False, run_db=_hhh(False), universe=LEAVES,
               under=((Neighbours.REPLACE_ONE, PRIVATE_AT, 2 * EPS),)),
     CorpusRow("binagg-privtree-add-remove", "BinAgg-style PrivTree (eps/2) on [0, 8), counts "
               "rescaled to the true n", _no_query_answers, 1, NOWHERE,

@@ -279,7 +279,7 @@ def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
 
 def audit_pairs(
     run: Mechanism,
-    pairs: Iterable[tuple[Database, Node]],
+    pairs: Iterable[tuple[Database, Node] | Neighbour],
     claim_points: Sequence[ClaimPoint],
     on: str = "output",
     projections: dict[str, Callable[[object], Hashable]] | None = None,

@@ -80,6 +80,21 @@ class Neighbour:
         rest.remove(x)
         return Neighbour(tuple(sorted(db)), with_record(tuple(rest), y), replaced=(x, y))
 
+    @staticmethod
+    def between(first: Database, second: Database) -> Neighbour:
+        """The replace-one pair of two databases of equal size that differ in one record
+        (`ParameterError` naming `D'` otherwise)."""
+        rest, extra = list(first), []
+        for record in second:
+            if record in rest:
+                rest.remove(record)
+            else:
+                extra.append(record)
+        if len(rest) != 1 or len(extra) != 1:
+            raise ParameterError("D'", len(extra), "a database of the same size as D with "
+                                 "exactly one record replaced (replace-one neighbours)")
+        return Neighbour.replace(tuple(sorted(first)), rest[0], extra[0])
+
     @property
     def z(self) -> Node:
         """The add/remove pair's added record (`()` for a replace-one pair)."""
