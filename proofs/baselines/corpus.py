@@ -361,7 +361,7 @@ MAX_QUERIES = 256
 def at_queries(row: CorpusRow, m: int | None) -> CorpusRow:
     """`row` with `m` queries (`None`: its own m); a row whose claim is stated at its own m
     (the Gaussian rows, the tree rows) keeps it."""
-    if m is None or not row.scalable:
+    if m is None or not row.scalable or row.noise == GAUSSIAN:  # claims computed at their m
         return row
     if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_QUERIES:
         raise ParameterError("queries", m, f"an integer 1 <= m <= {MAX_QUERIES}")
