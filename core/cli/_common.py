@@ -78,25 +78,34 @@ def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
 
 
 class StatusLine:
-    """Progress messages on stderr for long runs: shown when stderr is a terminal (or when
-    forced), from one second into the run, at most twice a second. Only public facts (levels,
-    phases) are shown; the messages say nothing about the records."""
+    """Progress messages on stderr, every message as it comes: one line each when forced
+    (`--progress`), or rewritten in place on a terminal and cleared by `close()`. Only public
+    facts (stages, levels) are shown: the messages say nothing about the records, and which of
+    them appear depends on nothing else (no timing decides). The time since the start is added
+    only with `elapsed` (it depends on the data: a diagnostic, for `--diagnostics`)."""
 
-    def __init__(self, label: str, force: bool = False) -> None:
+    def __init__(self, label: str, force: bool = False, elapsed: bool = False) -> None:
         self.label = label
+        self.force = force
         self.show = force or sys.stderr.isatty()
+        self.elapsed = elapsed
         self.start = time.monotonic()
-        self.last = 0.0
         self.shown = False
 
     def __call__(self, message: str) -> None:
-        now = time.monotonic()
-        if not self.show or now - self.start < 1 or now - self.last < 0.5:
+        if not self.show:
             return
-        self.last = now
-        self.shown = True
-        sys.stderr.write(f"{self.label}: {message} ({now - self.start:.0f} s)\n")
+        seconds = f" ({time.monotonic() - self.start:.0f} s)" if self.elapsed else ""
+        line = f"{self.label}: {message}{seconds}"
+        sys.stderr.write(line + "\n" if self.force else f"\r{line}\x1b[K")
         sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        """Clear the line rewritten in place (nothing to do for forced lines)."""
+        if self.shown and not self.force:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:
