@@ -373,8 +373,10 @@ class Verdict:
         if isinstance(pair, Mapping):
             found = self.facts.get("epsilon_at_delta")
             value = "inf (no finite eps)" if found is None else f"{found:.6g}"
+            where = (f"D = {pair['D']}, z = {pair['z']}" if "D_prime" not in pair else
+                     f"D = {pair['D']}, D' = {pair['D_prime']} ({pair['z']})")
             out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest "
-                       f"over the pairs audited, on D = {pair['D']}, z = {pair['z']}: a certified "
+                       f"over the pairs audited, on {where}: a certified "
                        f"lower bound on the mechanism's eps (exact: "
                        f"{self.facts.get('epsilon_at_delta_exact')})")
         shown = self.rows if len(self.rows) <= SHOWN_ROWS else [

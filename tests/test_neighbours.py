@@ -97,6 +97,7 @@ def test_the_privtree_audit_takes_the_relation() -> None:
     jsonschema.validate(out, schema("verdict"))
     assert out["claim"]["neighbours"] == "replace-one" and out["rows"][0]["D_prime"] == "{4, 5}"
     assert out["epsilon_at_delta_pair"]["D_prime"] == "{4, 5}"
+    assert "on D = {4*2}, D' = {4, 5} (4->5)" in verdict.text()
 
 
 def test_hhh_with_one_shared_gamma_is_refuted_and_fresh_gammas_hold() -> None:
@@ -156,3 +157,8 @@ def test_every_corpus_row_is_in_the_default_json() -> None:
         "binagg-privtree-add-remove", "binagg-privtree-replace-one")} == {
         "add-remove", "replace-one"}
     assert verdict.holds  # every row agrees with its literature verdict
+    # m is the most noisy tests: 7 nodes of the HHH tree, 7 splittable cells of [0, 8); the
+    # records are leaves or points, not moves of query answers
+    assert {r["queries"] for r in rows.values()} == {7}
+    assert all("moves" not in r and "moves" not in r.get("largest_loss", {})
+               and "moves" not in (r["refutation"] or {}).get("note", "") for r in rows.values())

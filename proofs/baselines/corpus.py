@@ -231,9 +231,12 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
         return RowResult(row, True, "holds on every pair audited",
                          row.literature in (PRIVATE, UNKNOWN), evidence.pairs, detail, point)
     pair = point.neighbour
+    queries = row.run_db is None  # a tree row's records are not moves of query answers
     refutation = point.refutation(f"({row.eps}, 0)-DP",
-                                  f"the pair moves the queries by {moves_of(pair)}")
-    detail["moves"] = moves_of(pair)
+                                  f"the pair moves the queries by {moves_of(pair)}"
+                                  if queries else "")
+    if queries:
+        detail["moves"] = moves_of(pair)
     at_zero = epsilon_for_delta(evidence.cache.pair_joint(pair, "output"), Fraction(0),
                                 EPS_WIDTH, EPS_MAX)
     detail["epsilon_at_delta_0"] = (None if at_zero is None  # null: none up to EPS_MAX
@@ -261,9 +264,11 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
     return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation)
 
 
-def largest_loss(cache: QueryLawCache, pairs: Iterable[Neighbour]) -> dict[str, Any]:
+def largest_loss(cache: QueryLawCache, pairs: Iterable[Neighbour], *, queries: bool = True
+                 ) -> dict[str, Any]:
     """The pair and output with the largest `P(o)/Q(o)` (both directions), compared exactly
-    (`P1·Q2` against `P2·Q1`); its loss `ln(P/Q)` is shown as an enclosure (display only)."""
+    (`P1·Q2` against `P2·Q1`); its loss `ln(P/Q)` is shown as an enclosure (display only).
+    `queries`: the records are moves of query answers (False: a tree row's records)."""
     best: tuple[ExpPoly, ExpPoly, Neighbour, Hashable] | None = None
     for pair in pairs:
         joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
@@ -277,12 +282,15 @@ def largest_loss(cache: QueryLawCache, pairs: Iterable[Neighbour]) -> dict[str, 
     if best is None:
         return {}
     p, q, pair, o = best
-    return loss_facts(pair, o, p, q)
+    return loss_facts(pair, o, p, q, queries=queries)
 
 
-def loss_facts(pair: Neighbour, o: Hashable, p: ExpPoly, q: ExpPoly) -> dict[str, Any]:
-    """The largest loss's pair, output and exact `P`, `Q` as the corpus reports them."""
-    out = {"D": database_text(pair.first), "z": record_text(pair.z), "moves": moves_of(pair),
+def loss_facts(pair: Neighbour, o: Hashable, p: ExpPoly, q: ExpPoly, *, queries: bool = True
+               ) -> dict[str, Any]:
+    """The largest loss's pair, output and exact `P`, `Q` as the corpus reports them (`moves`
+    only where the records are moves of query answers)."""
+    out = {"D": database_text(pair.first), "z": record_text(pair.z),
+           **({"moves": moves_of(pair)} if queries else {}),
            "output": output_text(o), "P": exact_str(p), "Q": exact_str(q),
            "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
     if pair.replaced is not None:
@@ -291,10 +299,10 @@ def loss_facts(pair: Neighbour, o: Hashable, p: ExpPoly, q: ExpPoly) -> dict[str
     return out
 
 
-def infinite_witness(cache: QueryLawCache, pairs: Iterable[Neighbour], eps: Fraction
-                     ) -> Refutation | None:
+def infinite_witness(cache: QueryLawCache, pairs: Iterable[Neighbour], eps: Fraction, *,
+                     queries: bool = True) -> Refutation | None:
     """A refutation at every ε: an output with `P > 0 = Q` exactly, on the first pair that has
-    one."""
+    one (`queries`: as in `largest_loss`)."""
     for pair in pairs:
         joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
         found = infinite_loss_event(joint)
@@ -306,8 +314,9 @@ def infinite_witness(cache: QueryLawCache, pairs: Iterable[Neighbour], eps: Frac
                 replacement_text(*pair.replaced) if pair.replaced else record_text(pair.z),
                 "output", Direction(direction).replaced() if replaced else Direction(direction),
                 eps, (output_text(o),), 1, p, ExpPoly(), p, Fraction(0),
-                f"Q(S) = 0 < P(S): private at no eps; the pair moves the queries by "
-                f"{moves_of(pair)}", database_text(pair.second) if replaced else None)
+                "Q(S) = 0 < P(S): private at no eps" + (
+                    f"; the pair moves the queries by {moves_of(pair)}" if queries else ""),
+                database_text(pair.second) if replaced else None)
     return None
 
 

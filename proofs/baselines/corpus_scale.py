@@ -109,13 +109,14 @@ class Listing:
 
         if not isinstance(self.cache, QueryLawCache):
             return {}
-        return largest_loss(self.cache, self.pairs_list)
+        return largest_loss(self.cache, self.pairs_list, queries=self.row.run_db is None)
 
     def infinite(self, eps: Fraction) -> Refutation | None:
         from betweencut.proofs.baselines.corpus import infinite_witness
 
         if isinstance(self.cache, QueryLawCache):
-            return infinite_witness(self.cache, self.pairs_list, eps)
+            return infinite_witness(self.cache, self.pairs_list, eps,
+                                    queries=self.row.run_db is None)
         point = self.check(eps)  # factor-bag laws: the refuting event itself, when Q(S) = 0
         if not point.holds and point.stick.q_event.is_zero():
             return point.refutation("eps-DP for any eps", "Q(S) = 0 < P(S): private at no eps")
@@ -218,8 +219,8 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
     try:
         return Reduced(row, size, relation, boxes, count, progress)
     except ReductionRefused as exc:
-        if method == "reduction":
-            raise
+        if method == "reduction":  # name the row: the corpus asks many
+            raise ReductionRefused(exc.reason, row.name) from exc
         check_listing(row, count, exc.reason)
         if progress is not None:
             progress(f"{row.name}: the reduction does not apply ({exc.reason}); listing "

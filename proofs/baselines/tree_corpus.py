@@ -2,7 +2,9 @@
 item 5): the hierarchical heavy hitters threshold with shared and with fresh threshold noise,
 and BinAgg-style PrivTree under both neighbour relations. Each is decided exactly on every pair
 of databases of at most `size + 1` records (`corpus.audit_row`, by listing), with the
-counterexample of a refuted claim.
+counterexample of a refuted claim. A tree row's `m` (`queries` in its JSON) is the most noisy
+tests its mechanism asks: one per node of the HHH tree, one per splittable cell of PrivTree; its
+records are leaves or points, not moves of query answers (so no `moves` is reported).
 
 * `hhh-shared-gamma`: the conference version (PODS 2025, non-streaming), one `γ ~ Lap(1/ε)` for
   every node (`betweencut.baselines.hhh`), on the binary tree of height 3 (7 nodes). Private at
@@ -23,7 +25,7 @@ from fractions import Fraction
 
 from betweencut.baselines.binagg import binagg_privtree
 from betweencut.baselines.hhh import hhh_threshold
-from betweencut.baselines.privtree import PrivTree
+from betweencut.baselines.privtree import Box, PrivTree
 from betweencut.noisy_queries import QueryTest
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.baselines.corpus_rows import (
@@ -70,6 +72,16 @@ LEAVES = tuple(sorted(HHH_TREE.level(HHH_TREE.height - 1)))
 POINTS = tuple((x,) for x in range(*BINAGG_BOX[0]))
 NODES = sum(1 for _ in HHH_TREE.nodes())
 
+
+def _splittable(box: Box) -> int:
+    """The cells of PrivTree's decomposition below `box` (itself included) that it may split,
+    each asked one noisy test."""
+    children = BINAGG_TREE.split.children(box)
+    return 0 if not children else 1 + sum(_splittable(child) for child in children)
+
+
+CELLS = _splittable(BINAGG_BOX)
+
 TREE_ROWS: tuple[CorpusRow, ...] = (
     CorpusRow("hhh-shared-gamma", "HHH threshold, one gamma ~ Lap(1/eps) for every node "
               f"(binary tree, h = {HHH_TREE.height}, tau = {HHH_TAU})", _no_query_answers,
@@ -81,12 +93,12 @@ TREE_ROWS: tuple[CorpusRow, ...] = (
               "nodes", scalable=False, run_db=_hhh(False), universe=LEAVES,
               under=((Neighbours.REPLACE_ONE, PRIVATE_AT, 2 * EPS),)),
     CorpusRow("binagg-privtree-add-remove", "BinAgg-style PrivTree (eps/2) on [0, 8), counts "
-              "rescaled to the true n", _no_query_answers, 1, NOWHERE,
+              "rescaled to the true n", _no_query_answers, CELLS, NOWHERE,
               "BinAgg (Lin, Slavkovic, Bhoomireddy, AISTATS 2026), preserve_sample_size: the "
               "total n differs between D and D + z", scalable=False, run_db=_binagg,
               universe=POINTS, fresh_noise=True, relation=Relation(Neighbours.ADD_REMOVE)),
     CorpusRow("binagg-privtree-replace-one", "BinAgg-style PrivTree (eps/2) on [0, 8), counts "
-              "rescaled to the true n", _no_query_answers, 1, PRIVATE,
+              "rescaled to the true n", _no_query_answers, CELLS, PRIVATE,
               "PrivTree (Zhang, Xiao, Xie 2016) at eps/2 under add/remove, 2 * eps/2 under "
               "replace-one; the total n is the same on both databases", scalable=False,
               run_db=_binagg, universe=POINTS, fresh_noise=True,

@@ -93,8 +93,8 @@ Vector = tuple[int, ...]
 class ReductionRefused(ParameterError):
     """A precondition of the reduction fails for this mechanism (see the module docstring)."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__("mechanism", "this mechanism",
+    def __init__(self, reason: str, subject: str = "this mechanism") -> None:
+        super().__init__("mechanism", subject,
                          f"an oblivious Laplace shared-noise mechanism for the reduction: {reason}")
         self.reason = reason
 
