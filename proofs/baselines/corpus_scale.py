@@ -128,7 +128,8 @@ class Reduced:
 
     def __init__(self, row: CorpusRow, size: int, relation: Relation, boxes: tuple[Box, Box],
                  count: int, progress: Progress | None = None) -> None:
-        self.row, self.relation = row, relation
+        self.row, self.relation, self.progress = row, relation, progress
+        self.confirmed = False  # the progress line of `confirm`, said once
         self.run = row.make(row.m)
         start = time.monotonic()
 
@@ -158,8 +159,16 @@ class Reduced:
             y = (3 - y[0], *y[1:])
         return Neighbour.replace((x,), x, y)
 
-    def point(self, found: Violation, eps: Fraction, refuted: bool) -> PointResult:
+    def confirm(self, found: Violation) -> None:
+        """The guard of the reduction: `found`'s pair through the real code (`cross_check`)."""
+        if self.progress is not None and self.row.m > 8 and not self.confirmed:
+            self.confirmed = True
+            self.progress(f"{self.row.name}: re-deciding the pair it reports by direct "
+                          "enumeration of the real code")
         cross_check(self.run, self.extremes, found)
+
+    def point(self, found: Violation, eps: Fraction, refuted: bool) -> PointResult:
+        self.confirm(found)
         pair = self.pair(found)
         point = check_point(self.cache, pair.first, pair.z, "output", eps, Fraction(0),
                             pair if pair.replaced is not None else None)
@@ -183,7 +192,7 @@ class Reduced:
         found = self.extremes.largest_loss()
         if found is None:
             return {}
-        cross_check(self.run, self.extremes, found)
+        self.confirm(found)
         return loss_facts(self.pair(found), found.output, found.p, found.q)
 
     def infinite(self, eps: Fraction) -> Refutation | None:
@@ -192,7 +201,7 @@ class Reduced:
         found = self.extremes.infinite()
         if found is None:
             return None
-        cross_check(self.run, self.extremes, found)
+        self.confirm(found)
         witness = infinite_witness(self.cache, [self.pair(found)], eps)
         if witness is None:
             raise ReductionRefused("direct enumeration of its Q = 0 < P pair disagrees")
