@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from betweencut.answers import DataDependent, QueryAnswer, symbols
+from betweencut.errors import ParameterError
 from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax
 from betweencut.proofs.baselines.corpus import CORPUS, audit_corpus, audit_row
 from betweencut.proofs.baselines.corpus_rows import CorpusRow, pairs_for
@@ -159,3 +160,19 @@ def test_a_claim_the_reduction_cannot_decide_is_refused_not_guessed() -> None:
         decide_families(row.make(2), 2, *_boxes(2, Relation()))
     with pytest.raises(Exception, match="listing"):
         audit_row(replace(ROWS["svt-alg1"], m=2), size=1, method="reduction")
+
+
+def test_a_row_the_corpus_cannot_decide_is_refused_before_any_row_runs() -> None:
+    """`--queries 16` with a row that reads its answers: refused at once (naming the row), not
+    after the rows before it; the refusal is the one the row itself would meet."""
+    ran: list[str] = []
+    with pytest.raises(ParameterError, match="noisy-max-shared-noise"):
+        audit_corpus(names=("svt-alg1", "noisy-max-shared-noise"), queries=16,
+                     progress=ran.append)
+    assert ran == []  # svt-alg1 was not audited first
+    with pytest.raises(ReductionRefused, match="noisy-max-shared-noise"):
+        audit_corpus(names=("noisy-max-shared-noise",), queries=16, method="reduction")
+    with pytest.raises(ParameterError, match="pairs listed"):
+        audit_corpus(names=("svt-alg1",), queries=10, size=1)
+    [small] = audit_corpus(names=("noisy-max-shared-noise",), queries=6)  # listed: decided
+    assert not small.holds and small.agrees

@@ -172,6 +172,13 @@ def _loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
 METHODS = ("auto", "listing", "reduction")
 
 
+def _check_size_method(size: int, method: str) -> None:
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ParameterError("size", size, "a database size >= 0")
+    if method not in METHODS:
+        raise ParameterError("method", method, ", ".join(METHODS))
+
+
 def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
               method: str = "auto", progress: Callable[[str], None] | None = None
               ) -> RowResult:
@@ -189,10 +196,7 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
     """
     from betweencut.proofs.baselines import corpus_scale
 
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise ParameterError("size", size, "a database size >= 0")
-    if method not in METHODS:
-        raise ParameterError("method", method, ", ".join(METHODS))
+    _check_size_method(size, method)
     relation = Relation.of(neighbours)
     row = row.stated(relation)
     relation = row.relation or relation
@@ -396,6 +400,14 @@ def audit_corpus(size: int = 0, names: tuple[str, ...] = (), *, queries: int | N
         raise ParameterError("name", sorted(unknown)[0], f"one of {sorted(known)}")
     relation = Relation.of(neighbours)
     chosen = [at_queries(row, queries) for row in rows if not names or row.name in names]
+    _check_size_method(size, method)
+    from betweencut.proofs.baselines import corpus_scale
+
+    for row in chosen:  # a row that cannot be decided is refused before the others run
+        stated = row.stated(relation)
+        under = stated.relation or relation
+        corpus_scale.precheck(stated, size, under, corpus_rows.pair_count(stated, size, under),
+                              method)
     return [audit_row(row, size, neighbours=relation, method=method, progress=progress)
             for row in chosen]
 

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 from betweencut.errors import ParameterError
+from betweencut.noisy_queries import LAPLACE
 from betweencut.proofs.baselines.corpus_rows import CorpusRow
 from betweencut.proofs.privacy.audit.mechanism import (
     AuditVerdict,
@@ -35,6 +36,7 @@ from betweencut.proofs.privacy.enumeration.every_input import (
     Violation,
     cross_check,
     decide_families,
+    symbolic_outcomes,
 )
 from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache
 from betweencut.proofs.verdict import Refutation, Relation
@@ -54,6 +56,28 @@ def check_listing(row: CorpusRow, count: int, reason: str) -> None:
             "queries", row.m, f"{row.name}: at most {MAX_LISTED} pairs listed; this relation "
             f"and size give {count} pairs (about {count // 100} s at 100 pairs a second), "
             f"and the reduction does not apply: {reason}")
+
+
+def precheck(row: CorpusRow, size: int, relation: Relation, count: int, method: str) -> None:
+    """Refuse early, before any row is audited, a row that `evidence` would refuse after the
+    rows before it (a listing too large and no reduction: no family, or a first answer
+    sequence that reads its answers). Raises what `evidence` raises; never decides a row."""
+    if count <= MAX_LISTED or row.noise != LAPLACE or row.run_db is not None:
+        return
+    if method == "listing":
+        check_listing(row, count, "method listing")
+    boxes = family(row, size, relation) if not row.claim else None
+    if boxes is None:
+        check_listing(row, count, "the reduction covers the add/remove pairs of the empty "
+                      "database and the replace-one pairs of one record, for the rows that "
+                      "scale")
+        return
+    try:
+        next(symbolic_outcomes(row.make(row.m), row.m), None)
+    except ReductionRefused as exc:
+        if method == "reduction":
+            raise ReductionRefused(exc.reason, row.name) from exc
+        check_listing(row, count, exc.reason)
 
 
 def family(row: CorpusRow, size: int, relation: Relation) -> tuple[Box, Box] | None:
