@@ -25,17 +25,15 @@ The Gaussian rows (`noise = GAUSSIAN`: Gaussian SVT, Gaussian report-noisy-max) 
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import GAUSSIAN, LAPLACE
-from betweencut.notation import database_text, record_text, replacement_text
-from betweencut.proofs.baselines import corpus_rows
+from betweencut.proofs.baselines import corpus_rows, corpus_scale
 from betweencut.proofs.baselines.corpus_rows import (
     EPS,
     NOWHERE,
@@ -48,23 +46,26 @@ from betweencut.proofs.baselines.corpus_rows import (
     moves,
     moves_of,
 )
-from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
+from betweencut.proofs.baselines.corpus_scale import (
+    infinite_witness,
+    largest_loss,
+    loss_enclosure,
+    loss_facts,
+)
+from betweencut.proofs.exact.arith import ExpPoly, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.audit.mechanism import (
     ClaimPoint,
     display,
-    output_text,
 )
 from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.enumeration.cache import Database, Neighbour
+from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.proofs.privacy.enumeration.every_input import ReductionRefused
 from betweencut.proofs.privacy.enumeration.shared_noise import (
-    ExactJoint,
     QueryLawCache,
-    infinite_loss_event,
 )
 from betweencut.proofs.registry import claim, register_audit
-from betweencut.proofs.verdict import Direction, Refutation, Relation
+from betweencut.proofs.verdict import Relation
 from betweencut.tree import Node
 
 __all__ = ["CORPUS", "METHODS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
@@ -162,13 +163,6 @@ CORPUS: tuple[CorpusRow, ...] = (
 )
 
 
-def _loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
-    """Display only: bounds of `ln(P/Q)` from certified enclosures (never decides)."""
-    p_lo, p_hi = enclose(p)
-    q_lo, q_hi = enclose(q)
-    return (math.log(max(p_lo, Fraction(1, 10**300)) / q_hi), math.log(p_hi / q_lo))
-
-
 METHODS = ("auto", "listing", "reduction")
 
 
@@ -194,8 +188,6 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
     refuses and the listing is affordable. `progress` receives public cost estimates and
     progress lines (pair counts, answer sequences: no data).
     """
-    from betweencut.proofs.baselines import corpus_scale
-
     _check_size_method(size, method)
     relation = Relation.of(neighbours)
     row = row.stated(relation)
@@ -268,62 +260,6 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
     return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation)
 
 
-def largest_loss(cache: QueryLawCache, pairs: Iterable[Neighbour], *, queries: bool = True
-                 ) -> dict[str, Any]:
-    """The pair and output with the largest `P(o)/Q(o)` (both directions), compared exactly
-    (`P1·Q2` against `P2·Q1`); its loss `ln(P/Q)` is shown as an enclosure (display only).
-    `queries`: the records are moves of query answers (False: a tree row's records)."""
-    best: tuple[ExpPoly, ExpPoly, Neighbour, Hashable] | None = None
-    for pair in pairs:
-        joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
-        for o in joint.outputs:
-            po, qo = joint.p.get(o, ExpPoly()), joint.q.get(o, ExpPoly())
-            for p, q in ((po, qo), (qo, po)):
-                if q.is_zero():
-                    continue
-                if best is None or sign(p * best[1] - best[0] * q) > 0:
-                    best = (p, q, pair, o)
-    if best is None:
-        return {}
-    p, q, pair, o = best
-    return loss_facts(pair, o, p, q, queries=queries)
-
-
-def loss_facts(pair: Neighbour, o: Hashable, p: ExpPoly, q: ExpPoly, *, queries: bool = True
-               ) -> dict[str, Any]:
-    """The largest loss's pair, output and exact `P`, `Q` as the corpus reports them (`moves`
-    only where the records are moves of query answers)."""
-    out = {"D": database_text(pair.first), "z": record_text(pair.z),
-           **({"moves": moves_of(pair)} if queries else {}),
-           "output": output_text(o), "P": exact_str(p), "Q": exact_str(q),
-           "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
-    if pair.replaced is not None:
-        out["z"] = replacement_text(*pair.replaced)
-        out["D_prime"] = database_text(pair.second)
-    return out
-
-
-def infinite_witness(cache: QueryLawCache, pairs: Iterable[Neighbour], eps: Fraction, *,
-                     queries: bool = True) -> Refutation | None:
-    """A refutation at every ε: an output with `P > 0 = Q` exactly, on the first pair that has
-    one (`queries`: as in `largest_loss`)."""
-    for pair in pairs:
-        joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
-        found = infinite_loss_event(joint)
-        if found is not None:
-            o, p, direction = found
-            replaced = pair.replaced is not None
-            return Refutation(
-                "eps-DP for any eps", database_text(pair.first),
-                replacement_text(*pair.replaced) if pair.replaced else record_text(pair.z),
-                "output", Direction(direction).replaced() if replaced else Direction(direction),
-                eps, (output_text(o),), 1, p, ExpPoly(), p, Fraction(0),
-                "Q(S) = 0 < P(S): private at no eps" + (
-                    f"; the pair moves the queries by {moves_of(pair)}" if queries else ""),
-                database_text(pair.second) if replaced else None)
-    return None
-
-
 FAMILY_SLOPE = Fraction(4, 5)
 
 
@@ -355,7 +291,7 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
                 {"t": t, "m": 2 * t, "moves": moves(family_pair(t)[1]),
                  "output": repr(family_pair(t)[2]),
                  "P": exact_str(p), "Q": exact_str(q),  # P under D, Q under D + z
-                 "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
+                 "loss_approx": [round(x, 6) for x in loss_enclosure(p, q)]}
                 for t, p, q in values], "linear": linear}
 
 
@@ -401,8 +337,6 @@ def audit_corpus(size: int = 0, names: tuple[str, ...] = (), *, queries: int | N
     relation = Relation.of(neighbours)
     chosen = [at_queries(row, queries) for row in rows if not names or row.name in names]
     _check_size_method(size, method)
-    from betweencut.proofs.baselines import corpus_scale
-
     for row in chosen:  # a row that cannot be decided is refused before the others run
         stated = row.stated(relation)
         under = stated.relation or relation

@@ -14,19 +14,23 @@ answer alike wherever both run (m <= 6), including on a mechanism that is not ob
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import Any, cast
 
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import LAPLACE
-from betweencut.proofs.baselines.corpus_rows import CorpusRow
+from betweencut.notation import database_text, record_text, replacement_text
+from betweencut.proofs.baselines.corpus_rows import CorpusRow, moves_of
+from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.privacy.audit.mechanism import (
     AuditVerdict,
     PointResult,
     audit_pairs,
     check_point,
+    output_text,
 )
 from betweencut.proofs.privacy.enumeration.cache import LawCache, Mechanism, Neighbour
 from betweencut.proofs.privacy.enumeration.every_input import (
@@ -38,11 +42,16 @@ from betweencut.proofs.privacy.enumeration.every_input import (
     decide_families,
     symbolic_outcomes,
 )
-from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache
-from betweencut.proofs.verdict import Refutation, Relation
+from betweencut.proofs.privacy.enumeration.shared_noise import (
+    ExactJoint,
+    QueryLawCache,
+    infinite_loss_event,
+)
+from betweencut.proofs.verdict import Direction, Refutation, Relation
 
 __all__ = ["AUTO_LISTED", "MAX_LISTED", "Listing", "Reduced", "check_listing", "evidence",
-           "family"]
+           "family", "infinite_witness", "largest_loss", "loss_enclosure", "loss_facts",
+           "precheck"]
 
 AUTO_LISTED = 3**6  # "auto" lists up to the 729 pairs of m = 6 (today's listing), then reduces
 MAX_LISTED = 20_000  # pairs listed at most (measured: 729 pairs of m = 6 in about 7 s)
@@ -129,15 +138,11 @@ class Listing:
         return point
 
     def largest_loss(self) -> dict[str, Any]:
-        from betweencut.proofs.baselines.corpus import largest_loss
-
         if not isinstance(self.cache, QueryLawCache):
             return {}
         return largest_loss(self.cache, self.pairs_list, queries=self.row.run_db is None)
 
     def infinite(self, eps: Fraction) -> Refutation | None:
-        from betweencut.proofs.baselines.corpus import infinite_witness
-
         if isinstance(self.cache, QueryLawCache):
             return infinite_witness(self.cache, self.pairs_list, eps,
                                     queries=self.row.run_db is None)
@@ -211,8 +216,6 @@ class Reduced:
         return self.point(largest, eps, False)
 
     def largest_loss(self) -> dict[str, Any]:
-        from betweencut.proofs.baselines.corpus import loss_facts
-
         found = self.extremes.largest_loss()
         if found is None:
             return {}
@@ -220,8 +223,6 @@ class Reduced:
         return loss_facts(self.pair(found), found.output, found.p, found.q)
 
     def infinite(self, eps: Fraction) -> Refutation | None:
-        from betweencut.proofs.baselines.corpus import infinite_witness
-
         found = self.extremes.infinite()
         if found is None:
             return None
@@ -259,3 +260,66 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
             progress(f"{row.name}: the reduction does not apply ({exc.reason}); listing "
                      f"{count} pairs")
         return Listing(row, pairs_for(row, size, relation), progress)
+
+
+def loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
+    """Display only: bounds of `ln(P/Q)` from certified enclosures (never decides)."""
+    p_lo, p_hi = enclose(p)
+    q_lo, q_hi = enclose(q)
+    return (math.log(max(p_lo, Fraction(1, 10**300)) / q_hi), math.log(p_hi / q_lo))
+
+
+def largest_loss(cache: QueryLawCache, pairs: Iterable[Neighbour], *, queries: bool = True
+                 ) -> dict[str, Any]:
+    """The pair and output with the largest `P(o)/Q(o)` (both directions), compared exactly
+    (`P1·Q2` against `P2·Q1`); its loss `ln(P/Q)` is shown as an enclosure (display only).
+    `queries`: the records are moves of query answers (False: a tree row's records)."""
+    best: tuple[ExpPoly, ExpPoly, Neighbour, Hashable] | None = None
+    for pair in pairs:
+        joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
+        for o in joint.outputs:
+            po, qo = joint.p.get(o, ExpPoly()), joint.q.get(o, ExpPoly())
+            for p, q in ((po, qo), (qo, po)):
+                if q.is_zero():
+                    continue
+                if best is None or sign(p * best[1] - best[0] * q) > 0:
+                    best = (p, q, pair, o)
+    if best is None:
+        return {}
+    p, q, pair, o = best
+    return loss_facts(pair, o, p, q, queries=queries)
+
+
+def loss_facts(pair: Neighbour, o: Hashable, p: ExpPoly, q: ExpPoly, *, queries: bool = True
+               ) -> dict[str, Any]:
+    """The largest loss's pair, output and exact `P`, `Q` as the corpus reports them (`moves`
+    only where the records are moves of query answers)."""
+    out = {"D": database_text(pair.first), "z": record_text(pair.z),
+           **({"moves": moves_of(pair)} if queries else {}),
+           "output": output_text(o), "P": exact_str(p), "Q": exact_str(q),
+           "loss_approx": [round(x, 6) for x in loss_enclosure(p, q)]}
+    if pair.replaced is not None:
+        out["z"] = replacement_text(*pair.replaced)
+        out["D_prime"] = database_text(pair.second)
+    return out
+
+
+def infinite_witness(cache: QueryLawCache, pairs: Iterable[Neighbour], eps: Fraction, *,
+                     queries: bool = True) -> Refutation | None:
+    """A refutation at every ε: an output with `P > 0 = Q` exactly, on the first pair that has
+    one (`queries`: as in `largest_loss`)."""
+    for pair in pairs:
+        joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
+        found = infinite_loss_event(joint)
+        if found is not None:
+            o, p, direction = found
+            replaced = pair.replaced is not None
+            return Refutation(
+                "eps-DP for any eps", database_text(pair.first),
+                replacement_text(*pair.replaced) if pair.replaced else record_text(pair.z),
+                "output", Direction(direction).replaced() if replaced else Direction(direction),
+                eps, (output_text(o),), 1, p, ExpPoly(), p, Fraction(0),
+                "Q(S) = 0 < P(S): private at no eps" + (
+                    f"; the pair moves the queries by {moves_of(pair)}" if queries else ""),
+                database_text(pair.second) if replaced else None)
+    return None
