@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from typing import Any
 
 from betweencut.cli._common import add_command, print_verdict, progress
@@ -47,4 +48,10 @@ def run(args: argparse.Namespace) -> int:
     def bar(items: Any, total: int) -> Any:
         return progress(items, total, "audit")
 
-    return print_verdict(audit(args.group, progress=bar), args.json)
+    verdict = audit(args.group, progress=bar)
+    status = print_verdict(verdict, args.json)
+    if verdict.not_checked and status != 0:  # a group asked for, and part of it needs an extra
+        sys.stdout.flush()
+        print(f"betweencut: error: {len(verdict.not_checked)} claim(s) of '{args.group}' not "
+              f"checked: {verdict.missing_extras()}", file=sys.stderr)
+    return status
