@@ -429,7 +429,7 @@ def _pair_epsilons(cache: Any, results: list[Any]) -> Callable[[Any], dict[str, 
     def facts(res: Any) -> dict[str, Any]:
         key = (*res.key, res.on)
         if key not in curves:
-            curves[key] = (cache.pair_curve(res.pair, res.on) if res.pair is not None
+            curves[key] = (cache.neighbour_curve(res.pair, res.on) if res.pair is not None
                            else pair_curve(cache, res.db, res.z, res.on))
         eps = curves[key].epsilon_at_delta(res.bound)
         return {"epsilon_at_delta": None if eps is None else eps.display(),

@@ -257,7 +257,7 @@ class AuditVerdict:
         if worst is None or self.cache is None:
             return None
         if worst.pair is not None:
-            return self.cache.pair_curve(worst.pair, self.on)
+            return self.cache.neighbour_curve(worst.pair, self.on)
         return pair_curve(self.cache, worst.db, worst.z, self.on)
 
     def epsilon_at_delta(self, delta: ExactDelta | None = None) -> LogOf | None:

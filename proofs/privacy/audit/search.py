@@ -112,7 +112,7 @@ def epsilon_lower_bound(
         replaced = item if isinstance(item, Neighbour) and item.replaced is not None else None
         if replaced is not None:
             db, z = replaced.first, replaced.z
-            curve = cache.pair_curve(replaced, on)
+            curve = cache.neighbour_curve(replaced, on)
         else:
             db, z = (item.first, item.z) if isinstance(item, Neighbour) else item
             curve = pair_curve(cache, db, z, on)

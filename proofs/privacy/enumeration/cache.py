@@ -254,7 +254,7 @@ class LawCache:
                 self.switch(asked)
         return self.delegated(lambda other: other.make_pair_joint(first, second, on))
 
-    def pair_curve(self, pair: Neighbour, on: str) -> PrivacyCurve:
+    def neighbour_curve(self, pair: Neighbour, on: str) -> PrivacyCurve:
         """The exact curve of any neighbouring pair, from direct enumeration."""
         direct = self.direct()
         if pair.added is not None:

@@ -147,9 +147,11 @@ class EnumerationBudgetExceeded(ParameterError):
     sequences done, the estimate of the whole, the time spent."""
 
     def __init__(self, budget: str, value: int, done: int, estimate: int | None,
-                 elapsed: float, why: str) -> None:
+                 elapsed: float, why: str, counted: bool = False) -> None:
         self.done, self.estimate, self.elapsed = done, estimate, elapsed
-        about = f", about {estimate:.3g} estimated in all" if estimate is not None else ""
+        about = "" if estimate is None else (
+            f", exactly {estimate} in all (counted)" if counted else
+            f", about {estimate:.3g} in all (a random-walk estimate, not a bound)")
         super().__init__(
             budget, value, f"an enumeration within {budget} = {value}",
             f"{why}; stopped after {done} answer sequences{about}, {elapsed:.1f} s: use a "
@@ -202,8 +204,9 @@ class _Progress:
     """Progress of a long enumeration on stderr: tqdm if installed, else one rewritten line.
     Silent for the first `QUIET_SECONDS`; states the estimated cost when it starts."""
 
-    def __init__(self, enabled: bool, estimate: int, limit: int) -> None:
+    def __init__(self, enabled: bool, estimate: int, limit: int, counted: bool = False) -> None:
         self.enabled, self.estimate, self.limit = enabled, estimate, limit
+        self.counted = counted
         self.started = time.monotonic()
         self.shown = False
         self.bar: Any = None
@@ -217,8 +220,10 @@ class _Progress:
             if now - self.started < QUIET_SECONDS:
                 return
             self.shown = True
-            print(f"enumerating about {self.estimate:.3g} answer sequences (estimate; budget "
-                  f"{self.limit})", file=sys.stderr)
+            what = (f"exactly {self.estimate} answer sequences (counted" if self.counted else
+                    f"about {self.estimate:.3g} answer sequences (a random-walk estimate, not "
+                    "a bound")
+            print(f"enumerating {what}; budget {self.limit})", file=sys.stderr)
             try:  # optional
                 tqdm = importlib.import_module("tqdm").tqdm
                 self.bar = tqdm(total=self.estimate, unit="seq", file=sys.stderr, leave=False)
@@ -257,11 +262,15 @@ def _mismatch(prefix: Sequence[Outcome], seen: Sequence[BTQuery],
 
 def _runs(
     run: Callable[[NoisyTest], T], limit: int, max_queries: int = DEFAULT_MAX_QUERIES,
-    progress: bool = True,
+    progress: bool = True, count: int | None = None,
 ) -> Iterator[tuple[T, Bag, tuple[tuple[object, Outcome], ...]]]:
     stack: list[tuple[tuple[Outcome, ...], tuple[BTQuery, ...]]] = [((), ())]
     done = 0
     started = time.monotonic()
+    if count is not None and count > limit:
+        raise EnumerationBudgetExceeded("limit", limit, 0, count, 0.0,
+                                        "the number of answer sequences exceeds the budget",
+                                        counted=True)
     shown = _Progress(False, 0, limit)
     try:
         while stack:
@@ -279,12 +288,14 @@ def _runs(
                     "limit", limit, done - 1, None, time.monotonic() - started,
                     f"more than {limit} answer sequences")
             if done == WARMUP and stack:
-                estimate = estimate_sequences(run, max_queries=max_queries)
-                if estimate > limit:
-                    raise EnumerationBudgetExceeded(
-                        "limit", limit, done, estimate, time.monotonic() - started,
-                        "the estimated number of answer sequences exceeds the budget")
-                shown = _Progress(progress, estimate, limit)
+                if count is None:
+                    estimate = estimate_sequences(run, max_queries=max_queries)
+                    if estimate > limit:
+                        raise EnumerationBudgetExceeded(
+                            "limit", limit, done, estimate, time.monotonic() - started,
+                            "the estimated number of answer sequences exceeds the budget")
+                shown = _Progress(progress, estimate if count is None else count, limit,
+                                  counted=count is not None)
                 shown.started = started
             if done % WARMUP == 0:
                 shown.update(done)
@@ -296,7 +307,7 @@ def _runs(
 
 def enumerate_mechanism(
     run: Callable[[NoisyTest], T], limit: int = DEFAULT_LIMIT,
-    max_queries: int = DEFAULT_MAX_QUERIES, progress: bool = True,
+    max_queries: int = DEFAULT_MAX_QUERIES, progress: bool = True, count: int | None = None,
 ) -> Enumeration[T]:
     """Every answer sequence of `run(test)` with its exact probability (as a factor bag).
 
@@ -305,9 +316,13 @@ def enumerate_mechanism(
     Checks (the promises every verdict built on the result relies on): every replay of a prefix
     meets the same noisy tests as the run that created it (the mechanism is a function of its
     answers), and the probabilities of all answer sequences sum to exactly 1.
-    Cost: after the first `WARMUP` answer sequences, if the enumeration is not finished, the
-    whole is estimated (`estimate_sequences`); past the budget it stops at once; a run longer
-    than `QUIET_SECONDS` states the estimate and shows progress on stderr (if `progress`).
+    Cost: `count`, when the caller knows the exact number of answer sequences (a PrivTree
+    counts them on its public split tree), is checked against the budget before any run and
+    shown as exact; otherwise, after the first `WARMUP` answer sequences, if the enumeration is
+    not finished, the whole is estimated (`estimate_sequences`, labelled an estimate: Knuth's
+    random walks are unbiased, not a bound); past the budget it stops at once; a run longer
+    than `QUIET_SECONDS` states the count or estimate and shows progress on stderr (if
+    `progress`).
     Returns: an `Enumeration` whose bag values sum to exactly 1.
     Raises: `MechanismNotReplayable` if the mechanism breaks either promise;
     `EnumerationBudgetExceeded` (a `ParameterError`) past `limit` answer sequences (or an
@@ -318,7 +333,7 @@ def enumerate_mechanism(
     if max_queries < 1:
         raise ParameterError("max_queries", max_queries, "a positive integer")
     out: Enumeration[T] = Enumeration()
-    for output, bag, steps in _runs(run, limit, max_queries, progress):
+    for output, bag, steps in _runs(run, limit, max_queries, progress, count):
         out.leaves.append((output, bag))
         out.steps.append(steps)
     total = out.total()
