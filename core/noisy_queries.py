@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol, overload
 
+from betweencut.answers import QueryAnswer
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.gaussian import LazyGaussian
 from betweencut.sampler import bernoulli_exp
@@ -54,6 +55,12 @@ NOISES = (LAPLACE, GAUSSIAN)
 
 def _rational(value: object, name: str) -> Fraction:
     return exact_number(value, name)  # the converter of every exact parameter
+
+
+def _answer(value: object, name: str) -> Fraction:
+    """A count or threshold: exact, or a symbolic query answer passed on unchanged (the proof
+    path's oblivious run, `betweencut.answers`)."""
+    return value if isinstance(value, QueryAnswer) else exact_number(value, name)
 
 
 def _check_noise(noise: object) -> None:
@@ -106,8 +113,9 @@ class AboveThreshold:
     noise: str = LAPLACE
 
     def __post_init__(self) -> None:
-        for name in ("count", "threshold", "scale"):
-            object.__setattr__(self, name, _rational(getattr(self, name), name))
+        for name in ("count", "threshold"):
+            object.__setattr__(self, name, _answer(getattr(self, name), name))
+        object.__setattr__(self, "scale", _rational(self.scale, "scale"))
         if self.scale < 0:
             raise ParameterError("scale", self.scale, "a rational scale >= 0 (0: no fresh noise)")
         if self.shared is not None and not isinstance(self.shared, SharedNoise):
@@ -129,7 +137,7 @@ class NoisyMax:
         if not isinstance(self.counts, tuple) or not self.counts:
             raise ParameterError("counts", self.counts, "a non-empty tuple of rationals")
         object.__setattr__(self, "counts", tuple(
-            _rational(c, f"counts[{i}]") for i, c in enumerate(self.counts)))
+            _answer(c, f"counts[{i}]") for i, c in enumerate(self.counts)))
         scale = _rational(self.scale, "scale")
         if scale <= 0:
             raise ParameterError("scale", scale, "a rational scale > 0")

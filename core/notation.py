@@ -9,7 +9,8 @@ short); the empty record (the root of a tree of height 1) is `()`.
 A **database** is a multiset of records, written in braces with `*k` for `k` copies, records in
 sorted order: `{0/0*2, 0/1}`, `{8*4}`; the empty database is `{}`. Text output and JSON carry
 the same strings; `parse_record` and `parse_database` read them back (braces optional, so the
-command line's `--db 0/0*2,0/1` is the same notation).
+command line's `--db 0/0*2,0/1` is the same notation). A replace-one move, record `x` of a
+database replaced by `y`, is written `x->y` (`0/1->1/1`); its second database is `D'`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ def run_text(value: int, repeat: int) -> str:
     if repeat == 0:
         return EMPTY_RECORD
     return "/".join([str(value)] * repeat) if repeat < RUN_FROM else f"{value}^{repeat}"
+
+
+def replacement_text(x: Iterable[int], y: Iterable[int]) -> str:
+    """A replace-one move, record `x` replaced by `y`: `0/1->1/1`."""
+    return f"{record_text(x)}->{record_text(y)}"
 
 
 def database_text(database: Iterable[Iterable[int]] | Counter[str]) -> str:

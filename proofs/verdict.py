@@ -22,19 +22,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any, Union
 
+from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str
 from betweencut.proofs.exact.certificate import jsonable
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.schemas import header
 
 __all__ = [
-    "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "Claim", "Direction", "Neighbours",
-    "Refutation", "Release", "Row", "Value", "Verdict", "approx", "enclosure",
+    "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
+    "Neighbours", "Refutation", "Relation", "Release", "Row", "Value", "Verdict", "approx",
+    "enclosure",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -46,10 +48,13 @@ SHOWN_ROWS = 12  # rows in a text verdict (the JSON has them all)
 
 
 class Direction(StrEnum):
-    """Which divergence a `δ` measures: `δ(P_D ‖ P_{D+z})` or `δ(P_{D+z} ‖ P_D)`."""
+    """Which divergence a `δ` measures: `δ(P_D ‖ P_{D+z})` or `δ(P_{D+z} ‖ P_D)` for an
+    add/remove pair, `δ(P_D ‖ P_D')` or `δ(P_D' ‖ P_D)` for a replace-one pair."""
 
     FORWARD = "D||D+z"
     BACKWARD = "D+z||D"
+    REPLACE_FORWARD = "D||D'"
+    REPLACE_BACKWARD = "D'||D"
 
     @staticmethod
     def of(forward: bool) -> Direction:
@@ -58,7 +63,13 @@ class Direction(StrEnum):
 
     def databases(self) -> tuple[str, str]:
         """The databases whose output laws are `P` and `Q`, in that order."""
-        return ("D", "D+z") if self is Direction.FORWARD else ("D+z", "D")
+        first, second = self.value.split("||")
+        return first, second
+
+    def replaced(self) -> Direction:
+        """The same direction for a replace-one pair."""
+        forward = self in (Direction.FORWARD, Direction.REPLACE_FORWARD)
+        return Direction.REPLACE_FORWARD if forward else Direction.REPLACE_BACKWARD
 
 
 class Release(StrEnum):
@@ -73,6 +84,58 @@ class Neighbours(StrEnum):
     """The neighbour relation of the pairs audited (stated in every output)."""
 
     ADD_REMOVE = "add-remove"  # D and D + z: one record added or removed
+    REPLACE_ONE = "replace-one"  # D and D': one record replaced by another, |D| = |D'|
+    ADD_REMOVE_BOUNDED = "add-remove-bounded"  # add/remove with a public bound |D + z| <= n
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A neighbour relation as a parameter: its kind and, for `add-remove-bounded`, the public
+    bound `n` on the size of every database (written `add-remove-bounded:n`)."""
+
+    kind: Neighbours = Neighbours.ADD_REMOVE
+    bound: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.kind is Neighbours.ADD_REMOVE_BOUNDED) != (self.bound is not None):
+            raise ParameterError("neighbours", self.text(), RELATIONS)
+        if self.bound is not None and (isinstance(self.bound, bool) or not isinstance(
+                self.bound, int) or not 1 <= self.bound <= MAX_BOUND):
+            raise ParameterError("neighbours", self.text(), f"a bound 1..{MAX_BOUND} on n")
+
+    @staticmethod
+    def of(value: object) -> Relation:
+        """`Relation`, `Neighbours` or text (`add-remove`, `replace-one`,
+        `add-remove-bounded:N`) as a `Relation`; `ParameterError` naming `neighbours`."""
+        if isinstance(value, Relation):
+            return value
+        if value is None:
+            return Relation()
+        text = value.value if isinstance(value, Neighbours) else value
+        if not isinstance(text, str) or len(text) > 64:
+            raise ParameterError("neighbours", repr(value), RELATIONS)
+        kind, colon, bound = text.strip().partition(":")
+        if kind not in {n.value for n in Neighbours}:
+            raise ParameterError("neighbours", text, RELATIONS)
+        if colon and not bound.strip().isdigit():
+            raise ParameterError("neighbours", text, RELATIONS)
+        return Relation(Neighbours(kind), int(bound) if colon else None)
+
+    def text(self) -> str:
+        return self.kind.value + ("" if self.bound is None else f":{self.bound}")
+
+    @property
+    def is_replace(self) -> bool:
+        return self.kind is Neighbours.REPLACE_ONE
+
+    def largest(self, size: int) -> int:
+        """The largest `|D|` of an add/remove pair `(D, D + z)` audited at `size` (the bound
+        caps `|D + z|`)."""
+        return size if self.bound is None else min(size, self.bound - 1)
+
+
+RELATIONS = "add-remove, replace-one or add-remove-bounded:N (a public bound N >= 1 on n)"
+MAX_BOUND = 1 << 20
 
 
 def approx(x: Value, prec: int = 64) -> float:
@@ -103,6 +166,11 @@ class Claim:
     neighbours: Neighbours = Neighbours.ADD_REMOVE
     parameters: Mapping[str, object] = field(default_factory=dict)
     labels: tuple[Mapping[str, object], ...] = ()  # per point, e.g. {"r": 1} (Theorem 5.4)
+    bound: int | None = None  # add-remove-bounded: the public bound on every database's size
+
+    def under(self, relation: Relation) -> Claim:
+        """This claim stated for the pairs of `relation`."""
+        return replace(self, neighbours=relation.kind, bound=relation.bound)
 
     @staticmethod
     def dp(epsilon: Fraction, delta: Exact, on: Sequence[str] = ("output",)) -> Claim:
@@ -112,6 +180,7 @@ class Claim:
     def as_json(self) -> dict[str, Any]:
         return {
             "text": self.text, "releases": list(self.on), "neighbours": self.neighbours.value,
+            **({} if self.bound is None else {"neighbours_bound": self.bound}),
             "points": [{"eps": str(e), "delta": approx(d), "delta_exact": exact_str(d)}
                        for e, d in self.points],
             "parameters": jsonable(self.parameters),
@@ -137,6 +206,7 @@ class Row:
     holds: bool
     direction: Direction
     facts: Mapping[str, object] = field(default_factory=dict)
+    D_prime: str | None = None  # replace-one: the other database (add/remove: D + z)
 
     def delta_exact(self) -> Value:
         return _exact(self.delta)
@@ -145,8 +215,8 @@ class Row:
         """The row; `exact=False` leaves `delta_exact` null (a table of many rows at depth)."""
         lo, hi = self.delta_in
         return {
-            "D": self.D, "z": self.z, "on": self.on, "eps": str(self.eps),
-            "delta": float((lo + hi) / 2),
+            "D": self.D, "z": self.z, "D_prime": self.D_prime, "on": self.on,
+            "eps": str(self.eps), "delta": float((lo + hi) / 2),
             "delta_exact": _exact_text(self.delta_exact()) if exact else None,
             "delta_in": [str(lo), str(hi)],
             "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
@@ -159,7 +229,9 @@ class Row:
         verdict = "holds" if self.holds else "REFUTED"
         where = "".join(f"{k} = {v}, " for k, v in self.facts.items()
                         if k in ("r", "count", "promised"))
-        return (f"D = {self.D}, z = {self.z}, {where}on {self.on}: delta({self.eps}) = "
+        pair = f"D = {self.D}, " + (f"z = {self.z}" if self.D_prime is None else
+                                    f"D' = {self.D_prime} ({self.z})")
+        return (f"{pair}, {where}on {self.on}: delta({self.eps}) = "
                 f"{float((lo + hi) / 2):.6g} ({self.direction.value}) vs {approx(self.bound):.6g}"
                 f": {verdict}")
 
@@ -183,11 +255,12 @@ class Refutation:
     delta: Value
     bound: Exact
     note: str = ""
+    D_prime: str | None = None  # replace-one: the other database (add/remove: D + z)
 
     def as_json(self) -> dict[str, Any]:
         excess = self.delta - self.bound
         return {
-            "violates": self.claim, "D": self.D, "z": self.z,
+            "violates": self.claim, "D": self.D, "z": self.z, "D_prime": self.D_prime,
             "on": self.on, "direction": self.direction.value, "eps": str(self.eps),
             "event": list(self.event), "event_size": self.event_size,
             "P": _exact_text(self.P), "Q": _exact_text(self.Q),
@@ -204,7 +277,10 @@ class Refutation:
         event = f"{{{shown}{', ...' if more > 0 else ''}}}"
         out = [
             f"REFUTED: not {self.claim} on the {self.on}",
-            f"  pair: D = {self.D}, z = {self.z} (D+z adds z); direction {self.direction.value}",
+            (f"  pair: D = {self.D}, z = {self.z} (D+z adds z); direction "
+             f"{self.direction.value}" if self.D_prime is None else
+             f"  pair: D = {self.D}, D' = {self.D_prime} (replace-one: {self.z}); direction "
+             f"{self.direction.value}"),
             f"  event S ({self.event_size} output{'s' if self.event_size != 1 else ''}): "
             f"{event}",
             f"  P_{p_db}(S) = {_exact_text(self.P)} ~ {approx(self.P):.6g}",
@@ -288,7 +364,9 @@ class Verdict:
         subject = ", ".join(f"{k} = {_text(v)}" for k, v in jsonable(self.subject).items())
         out = [f"audit {self.audit}: {subject}",
                f"  claim: {self.claim.text} on the {' and '.join(self.claim.on)} "
-               f"({self.claim.neighbours.value} neighbours); {self.pairs} pair(s) audited"]
+               f"({self.claim.neighbours.value}"
+               f"{'' if self.claim.bound is None else f', n <= {self.claim.bound}'} neighbours); "
+               f"{self.pairs} pair(s) audited"]
         if self.refutation is not None:
             out += ["  " + line for line in self.refutation.lines()]
         else:
@@ -300,8 +378,10 @@ class Verdict:
         if isinstance(pair, Mapping):
             found = self.facts.get("epsilon_at_delta")
             value = "inf (no finite eps)" if found is None else f"{found:.6g}"
+            where = (f"D = {pair['D']}, z = {pair['z']}" if "D_prime" not in pair else
+                     f"D = {pair['D']}, D' = {pair['D_prime']} ({pair['z']})")
             out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest "
-                       f"over the pairs audited, on D = {pair['D']}, z = {pair['z']}: a certified "
+                       f"over the pairs audited, on {where}: a certified "
                        f"lower bound on the mechanism's eps (exact: "
                        f"{self.facts.get('epsilon_at_delta_exact')})")
         shown = self.rows if len(self.rows) <= SHOWN_ROWS else [

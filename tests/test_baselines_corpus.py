@@ -42,7 +42,9 @@ def test_svt_corpus_and_noisy_max_verdicts_match_the_literature(
                      "svt-alg6": False, "noisy-max": True, "noisy-max-small-scale": False,
                      "noisy-max-shared-noise": False, "gaussian-svt": True,
                      "gaussian-svt-no-query-noise": False, "gaussian-noisy-max": True,
-                     "gaussian-noisy-max-unit-sensitivity": False}
+                     "gaussian-noisy-max-unit-sensitivity": False,
+                     "hhh-shared-gamma": False, "hhh-fresh-gamma": True,
+                     "binagg-privtree-add-remove": False, "binagg-privtree-replace-one": True}
 
 
 def test_refuted_rows_carry_pair_event_and_exact_probabilities(
@@ -174,11 +176,12 @@ def test_an_svt_whose_noise_differs_from_its_claimed_epsilon_is_refuted() -> Non
     assert audit_row(replace(louder, eps=Fraction(3))).holds
 
 
-@pytest.mark.parametrize("flags", [["--epsilon", "1/2"], ["--queries", "3"]])
+@pytest.mark.parametrize("flags", [["--epsilon", "1/2"]])
 def test_audit_corpus_refuses_a_claim_flag_it_would_not_use(flags: list[str]) -> None:
-    """Issue 28, sweep (CLI flags vs what the checker uses): `--epsilon` and `--queries` are
-    the claim and the shape of `--mechanism`'s audit; without `--mechanism` every row is
-    audited at its own claimed `ε`, so the flag would be silently ignored: exit 2, one line."""
+    """Issue 28, sweep (CLI flags vs what the checker uses): `--epsilon` is the claim of
+    `--mechanism`'s audit; without `--mechanism` every row is audited at its own claimed `ε`,
+    so the flag would be silently ignored: exit 2, one line. (`--queries` sets m for the rows
+    too since issue 27: `test_audit_corpus_queries_sets_m_for_the_rows`.)"""
     out = subprocess.run(
         [sys.executable, "-m", "betweencut", "audit", "corpus", "--name", "noisy-max", *flags],
         capture_output=True, text=True, check=False)
@@ -220,3 +223,15 @@ def test_gaussian_rows_carry_their_certified_evidence(results: dict[str, RowResu
     svt = results["gaussian-svt"].detail
     svt_row = results["gaussian-svt"].row
     assert Fraction(svt["pure_loss"]["at_most"]) < svt_row.claim[0][0]  # vacuous here
+
+
+def test_audit_corpus_queries_sets_m_for_the_rows() -> None:
+    """Issue 27: `--queries M` sets m for every row that scales, and each JSON row states it."""
+    out = subprocess.run(
+        [sys.executable, "-m", "betweencut", "audit", "corpus", "--name", "noisy-max",
+         "--name", "gaussian-noisy-max", "--queries", "4", "--json"],
+        capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["rows"]
+    assert [(r["name"], r["queries"]) for r in rows] == [("noisy-max", 4),
+                                                         ("gaussian-noisy-max", 2)]

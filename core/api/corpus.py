@@ -4,6 +4,7 @@ user's `run(q, test)` over the same pairs (issue 16), as one `CorpusVerdict`."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ class CorpusVerdict:
 
     rows: list[Verdict] = field(default_factory=list)
     size: int = 0
+    neighbours: str = "add-remove"
 
     @property
     def holds(self) -> bool:
@@ -45,7 +47,7 @@ class CorpusVerdict:
 
     def as_json(self) -> dict[str, Any]:
         worst = self.worst
-        return {**header("corpus"), "size": self.size, "neighbours": "add-remove",
+        return {**header("corpus"), "size": self.size, "neighbours": self.neighbours,
                 "holds": self.holds,
                 "worst": None if worst is None else worst.facts.get("name"),
                 "refutation": self.refutation,
@@ -57,11 +59,16 @@ class CorpusVerdict:
     def text(self) -> str:
         rows = [row.as_json(with_header=False) for row in self.rows]
         width = max((len(str(r["name"])) for r in rows), default=4)
-        out = [f"{'name':<{width}}  eps  holds  agrees  verdict (literature)"]
+        out = [f"neighbours: {self.neighbours} (a row stated under one relation says so); "
+               f"databases of at most {self.size + 1} records",
+               f"{'name':<{width}}  m    eps  holds  agrees  verdict (literature)"]
         for row, r in zip(self.rows, rows, strict=True):
             eps = row.claim.points[0][0]
-            out.append(f"{r['name']:<{width}}  {eps!s:<3}  {r['holds']!s:<5}  "
-                       f"{r['agrees']!s:<6}  {r['found']} ({r['literature']})")
+            own = "" if r["neighbours"] == self.neighbours else f" [{r['neighbours']}]"
+            out.append(f"{r['name']:<{width}}  {r['queries']!s:<3}  {eps!s:<3}  "
+                       f"{r['holds']!s:<5}  {r['agrees']!s:<6}  {r['found']} "
+                       f"({r['literature']}){own}; {r['pairs']} pairs, "
+                       f"{r.get('method', 'listing')}")
             if row.refutation is not None:
                 out += ["    " + line for line in row.refutation.lines()[1:]]
             for member in r.get("loss_family", {}).get("members", []):
@@ -77,38 +84,53 @@ def audit_corpus(
     names: tuple[str, ...] | list[str] = (),
     *,
     mechanism: object = None,
-    queries: int = 2,
+    queries: int | None = None,
     epsilon: object = 1,
+    neighbours: object = "add-remove",
+    method: str = "auto",
+    progress: Callable[[str], None] | None = None,
 ) -> CorpusVerdict:
-    """Every corpus row (or those `names`d) audited exactly on every pair with `|D| <= size`
-    and every added record `z ∈ {0, 1, 2}^m`; or, with `mechanism` (a `run(q, test)` on `m =
-    queries` query answers, or its `MODULE:CALLABLE`), that mechanism's claimed `epsilon`."""
+    """Every corpus row (or those `names`d) audited exactly on every neighbouring pair of
+    databases of at most `size + 1` records under `neighbours` ("add-remove", the default,
+    "replace-one" or "add-remove-bounded:N"; each row states the relation it used), with `m =
+    queries` query answers for the rows that scale (default: each row's own m); or, with
+    `mechanism` (a `run(q, test)` on `m = queries` answers, default 2, or its
+    `MODULE:CALLABLE`), that mechanism's claimed `epsilon`. `method`: "auto" (lists up to the
+    729 pairs of m = 6, past that decides every pair at once by the proved reduction, listing
+    where it does not apply), "listing" or "reduction". `progress(line)` receives public cost
+    estimates and progress lines on long runs."""
     from betweencut.exact import as_rational
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
+    from betweencut.proofs.verdict import Relation
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    relation = Relation.of(neighbours)
     if mechanism is None:
-        return CorpusVerdict([r.as_verdict() for r in rows_of(size, tuple(names))], size)
+        rows = rows_of(size, tuple(names), queries=queries, neighbours=relation, method=method,
+                       progress=progress)
+        return CorpusVerdict([r.as_verdict() for r in rows], size, relation.text())
     if names:
         raise ParameterError("names", list(names), "none with a mechanism of your own")
     user = resolve(mechanism)
     if user.kind != FUNCTION:
         raise ParameterError("mechanism", user.name, "a function run(q, test) -> output")
-    row = user_row(user.name, _guarded(user.name, user.target), queries,
-                   as_rational(epsilon, "epsilon"))
-    return CorpusVerdict([audit_row(row, size).as_verdict()], size)
+    row = user_row(user.name, _guarded(user.name, user.target), 2 if queries is None else
+                   queries, as_rational(epsilon, "epsilon"))
+    result = audit_row(row, size, neighbours=relation, method=method, progress=progress)
+    return CorpusVerdict([result.as_verdict()], size, relation.text())
 
 
 def _guarded(name: str, run: Any) -> Any:
+    from betweencut.answers import DataDependent
     from betweencut.api.load import one_line
     from betweencut.noisy_queries import UnansweredNoisyQuery
 
     def call(q: Any, test: Any) -> Any:
         try:
             return run(q, test)
-        except UnansweredNoisyQuery:
+        except (UnansweredNoisyQuery, DataDependent):
             raise
         except KeyboardInterrupt:
             raise

@@ -63,8 +63,15 @@ def audit_mechanism(
     accountant: str = "paper",
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
     seed: int | None = None,
+    neighbours: object = "add-remove",
 ) -> Verdict:
     """Audit `mechanism` (a `MODULE:CALLABLE` string or the object) on neighbouring pairs.
+
+    `neighbours` is the relation of the pairs (stated in the verdict's `claim.neighbours`):
+    "add-remove" (default: a pair is `(D, z)`, `D` against `D + z`), "replace-one" (a pair is
+    `(D, D')` with one record of `D` replaced; `exhaustive=N`: every pair of databases of at most
+    `N + 1` records; no `search` or `baseline`), "add-remove-bounded:n" (add/remove pairs with
+    `|D + z| <= n`, a public bound).
 
     Preconditions (checked, `ParameterError` naming the argument otherwise): exactly one of
     `pairs` (`(D, z)` with `D` an iterable of records or a database text `{0/0*2, 0/1}` and
@@ -84,7 +91,13 @@ def audit_mechanism(
     Raises: `MechanismError` when the user's code fails to load or raises (one line naming
     the database), `ParameterError` on bad input, `Undecided` when the gate cannot decide.
     """
+    from betweencut.proofs.verdict import Relation
+
     user = resolve(mechanism)
+    relation = Relation.of(neighbours)
+    if relation.is_replace and (search is not None or baseline is not None):
+        raise ParameterError("search" if search is not None else "baseline", "given",
+                             "add/remove pairs only (replace-one: pairs= or exhaustive=N)")
     modes = [pairs is not None, exhaustive is not None, search is not None]
     if sum(modes) != 1:
         raise ParameterError("pairs", "none given" if not any(modes) else "several given",
@@ -106,20 +119,23 @@ def audit_mechanism(
         return audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
                               epsilon=epsilon, delta=delta, claim=claim, on=on,
                               baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
-                              R=R, accountant=accountant, progress=progress)
-    t = _tree(tree, height, arity, exhaustive)
+                              R=R, accountant=accountant, progress=progress,
+                              relation=relation)
+    t = _tree(tree, height, arity, exhaustive, relation)
     params, cal = _params(user, t, tau, lam, R, epsilon, delta, accountant)
-    the_claim = _claim(user, claim, epsilon, delta, params, cal, accountant, t, on)
+    the_claim = _claim(user, claim, epsilon, delta, params, cal, accountant, t, on).under(
+        relation)
     run, built = _run(user, t, params)
     cache = _cache(run, built, the_claim.on)
     leaves = sorted(t.level(t.height - 1))
-    chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim, seed)
+    chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim, relation,
+                    seed)
     return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None and
                   search is None, baseline, progress)
 
 
 def _tree(tree: PublicTree | None, height: int | None, arity: int,
-          exhaustive: int | None) -> PublicTree:
+          exhaustive: int | None, relation: Any = None) -> PublicTree:
     """The public tree, refused up front when its enumeration cannot finish in reasonable time."""
     if tree is None:
         if height is None:
@@ -142,7 +158,12 @@ def _tree(tree: PublicTree | None, height: int | None, arity: int,
                 0 <= exhaustive <= MAX_EXHAUSTIVE):
             raise ParameterError("exhaustive", exhaustive, f"a database size 0..{MAX_EXHAUSTIVE}")
         leaves = len(list(tree.level(tree.height - 1)))
-        count = sum(math.comb(leaves + n - 1, n) for n in range(exhaustive + 1)) * leaves
+        if relation is not None and relation.is_replace:
+            count = sum(math.comb(leaves + n - 1, n) for n in range(exhaustive + 1)) * \
+                math.comb(leaves, 2)
+        else:
+            largest = exhaustive if relation is None else relation.largest(exhaustive)
+            count = sum(math.comb(leaves + n - 1, n) for n in range(largest + 1)) * leaves
         if count > MAX_AUDIT_PAIRS:
             raise ParameterError(
                 "exhaustive", exhaustive, f"at most {MAX_AUDIT_PAIRS} neighbouring pairs "
@@ -306,11 +327,20 @@ def _cache(run: Callable[[Any, Any], Any], built: Any, on: Sequence[str]) -> Any
     return LawCache(run, projections)
 
 
-def _as_pair(pair: object, tree: PublicTree | None) -> tuple[Any, Any]:
+def _as_pair(pair: object, tree: PublicTree | None, replace: bool = False) -> tuple[Any, Any]:
+    """`(D, z)`, or `(D, D')` for replace-one pairs, read from text or records."""
     if not isinstance(pair, tuple | list) or len(pair) != 2:
-        raise ParameterError("pairs", repr(pair), "(database, added record) pairs")
+        raise ParameterError("pairs", repr(pair), "(database, other database) pairs" if replace
+                             else "(database, added record) pairs")
     db, z = pair
     records = parse_database(db, "D") if isinstance(db, str) else db
+    if replace:
+        other = parse_database(z, "D'") if isinstance(z, str) else z
+        if tree is not None:
+            from betweencut.validate import check_leaves
+
+            check_leaves(tree, [*records, *other], "pairs")
+        return tuple(records), tuple(other)
     record = parse_record(z, "z") if isinstance(z, str) else z
     if tree is not None:
         from betweencut.validate import check_leaves
@@ -321,11 +351,19 @@ def _as_pair(pair: object, tree: PublicTree | None) -> tuple[Any, Any]:
 
 def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
            search: int | None, max_size: int | None, leaves: list[Any], tree: PublicTree,
-           cache: Any, claim: Claim, seed: int | None = None) -> list[Any]:
-    from betweencut.proofs.privacy.enumeration.cache import as_database, as_node, neighbouring_pairs
+           cache: Any, claim: Claim, relation: Any, seed: int | None = None) -> list[Any]:
+    from betweencut.proofs.privacy.enumeration.cache import (
+        Neighbour,
+        as_database,
+        as_node,
+        neighbouring_pairs,
+        replace_pairs,
+    )
 
     if exhaustive is not None:
-        return list(neighbouring_pairs(leaves, exhaustive))
+        if relation.is_replace:
+            return list(replace_pairs(leaves, exhaustive + 1))
+        return list(neighbouring_pairs(leaves, relation.largest(exhaustive)))
     if search is not None:
         from betweencut.proofs.privacy.audit.search import search_pairs
 
@@ -338,9 +376,16 @@ def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None
         return list(dict.fromkeys(found.tried))
     if pairs is None or isinstance(pairs, str | bytes):
         raise ParameterError("pairs", repr(pairs), "an iterable of (database, added record)")
-    out = []
+    out: list[Any] = []
     for pair in pairs:
-        db, z = _as_pair(pair, tree)
+        db, z = _as_pair(pair, tree, relation.is_replace)
+        if relation.is_replace:
+            out.append(Neighbour.between(as_database(db, "D"), as_database(z, "D'")))
+            continue
+        if relation.bound is not None and len(db) + 1 > relation.bound:
+            raise ParameterError("pairs", f"|D + z| = {len(db) + 1}",
+                                 f"databases of at most {relation.bound} records "
+                                 f"({relation.text()})")
         out.append((as_database(db, "D"), as_node(z, "z")))
     return out
 
@@ -393,9 +438,10 @@ def _pair_epsilons(cache: Any, results: list[Any]) -> Callable[[Any], dict[str, 
     curves: dict[tuple[Any, Any, str], Any] = {}
 
     def facts(res: Any) -> dict[str, Any]:
-        key = (res.db, res.z, res.on)
+        key = (*res.key, res.on)
         if key not in curves:
-            curves[key] = pair_curve(cache, res.db, res.z, res.on)
+            curves[key] = (cache.neighbour_curve(res.pair, res.on) if res.pair is not None
+                           else pair_curve(cache, res.db, res.z, res.on))
         eps = curves[key].epsilon_at_delta(res.bound)
         return {"epsilon_at_delta": None if eps is None else eps.display(),
                 "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str()}
@@ -423,7 +469,7 @@ def _rows(results: list[Any], given: bool, claim: Claim,
                 worst = res
     return [res.row(**labels.get((res.eps, id(res.bound)), {}),
                     **(more(res) if more else {}))
-            for res in results if (res.db, res.z) == (worst.db, worst.z)]
+            for res in results if res.key == worst.key]
 
 
 def _epsilon_at_delta(out: Verdict, cache: Any, pairs: list[Any], claim: Claim) -> None:
@@ -438,17 +484,25 @@ def _epsilon_at_delta(out: Verdict, cache: Any, pairs: list[Any], claim: Claim) 
         return
     eps = bound.epsilon
     out.facts.update(epsilon_facts(eps, dlt, database_text(bound.db), record_text(bound.z),
-                                   claim.on[0]))
+                                   claim.on[0], bound.pair))
     out.facts["curve"] = bound.curve.to_json()
     out.curve = bound.curve
 
 
-def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str) -> dict[str, object]:
+def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str,
+                  pair: Any = None) -> dict[str, object]:
     """`epsilon_at_delta` (a float, null: no finite ε), `epsilon_at_delta_exact` (exact text,
-    `inf`) and the pair that attains it (`epsilon_at_delta_pair`)."""
+    `inf`) and the pair that attains it (`epsilon_at_delta_pair`; a replace-one `pair` as `D`,
+    `D_prime` and its move `x->y` in `z`)."""
+    where: dict[str, object] = {"D": D, "z": z, "on": on, "delta_exact": str(delta)}
+    if pair is not None and pair.replaced is not None:
+        from betweencut.notation import database_text, replacement_text
+
+        where.update(D=database_text(pair.first), z=replacement_text(*pair.replaced),
+                     D_prime=database_text(pair.second))
     return {"epsilon_at_delta": None if eps is None else eps.display(),
             "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str(),
-            "epsilon_at_delta_pair": {"D": D, "z": z, "on": on, "delta_exact": str(delta)}}
+            "epsilon_at_delta_pair": where}
 
 
 def _regressions(user: UserMechanism, baseline: object, tree: PublicTree,

@@ -50,8 +50,15 @@ def audit_privtree(
     claim: object, on: str | Sequence[str] | None, baseline: object, tree: object,
     height: object, tau: object, lam: object, R: object, accountant: str,
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
+    relation: Any = None,
 ) -> Verdict:
-    """The PrivTree kind of `betweencut.audit_mechanism` (see the module docstring)."""
+    """The PrivTree kind of `betweencut.audit_mechanism` (see the module docstring). Under
+    replace-one (`relation`), a given pair is `(D, D')`, `exhaustive=N` lists every pair of
+    databases of at most `N + 1` points (up to `LIST_CAP`), `search` is refused; the laws of a
+    replace-one pair come from direct enumeration of the real `run`."""
+    from betweencut.proofs.verdict import Relation
+
+    relation = Relation.of(relation)
     given = [n for n, v in (("tree", tree), ("height", height), ("tau", tau), ("lam", lam),
                             ("R", R)) if v is not None]
     if given:
@@ -78,7 +85,7 @@ def audit_privtree(
                               or not 0 <= n <= MAX_PRIVTREE_SIZE):
             raise ParameterError(name, n, f"a PrivTree database size 0..{MAX_PRIVTREE_SIZE}")
     try:
-        return _audit(user, pairs, exhaustive, search, eps, dlt, progress)
+        return _audit(user, pairs, exhaustive, search, eps, dlt, progress, relation)
     except (BetweenCutError, KeyboardInterrupt):
         raise
     except BaseException as exc:  # the user's membership rule, split rule or run
@@ -87,7 +94,8 @@ def audit_privtree(
 
 def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
            exhaustive: int | None, search: int | None, eps: Any, dlt: Any,
-           progress: Callable[[Iterable[Any], int], Iterable[Any]] | None) -> Verdict:
+           progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
+           relation: Any) -> Verdict:
     from betweencut.proofs.baselines.privtree_audit import (
         PrivTreeLawCache,
         epsilon_bound,
@@ -97,13 +105,23 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
 
     mech = user.built
     cache = PrivTreeLawCache(mech)
-    chosen, covered, databases = _pairs(mech, pairs, exhaustive, search, dlt)
-    claim = Claim.dp(eps, dlt)
+    if relation.is_replace:
+        chosen, covered, databases = _replace_pairs(mech, pairs, exhaustive, search)
+    else:
+        chosen, covered, databases = _pairs(mech, pairs, exhaustive, search, dlt, relation)
+    claim = Claim.dp(eps, dlt).under(relation)
     shown = progress(chosen, len(chosen)) if progress else chosen
-    # the largest epsilon at delta over every pair covered; the claim holds on all of them iff
-    # it holds on the pair attaining it (privtree_audit.epsilon_bound), which is audited
-    bound = epsilon_bound(cache, shown, dlt)
-    decisive = chosen if bound is None else [(bound.db, bound.z)]
+    bound: Any
+    if relation.is_replace:  # every replace-one pair through the real run, each curve direct
+        from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+        decisive = list(shown)
+        bound = epsilon_lower_bound(cache, decisive, dlt, "output")
+    else:
+        # the largest epsilon at delta over every pair covered; the claim holds on all of them
+        # iff it holds on the pair attaining it (privtree_audit.epsilon_bound), which is audited
+        bound = epsilon_bound(cache, shown, dlt)
+        decisive = chosen if bound is None else [(bound.db, bound.z)]
     found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
                         keep=True)
     subject = {
@@ -118,13 +136,14 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
     worst = found.refutation or found.tightest
     if worst is not None:
         out.rows = [res.row() for res in found.results
-                    if (res.db, res.z) == (worst.db, worst.z)]
+                    if res.key == worst.key]
     if bound is not None:
         from betweencut.api.mechanism import epsilon_facts
         from betweencut.notation import database_text, record_text
 
         out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),
-                                       record_text(bound.z), "output"))
+                                       record_text(bound.z), "output",
+                                       getattr(bound, "pair", None)))
         if bound.curve is not None:
             out.facts["curve"] = bound.curve.to_json()
             out.curve = bound.curve
@@ -147,8 +166,43 @@ def _box_point(text: object, mech: Any, name: str) -> tuple[int, ...]:
     return point
 
 
+def _replace_pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None,
+                   exhaustive: int | None, search: int | None) -> tuple[list[Any], str, int]:
+    """Replace-one pairs: given `(D, D')`, or every pair of databases of at most `N + 1`
+    points (`exhaustive=N`, at most `LIST_CAP` pairs)."""
+    from betweencut.proofs.baselines import privtree_audit as pa
+    from betweencut.proofs.privacy.enumeration.cache import Neighbour, replace_pairs
+
+    if search is not None:
+        raise ParameterError("search", search, "add/remove pairs only (replace-one: pairs= or "
+                             "exhaustive=N)")
+    if exhaustive is not None:
+        from betweencut.baselines.privtree import volume
+
+        width = volume(mech.box)
+        count = sum(math.comb(width + n - 1, n) for n in range(exhaustive + 1)) * \
+            math.comb(width, 2)
+        if count > LIST_CAP:
+            raise ParameterError("exhaustive", exhaustive, f"at most {LIST_CAP} replace-one "
+                                 f"pairs (this box and size give {count})")
+        return list(replace_pairs(pa.domain(mech), exhaustive + 1)), \
+            f"every pair of databases of at most {exhaustive + 1} points (listed)", count
+    if pairs is None or isinstance(pairs, str | bytes):
+        raise ParameterError("pairs", repr(pairs), "an iterable of (database, other database)")
+    out = []
+    for given in pairs:
+        if not isinstance(given, tuple | list) or len(given) != 2:
+            raise ParameterError("pairs", repr(given), "(database, other database) pairs")
+        dbs: list[Any] = [parse_database(db, name) if isinstance(db, str) else db
+                          for db, name in zip(given, ("D", "D'"), strict=True)]
+        first, second = (tuple(sorted(_box_point(p, mech, name) for p in db))
+                         for db, name in zip(dbs, ("D", "D'"), strict=True))
+        out.append(Neighbour.between(first, second))
+    return out, "the pairs given", len(out)
+
+
 def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
-           search: int | None, dlt: Any) -> tuple[list[Any], str, int]:
+           search: int | None, dlt: Any, relation: Any = None) -> tuple[list[Any], str, int]:
     """The pairs to audit, what they cover (in words) and how many databases that is."""
     from betweencut.baselines.privtree import volume
     from betweencut.proofs.baselines import privtree_audit as pa
@@ -157,6 +211,9 @@ def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive:
 
     partition = is_partition(mech)
     width = volume(mech.box)
+    if relation is not None and relation.bound is not None:
+        exhaustive = None if exhaustive is None else min(exhaustive, relation.bound - 1)
+        search = None if search is None else min(search, relation.bound - 1)
     if exhaustive is not None:
         n = exhaustive
         if partition and dlt == 0:
@@ -201,5 +258,9 @@ def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive:
         points = tuple(sorted(_box_point(p, mech, "D") for p in records))
         if len(points) > MAX_PRIVTREE_SIZE:
             raise ParameterError("D", f"{len(points)} points", f"at most {MAX_PRIVTREE_SIZE}")
+        if relation is not None and relation.bound is not None and \
+                len(points) + 1 > relation.bound:
+            raise ParameterError("pairs", f"|D + z| = {len(points) + 1}",
+                                 f"databases of at most {relation.bound} points")
         out.append((points, _box_point(z_given, mech, "z")))
     return out, "the pairs given", len(out)

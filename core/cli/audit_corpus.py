@@ -6,12 +6,15 @@ added record `z ∈ {0, 1, 2}^m`, moving query `i` by `z_i - 1`), the literature
 whether the exact one agrees; a refuted row carries its counterexample. Exit 0 when every row
 agrees with the literature, 1 otherwise. `--mechanism MODULE:CALLABLE` audits your own
 `run(q, test)` on the same pairs instead (exit 0 when its claimed ε holds on every pair
-audited, 1 when refuted).
+audited, 1 when refuted). `--queries M` sets m for every row that scales, `--neighbours` the
+relation (each JSON row states both, as `queries` and `claim.neighbours`); long runs print
+public cost estimates and progress on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from fractions import Fraction
 
 from betweencut.cli._common import (
@@ -34,8 +37,16 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--name", action="append", default=[], help="only this row (repeatable)")
     p.add_argument("--mechanism", metavar="MODULE:CALLABLE",
                    help="audit your own run(q, test) instead (q: the m query answers)")
-    p.add_argument("--queries", type=positive_int("queries", 1, 6), metavar="M",
-                   help="with --mechanism: the number m of queries (default 2)")
+    p.add_argument("--queries", type=positive_int("queries", 1, 256), metavar="M",
+                   help="the number m of queries of every row that scales (default: each "
+                        "row's own; with --mechanism: 2); past m = 6 every input is decided "
+                        "at once by the proved reduction where it applies")
+    p.add_argument("--neighbours", default="add-remove", metavar="RELATION",
+                   help="add-remove (default), replace-one, or add-remove-bounded:N (a public "
+                        "bound N on every database's size); every row states the one it used")
+    p.add_argument("--method", choices=("auto", "listing", "reduction"), default="auto",
+                   help="auto (default): list every pair up to m = 6, past that the reduction; "
+                        "listing; reduction (every input at once, pure claims)")
     p.add_argument("--epsilon", type=rational("epsilon"),
                    help="with --mechanism: the claimed epsilon (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object")
@@ -45,10 +56,15 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import audit_corpus
 
-    if args.mechanism is None and (args.queries is not None or args.epsilon is not None):
-        raise UsageError("--queries and --epsilon go with --mechanism MODULE:CALLABLE")
+    if args.mechanism is None and args.epsilon is not None:
+        raise UsageError("--epsilon goes with --mechanism MODULE:CALLABLE (every row is "
+                         "audited at its own claimed epsilon)")
+
+    def report(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
     verdict = audit_corpus(
-        args.size, args.name, mechanism=args.mechanism,
-        queries=2 if args.queries is None else args.queries,
-        epsilon=Fraction(1) if args.epsilon is None else args.epsilon)
+        args.size, args.name, mechanism=args.mechanism, queries=args.queries,
+        epsilon=Fraction(1) if args.epsilon is None else args.epsilon,
+        neighbours=args.neighbours, method=args.method, progress=report)
     return print_verdict(verdict, args.json)

@@ -55,6 +55,14 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--db", help="database D: records such as 0/1,1/1 (0/1*2: two copies; '' = "
                    "empty)")
     p.add_argument("--add", help="the added record z, such as 0/0")
+    p.add_argument("--other", metavar="DB",
+                   help="with --neighbours replace-one: the other database D' (D with one "
+                        "record replaced), such as 0/0,1/1")
+    p.add_argument("--neighbours", default="add-remove", metavar="RELATION",
+                   help="add-remove (default), replace-one (pairs --db D --other D'; "
+                        "--exhaustive N: every pair of databases of at most N + 1 records) or "
+                        "add-remove-bounded:N (a public bound N on every database's size); "
+                        "stated in the verdict")
     p.add_argument("--on", choices=("transcript", "heavy", "output"),
                    help="only the transcript or the Heavy set (with --mechanism also 'output', "
                         "the default there: the callable's whole return value)")
@@ -81,7 +89,8 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
 def run(args: argparse.Namespace) -> int:
     flags = [args.height, args.lam, args.R, args.epsilon, args.delta, args.tau, args.db,
              args.add, args.on, args.exhaustive, args.plot, args.search, args.max_size,
-             args.baseline]
+             args.baseline, args.other]
+    replace_one = args.neighbours.strip().startswith("replace-one")
     if args.mechanism is None and all(f is None for f in flags):
         from betweencut.cli.audit import run as run_group
 
@@ -90,8 +99,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--baseline and --search go with --mechanism MODULE:CALLABLE")
     if args.mechanism is None and args.on == "output":
         raise UsageError("--on output goes with --mechanism (BetweenCut: transcript or heavy)")
-    if (args.db is not None and args.add is None) or (args.add is not None and args.db is None):
-        raise UsageError("give --db and --add together")
+    second = args.other if replace_one else args.add
+    if replace_one and args.add is not None:
+        raise UsageError("--add goes with add/remove neighbours; replace-one: --db D --other D'")
+    if not replace_one and args.other is not None:
+        raise UsageError("--other goes with --neighbours replace-one")
+    if (args.db is not None and second is None) or (second is not None and args.db is None):
+        raise UsageError("give --db and --other together" if replace_one else
+                         "give --db and --add together")
     check_plot(args.plot)
     from betweencut.api import audit_mechanism
     from betweencut.api.load import PRIVTREE, resolve
@@ -120,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             if args.max_size is not None:
                 raise UsageError("--max-size: for a PrivTree, --search N and --exhaustive N "
                                  "already give the database size N")
-    pairs = None if args.db is None else [(args.db, args.add)]
+    pairs = None if args.db is None else [(args.db, second)]
 
     def bar(items: Any, total: int) -> Any:
         return progress(items, total, "pairs")
@@ -129,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         mechanism, pairs, exhaustive=args.exhaustive, search=args.search,
         max_size=args.max_size, epsilon=args.epsilon, delta=args.delta, claim=claim,
         on=args.on, baseline=args.baseline, accountant=args.accountant, progress=bar,
+        neighbours=args.neighbours,
         **{k: v for k, v in tree_flags.items() if v is not None})
     if args.plot is not None:
         plot(args.plot, verdict)

@@ -25,16 +25,15 @@ The Gaussian rows (`noise = GAUSSIAN`: Gaussian SVT, Gaussian report-noisy-max) 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import GAUSSIAN, LAPLACE
-from betweencut.notation import database_text, record_text
+from betweencut.proofs.baselines import corpus_rows, corpus_scale
 from betweencut.proofs.baselines.corpus_rows import (
     EPS,
     NOWHERE,
@@ -45,28 +44,32 @@ from betweencut.proofs.baselines.corpus_rows import (
     RowResult,
     Run,
     moves,
-    pairs_of,
+    moves_of,
 )
-from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
+from betweencut.proofs.baselines.corpus_scale import (
+    infinite_witness,
+    largest_loss,
+    loss_enclosure,
+    loss_facts,
+)
+from betweencut.proofs.exact.arith import ExpPoly, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.audit.mechanism import (
     ClaimPoint,
-    audit_pairs,
     display,
-    output_text,
 )
 from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.enumeration.cache import Database, Mechanism
+from betweencut.proofs.privacy.enumeration.cache import Database
+from betweencut.proofs.privacy.enumeration.every_input import ReductionRefused
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
-    infinite_loss_event,
 )
 from betweencut.proofs.registry import claim, register_audit
-from betweencut.proofs.verdict import Direction, Refutation
+from betweencut.proofs.verdict import Relation
 from betweencut.tree import Node
 
-__all__ = ["CORPUS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
-           "check_corpus_verdicts"]
+__all__ = ["CORPUS", "METHODS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
+           "check_corpus_verdicts", "decide", "infinite_witness", "largest_loss", "loss_facts"]
 
 CLAIM = "SVT corpus and report-noisy-max verdicts"
 EPS_WIDTH, EPS_MAX = Fraction(1, 1024), Fraction(16)
@@ -160,60 +163,90 @@ CORPUS: tuple[CorpusRow, ...] = (
 )
 
 
-def _loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
-    """Display only: bounds of `ln(P/Q)` from certified enclosures (never decides)."""
-    p_lo, p_hi = enclose(p)
-    q_lo, q_hi = enclose(q)
-    return (math.log(max(p_lo, Fraction(1, 10**300)) / q_hi), math.log(p_hi / q_lo))
+METHODS = ("auto", "listing", "reduction")
 
 
-def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
-    """Decide `row`'s claim exactly on every pair with `|D| <= size` (see the module doc); a
-    Gaussian row with certified enclosures (`gaussian_corpus.audit_gaussian_row`)."""
-    if size < 0:
+def _check_size_method(size: int, method: str) -> None:
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
-    if row.literature == UNKNOWN and row.noise == LAPLACE and not row.claim:
+    if method not in METHODS:
+        raise ParameterError("method", method, ", ".join(METHODS))
+
+
+def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
+              method: str = "auto", progress: Callable[[str], None] | None = None
+              ) -> RowResult:
+    """Decide `row`'s claim exactly on every pair of databases of at most `size + 1` records
+    under the relation `neighbours` (default add/remove; see `corpus_rows`); a Gaussian row with
+    certified enclosures (`gaussian_corpus.audit_gaussian_row`).
+
+    `method`: "listing" enumerates every pair (refused past `MAX_LISTED` pairs); "reduction"
+    decides every pair at once by the monotone-vertex reduction
+    (`betweencut.proofs.privacy.enumeration.every_input`: pure claims, oblivious Laplace
+    mechanisms, the pairs of the empty database or of one record); "auto" lists up to
+    `AUTO_LISTED` pairs (the listing at m = 6) and reduces past that, listing when the reduction
+    refuses and the listing is affordable. `progress` receives public cost estimates and
+    progress lines (pair counts, answer sequences: no data).
+    """
+    _check_size_method(size, method)
+    relation = Relation.of(neighbours)
+    row = row.stated(relation)
+    relation = row.relation or relation
+    if row.literature == UNKNOWN and row.noise == LAPLACE and not row.claim and (
+            row.run_db is None):
         from betweencut.proofs.privacy.enumeration.gaussian_noise import asks_gaussian
 
         zeros = _zeros(row.m)
         user_run = row.make(row.m)
         if asks_gaussian(lambda test: user_run(zeros, test)):  # a user's Gaussian mechanism
             row = replace(row, noise=GAUSSIAN, claim=((row.eps, Fraction(0)),))
+    count = corpus_rows.pair_count(row, size, relation)
     if row.noise == GAUSSIAN:
+        corpus_scale.check_listing(row, count, "the Gaussian rows are certified pair by pair")
         from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
 
-        return audit_gaussian_row(row, size)
-    run = row.mechanism()
-    cache = QueryLawCache(run)
-    pairs = pairs_of(row.m, size)
-    verdict = audit_pairs(cast(Mechanism, run), pairs, [(row.eps, Fraction(0))], cache=cache)
-    detail: dict[str, Any] = {}
-    if verdict.holds:
-        detail["largest_loss"] = largest_loss(cache, pairs)
+        return audit_gaussian_row(row, size, relation)
+    evidence = corpus_scale.evidence(row, size, relation, count, method, progress)
+    try:
+        return decide(row, evidence)
+    except ReductionRefused as exc:  # a reported pair the real code does not confirm
+        if method == "reduction":
+            raise
+        corpus_scale.check_listing(row, count, exc.reason)
+        return decide(row, corpus_scale.Listing(row, corpus_rows.pairs_for(row, size,
+                                                                             relation)))
+
+
+def decide(row: CorpusRow, evidence: Any) -> RowResult:
+    """The row's verdict and the evidence its literature verdict predicts (module docstring),
+    from `evidence` (`corpus_scale.Listing` or `corpus_scale.Reduced`: the same questions)."""
+    point = evidence.check(row.eps)
+    detail: dict[str, Any] = dict(evidence.detail)
+    if point.holds:
+        detail["largest_loss"] = evidence.largest_loss()
         return RowResult(row, True, "holds on every pair audited",
-                         row.literature in (PRIVATE, UNKNOWN), verdict.pairs, detail,
-                         verdict.tightest)
-    ref = verdict.refutation
-    if ref is None:  # pragma: no cover - audit_pairs sets it with holds False
-        raise ParameterError("verdict", verdict, "a refutation when the claim fails")
-    refutation = ref.refutation(f"({row.eps}, 0)-DP",
-                                f"record z moves the queries by {moves(ref.z)}")
-    detail["moves"] = moves(ref.z)
-    at_zero = epsilon_for_delta(cache.make_joint(ref.db, ref.z, "output"), Fraction(0),
+                         row.literature in (PRIVATE, UNKNOWN), evidence.pairs, detail, point)
+    pair = point.neighbour
+    queries = row.run_db is None  # a tree row's records are not moves of query answers
+    refutation = point.refutation(f"({row.eps}, 0)-DP",
+                                  f"the pair moves the queries by {moves_of(pair)}"
+                                  if queries else "")
+    if queries:
+        detail["moves"] = moves_of(pair)
+    at_zero = epsilon_for_delta(evidence.cache.pair_joint(pair, "output"), Fraction(0),
                                 EPS_WIDTH, EPS_MAX)
     detail["epsilon_at_delta_0"] = (None if at_zero is None  # null: none up to EPS_MAX
                                     else [str(at_zero[0]), str(at_zero[1])])
     agrees = False
     found = "refuted"
     if row.literature == PRIVATE_AT and row.eps_private is not None:
-        larger = audit_pairs(cast(Mechanism, run), pairs, [(row.eps_private, Fraction(0))],
-                             cache=cache)
-        detail["holds_at_eps_private"] = larger.holds
-        agrees = larger.holds
+        larger = evidence.check(row.eps_private).holds
+        detail["holds_at_eps_private"] = larger
+        agrees = larger
         found = f"refuted; holds at eps' = {row.eps_private} on every pair audited" \
-            if larger.holds else f"refuted; also refuted at eps' = {row.eps_private}"
+            if larger else f"refuted; also refuted at eps' = {row.eps_private}"
     elif row.literature in (NOWHERE, UNKNOWN):
-        witness = _infinite_witness(cache, pairs, row.eps)
+        witness = evidence.infinite(row.eps)
         if witness is not None:
             refutation = witness
             agrees = row.literature == NOWHERE
@@ -224,44 +257,7 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
             agrees = growth["increasing"] and growth["exceeds_claim"] and growth["linear"]
             found = "refuted; loss grows with the number of queries" if agrees else \
                 "refuted; the loss family does not grow"
-    return RowResult(row, False, found, agrees, verdict.pairs, detail, ref, refutation)
-
-
-def largest_loss(cache: QueryLawCache, pairs: list[tuple[Database, Node]]) -> dict[str, Any]:
-    """The pair and output with the largest `P(o)/Q(o)` (both directions), compared exactly
-    (`P1·Q2` against `P2·Q1`); its loss `ln(P/Q)` is shown as an enclosure (display only)."""
-    best: tuple[ExpPoly, ExpPoly, Database, Node, Hashable] | None = None
-    for db, z in pairs:
-        joint = cache.make_joint(db, z, "output")
-        for o in joint.outputs:
-            po, qo = joint.p.get(o, ExpPoly()), joint.q.get(o, ExpPoly())
-            for p, q in ((po, qo), (qo, po)):
-                if q.is_zero():
-                    continue
-                if best is None or sign(p * best[1] - best[0] * q) > 0:
-                    best = (p, q, db, z, o)
-    if best is None:
-        return {}
-    p, q, db, z, o = best
-    return {"D": database_text(db), "z": record_text(z), "moves": moves(z),
-            "output": output_text(o), "P": exact_str(p), "Q": exact_str(q),
-            "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
-
-
-def _infinite_witness(cache: QueryLawCache, pairs: list[tuple[Database, Node]], eps: Fraction
-                      ) -> Refutation | None:
-    """A refutation at every ε: an output with `P > 0 = Q` exactly, on the first pair that has
-    one."""
-    for db, z in pairs:
-        joint = cache.make_joint(db, z, "output")
-        found = infinite_loss_event(joint)
-        if found is not None:
-            o, p, direction = found
-            return Refutation(
-                "eps-DP for any eps", database_text(db), record_text(z), "output",
-                Direction(direction), eps, (output_text(o),), 1, p, ExpPoly(), p, Fraction(0),
-                f"Q(S) = 0 < P(S): private at no eps; record z moves the queries by {moves(z)}")
-    return None
+    return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation)
 
 
 FAMILY_SLOPE = Fraction(4, 5)
@@ -295,26 +291,59 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
                 {"t": t, "m": 2 * t, "moves": moves(family_pair(t)[1]),
                  "output": repr(family_pair(t)[2]),
                  "P": exact_str(p), "Q": exact_str(q),  # P under D, Q under D + z
-                 "loss_approx": [round(x, 6) for x in _loss_enclosure(p, q)]}
+                 "loss_approx": [round(x, 6) for x in loss_enclosure(p, q)]}
                 for t, p, q in values], "linear": linear}
 
 
 def user_row(spec: str, run: Run, m: int, eps: Fraction) -> CorpusRow:
     """A row for a user's mechanism `run(q, test)` on `m` query answers, claimed `eps`."""
-    if not isinstance(m, int) or not 1 <= m <= 6:
-        raise ParameterError("queries", m, "an integer 1 <= m <= 6 (3^m records are tried)")
+    if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_QUERIES:
+        raise ParameterError("queries", m, f"an integer 1 <= m <= {MAX_QUERIES}")
     if Fraction(eps) <= 0:
         raise ParameterError("epsilon", eps, "a rational epsilon > 0")
     return CorpusRow(spec, "user mechanism", lambda _m: run, m, UNKNOWN, "user", Fraction(eps))
 
 
-def audit_corpus(size: int = 0, names: tuple[str, ...] = ()) -> list[RowResult]:
-    """Every row of `CORPUS` (or those named), audited exactly on pairs with `|D| <= size`."""
-    known = {row.name for row in CORPUS}
+MAX_QUERIES = 256
+
+
+def at_queries(row: CorpusRow, m: int | None) -> CorpusRow:
+    """`row` with `m` queries (`None`: its own m); a row whose claim is stated at its own m
+    (the Gaussian rows, the tree rows) keeps it."""
+    if m is None or not row.scalable or row.noise == GAUSSIAN:  # claims computed at their m
+        return row
+    if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_QUERIES:
+        raise ParameterError("queries", m, f"an integer 1 <= m <= {MAX_QUERIES}")
+    return replace(row, m=m)
+
+
+def corpus_rows_all() -> tuple[CorpusRow, ...]:
+    """The sparse-vector rows and the tree rows (`tree_corpus`: heavy hitters, BinAgg)."""
+    from betweencut.proofs.baselines.tree_corpus import TREE_ROWS
+
+    return CORPUS + TREE_ROWS
+
+
+def audit_corpus(size: int = 0, names: tuple[str, ...] = (), *, queries: int | None = None,
+                 neighbours: object = None, method: str = "auto",
+                 progress: Callable[[str], None] | None = None) -> list[RowResult]:
+    """Every row (or those named), audited exactly on the pairs of databases of at most
+    `size + 1` records under `neighbours`; `queries` sets m for the rows that scale."""
+    rows = corpus_rows_all()
+    known = {row.name for row in rows}
     unknown = set(names) - known
     if unknown:
         raise ParameterError("name", sorted(unknown)[0], f"one of {sorted(known)}")
-    return [audit_row(row, size) for row in CORPUS if not names or row.name in names]
+    relation = Relation.of(neighbours)
+    chosen = [at_queries(row, queries) for row in rows if not names or row.name in names]
+    _check_size_method(size, method)
+    for row in chosen:  # a row that cannot be decided is refused before the others run
+        stated = row.stated(relation)
+        under = stated.relation or relation
+        corpus_scale.precheck(stated, size, under, corpus_rows.pair_count(stated, size, under),
+                              method)
+    return [audit_row(row, size, neighbours=relation, method=method, progress=progress)
+            for row in chosen]
 
 
 @claim(CLAIM, "Lyu, Su, Li 2017, Fig. 1 and Table 1")

@@ -2,6 +2,19 @@
 its claimed `ε` or `(ε, δ)` points, the literature's verdict), what its audit found
 (`RowResult`, as a `Verdict`), and the pairs every row is audited on. Shared by the exact
 Laplace rows (`corpus`) and the certified Gaussian ones (`gaussian_corpus`).
+
+The pairs depend on the neighbour relation (`betweencut.proofs.verdict.Relation`), chosen so
+that one record moves each query by at most `Δ = 1` under each (the sensitivity the literature's
+theorems assume):
+
+* add/remove: records `r ∈ {0, 1, 2}^m` move query `i` by `r_i - 1`; every `(D, D + z)` with
+  `|D| <= size` (bounded: and `|D + z| <= n`);
+* replace-one: records `r ∈ {1, 2}^m` (counting queries: `q_i` counts the records with
+  `r_i = 2`); every `(D, D')` of at most `size + 1` records where `D'` replaces one record of
+  `D` (so that both relations cover the databases of at most `size + 1` records).
+
+A row on other records (a tree's leaves, PrivTree's points) gives its own `universe` and a
+mechanism on databases (`run_db`).
 """
 
 from __future__ import annotations
@@ -16,12 +29,17 @@ from betweencut.baselines import svt_corpus as sc
 from betweencut.noisy_queries import LAPLACE, QueryTest
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.privacy.audit.mechanism import ClaimPoint, PointResult
-from betweencut.proofs.privacy.enumeration.cache import Database, neighbouring_pairs
-from betweencut.proofs.verdict import Claim, Refutation, Verdict
+from betweencut.proofs.privacy.enumeration.cache import (
+    Database,
+    Neighbour,
+    neighbouring_pairs,
+    replace_pairs,
+)
+from betweencut.proofs.verdict import Claim, Neighbours, Refutation, Relation, Verdict
 from betweencut.tree import Node
 
 __all__ = ["EPS", "NOWHERE", "PRIVATE", "PRIVATE_AT", "UNKNOWN", "CorpusRow", "RowResult",
-           "moves", "pairs_of"]
+           "moves", "moves_of", "pairs_for", "pairs_of", "records_for"]
 
 PRIVATE, PRIVATE_AT, NOWHERE = "private", "private at", "private at no eps"
 UNKNOWN = "unknown"  # a user's mechanism: no literature verdict, `agrees` means `holds`
@@ -46,11 +64,31 @@ class CorpusRow:
     noise: str = LAPLACE  # GAUSSIAN: decided by `gaussian_corpus` (certified)
     claim: tuple[ClaimPoint, ...] = ()  # (ε, δ) points; empty: the pure claim (eps, 0)
     claim_private: tuple[ClaimPoint, ...] = ()  # `private at` a weaker (ε, δ) claim
+    relation: Relation | None = None  # a row stated under one relation only (None: any)
+    # the literature's verdict under another relation: kind -> (verdict, eps_private)
+    under: tuple[tuple[Neighbours, str, Fraction | None], ...] = ()
+    scalable: bool = True  # `--queries` sets its m (False: the claim is stated at its own m)
+    run_db: Callable[[Database, Any], Hashable] | None = None  # records: `universe`
+    universe: tuple[Node, ...] = ()
+    fresh_noise: bool = False  # `run_db` asks fresh-noise BTQuery tests (factor-bag laws)
 
     def mechanism(self, m: int | None = None) -> Callable[[Database, QueryTest], Hashable]:
+        if self.run_db is not None:
+            return self.run_db
         m = self.m if m is None else m
         run = self.make(m)
         return lambda db, test: run(sc.query_answers(db, m), test)
+
+    def stated(self, relation: Relation) -> CorpusRow:
+        """This row under `relation` (its own, if it has one): the literature's verdict there."""
+        from dataclasses import replace
+
+        chosen = self.relation or relation
+        for kind, verdict, eps_private in self.under:
+            if kind is chosen.kind:
+                return replace(self, relation=chosen, literature=verdict,
+                               eps_private=eps_private)
+        return replace(self, relation=chosen)
 
 
 @dataclass
@@ -72,15 +110,18 @@ class RowResult:
         """The row as a `Verdict` (the same shape as every audit), with the corpus's facts."""
         claim = (Claim.dp(self.row.eps, Fraction(0)) if not self.row.claim else Claim(
             "; ".join(f"({e}, {exact_str(d)})-DP" for e, d in self.row.claim),
-            tuple(self.row.claim)))
+            tuple(self.row.claim))).under(self.row.relation or Relation())
         literature = self.row.literature + (
             f" {self.row.eps_private}" if self.row.eps_private is not None else "")
+        relation = self.row.relation or Relation()
         subject = {"name": self.row.name, "title": self.row.title, "queries": self.row.m,
-                   "literature": literature, "source": self.row.source}
+                   "literature": literature, "source": self.row.source,
+                   "neighbours": relation.text()}
         out = Verdict("corpus", subject, claim, self.holds, pairs=self.pairs)
         out.rows = [] if self.worst is None else [self.worst.row()]
         out.refutation = self.refutation
         out.facts = {"name": self.row.name, "queries": self.row.m, "literature": literature,
+                     "neighbours": relation.text(),
                      "agrees": self.agrees, "found": self.verdict, "noise": self.row.noise,
                      **self.detail}
         return out
@@ -94,7 +135,41 @@ def moves(z: Node) -> str:
     return str(tuple(x - 1 for x in z))
 
 
+def moves_of(pair: Neighbour) -> str:
+    """How a pair moves the queries: `z - 1` (add/remove), `y - x` (replace `x` by `y`)."""
+    if pair.replaced is None:
+        return moves(pair.z)
+    x, y = pair.replaced
+    return str(tuple(b - a for a, b in zip(x, y, strict=True)))
+
+
 def pairs_of(m: int, size: int) -> list[tuple[Database, Node]]:
-    """Every `(D, z)` with `|D| <= size`, `z ∈ {0, 1, 2}^m` (every row, Gaussian ones too)."""
+    """Every `(D, z)` with `|D| <= size`, `z ∈ {0, 1, 2}^m` (the add/remove pairs)."""
     records = list(itertools.product((0, 1, 2), repeat=m))
     return list(neighbouring_pairs(records, size))
+
+
+def records_for(m: int, relation: Relation) -> list[Node]:
+    """The record universe of the sparse-vector rows under `relation` (module docstring)."""
+    values = (1, 2) if relation.is_replace else (0, 1, 2)
+    return list(itertools.product(values, repeat=m))
+
+
+def pairs_for(row: CorpusRow, size: int, relation: Relation) -> list[Neighbour]:
+    """Every pair a row is audited on under `relation` (module docstring)."""
+    records = list(row.universe) if row.run_db is not None else records_for(row.m, relation)
+    if relation.is_replace:
+        return list(replace_pairs(records, size + 1))
+    return [Neighbour.add(db, z) for db, z in neighbouring_pairs(records,
+                                                                 relation.largest(size))]
+
+
+def pair_count(row: CorpusRow, size: int, relation: Relation) -> int:
+    """How many pairs `pairs_for` lists (computed, not listed: the cost estimate)."""
+    import math
+
+    k = len(row.universe) if row.run_db is not None else (
+        (2 if relation.is_replace else 3) ** row.m)
+    if relation.is_replace:
+        return sum(math.comb(k + n - 1, n) for n in range(size + 1)) * math.comb(k, 2)
+    return sum(math.comb(k + n - 1, n) for n in range(relation.largest(size) + 1)) * k

@@ -29,19 +29,19 @@ from fractions import Fraction
 from typing import Any, cast
 
 from betweencut.errors import ParameterError
-from betweencut.notation import database_text, record_text
+from betweencut.notation import database_text, record_text, replacement_text
 from betweencut.proofs.baselines import corpus_rows
 from betweencut.proofs.baselines.corpus_rows import CorpusRow, RowResult
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, audit_pairs, output_text
 from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.enumeration.cache import Database, Mechanism
+from betweencut.proofs.privacy.enumeration.cache import Mechanism, Neighbour
 from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     CertifiedJoint,
     GaussianLawCache,
 )
-from betweencut.proofs.verdict import Direction, Refutation
+from betweencut.proofs.verdict import Direction, Refutation, Relation
 from betweencut.tree import Node
 
 __all__ = ["audit_gaussian_row", "infinite_loss_witness", "largest_pure_loss", "zhu_wang_delta"]
@@ -72,6 +72,15 @@ def _moves(z: Node) -> str:
     return str(tuple(x - 1 for x in z))
 
 
+def _pair_text(pair: Neighbour) -> dict[str, str]:
+    out = {"D": database_text(pair.first), "z": record_text(pair.z),
+           "moves": corpus_rows.moves_of(pair)}
+    if pair.replaced is not None:
+        out["z"] = replacement_text(*pair.replaced)
+        out["D_prime"] = database_text(pair.second)
+    return out
+
+
 def _strings(cex: dict[str, object]) -> dict[str, object]:
     return {k: (v if isinstance(v, str | int) else str(v)) for k, v in cex.items()}
 
@@ -80,35 +89,34 @@ def _tightest(verdict: AuditVerdict) -> dict[str, Any]:
     worst = verdict.worst
     if worst is None:
         return {}
-    return {"D": str(worst.db), "z": str(worst.z), "moves": _moves(worst.z), "eps": str(worst.eps),
+    return {**_pair_text(worst.neighbour), "eps": str(worst.eps),
             "delta_pair": str(worst.delta), "claimed_delta": exact_str(worst.bound)}
 
 
-def largest_pure_loss(cache: GaussianLawCache, pairs: list[tuple[Database, Node]]
-                      ) -> dict[str, Any]:
+def largest_pure_loss(cache: GaussianLawCache, pairs: list[Neighbour]) -> dict[str, Any]:
     """The largest `ε` with `δ_pair(ε) > 0` over the pairs (certified to `LOSS_WIDTH`, by
     `epsilon_for_delta` at target 0), with its pair; `None` past `LOSS_MAX`."""
-    best: tuple[Fraction, Database, Node] | None = None
-    for db, z in pairs:
-        found = epsilon_for_delta(cache.make_joint(db, z, "output"), Fraction(0), LOSS_WIDTH,
+    best: tuple[Fraction, Neighbour] | None = None
+    for pair in pairs:
+        found = epsilon_for_delta(cache.pair_joint(pair, "output"), Fraction(0), LOSS_WIDTH,
                                   LOSS_MAX)
         if found is None:
-            return {"at_most": None, "D": str(db), "z": str(z), "moves": _moves(z)}
+            return {"at_most": None, **_pair_text(pair)}
         if best is None or found[1] > best[0]:
-            best = (found[1], db, z)
+            best = (found[1], pair)
     if best is None:
         return {}
-    return {"at_most": str(best[0]), "D": str(best[1]), "z": str(best[2]),
-            "moves": _moves(best[2])}
+    return {"at_most": str(best[0]), **_pair_text(best[1])}
 
 
-def infinite_loss_witness(cache: GaussianLawCache, pairs: list[tuple[Database, Node]],
+def infinite_loss_witness(cache: GaussianLawCache, pairs: list[Neighbour],
                           above: Fraction, point: tuple[Fraction, Any]) -> Refutation | None:
     """An output with probability exactly 0 under one database of a pair (a structural zero:
     its noiseless comparisons contradict each other) and certainly above `above` under the
     other: no `(ε, δ)` with `δ < P` holds on that pair (refuting the claimed `point`)."""
-    for db, z in pairs:
-        joint: CertifiedJoint = cache.make_joint(db, z, "output")
+    for pair in pairs:
+        joint = cast(CertifiedJoint, cache.pair_joint(pair, "output"))
+        texts = _pair_text(pair)
         for o in joint.outputs:
             for first, second, direction in ((joint.p, joint.q, Direction.FORWARD),
                                              (joint.q, joint.p, Direction.BACKWARD)):
@@ -118,21 +126,25 @@ def infinite_loss_witness(cache: GaussianLawCache, pairs: list[tuple[Database, N
                 if Enclosure.of(po).enclose(64)[0] > above:
                     eps, dlt = point
                     return Refutation(
-                        "(eps, delta)-DP with delta below P(S)", database_text(db),
-                        record_text(z), "output", direction, eps, (output_text(o),), 1, po,
-                        ExpPoly(), po, dlt, f"Q(S) = 0 exactly (a structural zero); record z "
-                        f"moves the queries by {_moves(z)}")
+                        "(eps, delta)-DP with delta below P(S)", texts["D"], texts["z"],
+                        "output", direction if pair.replaced is None else direction.replaced(),
+                        eps, (output_text(o),), 1, po, ExpPoly(), po, dlt,
+                        f"Q(S) = 0 exactly (a structural zero); the pair moves the queries by "
+                        f"{texts['moves']}", texts.get("D_prime"))
     return None
 
 
-def audit_gaussian_row(row: CorpusRow, size: int = 0) -> RowResult:
-    """Decide a Gaussian row's `(ε, δ)` claim on every pair with `|D| <= size` (certified);
-    returns the corpus's `RowResult` (imported lazily: `corpus` imports this module lazily)."""
+def audit_gaussian_row(row: CorpusRow, size: int = 0, relation: Relation | None = None
+                       ) -> RowResult:
+    """Decide a Gaussian row's `(ε, δ)` claim on every pair of `relation` (default add/remove,
+    `|D| <= size`; see `corpus_rows`), certified; returns the corpus's `RowResult` (imported
+    lazily: `corpus` imports this module lazily)."""
     if size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    relation = relation or Relation()
     run = row.mechanism()
     cache = GaussianLawCache(run)
-    pairs = corpus_rows.pairs_of(row.m, size)
+    pairs = corpus_rows.pairs_for(row, size, relation)
     claim = list(row.claim)
     verdict = audit_pairs(cast(Mechanism, run), pairs, claim, cache=cache)
     detail: dict[str, Any] = {
@@ -146,8 +158,9 @@ def audit_gaussian_row(row: CorpusRow, size: int = 0) -> RowResult:
     ref = verdict.refutation
     if ref is None:  # pragma: no cover - audit_pairs sets it with holds False
         raise ParameterError("verdict", verdict, "a refutation when the claim fails")
-    refutation = ref.refutation(note=f"record z moves the queries by {_moves(ref.z)}")
-    detail["moves"] = _moves(ref.z)
+    moved = corpus_rows.moves_of(ref.neighbour)
+    refutation = ref.refutation(note=f"the pair moves the queries by {moved}")
+    detail["moves"] = moved
     agrees, found = False, "refuted"
     if row.literature == corpus_rows.PRIVATE_AT and row.claim_private:
         larger = audit_pairs(cast(Mechanism, run), pairs, list(row.claim_private),
@@ -160,7 +173,8 @@ def audit_gaussian_row(row: CorpusRow, size: int = 0) -> RowResult:
                  if larger.holds else "refuted; also refuted at the literature's claim")
     elif row.literature in (corpus_rows.NOWHERE, corpus_rows.UNKNOWN):
         largest = max(Enclosure.of(d).enclose(64)[1] for _, d in claim)
-        witness = infinite_loss_witness(cache, pairs, largest, claim[0])
+        witness = infinite_loss_witness(cache, pairs, largest, claim[0]) or (
+            infinite_loss_witness(cache, pairs, Fraction(0), claim[0]))  # any structural zero
         if witness is not None:
             refutation = witness
             agrees = row.literature == corpus_rows.NOWHERE

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import lru_cache
 
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
@@ -42,6 +44,13 @@ class PolyExp:
         }
 
     @staticmethod
+    def _of(terms: dict[Key, ExpPoly]) -> PolyExp:
+        """Internal: from a dict whose keys are already `(int, Fraction)` (zeros dropped)."""
+        out = PolyExp.__new__(PolyExp)
+        out.terms = {key: c for key, c in terms.items() if not c.is_zero()}
+        return out
+
+    @staticmethod
     def const(c: ExpPoly | Fraction | int) -> PolyExp:
         return PolyExp({_ZERO_KEY: c if isinstance(c, ExpPoly) else ExpPoly.const(c)})
 
@@ -55,10 +64,10 @@ class PolyExp:
         out = dict(self.terms)
         for key, c in other.terms.items():
             out[key] = out[key] + c if key in out else c
-        return PolyExp(out)
+        return PolyExp._of(out)
 
     def __neg__(self) -> PolyExp:
-        return PolyExp({key: -c for key, c in self.terms.items()})
+        return PolyExp._of({key: -c for key, c in self.terms.items()})
 
     def __sub__(self, other: PolyExp) -> PolyExp:
         return self + (-other)
@@ -69,7 +78,42 @@ class PolyExp:
             for (j, b), d in other.terms.items():
                 key = (k + j, a + b)
                 out[key] = out[key] + c * d if key in out else c * d
-        return PolyExp(out)
+        return PolyExp._of(out)
+
+    def power(self, n: int) -> PolyExp:
+        """`f^n`, `n >= 0`: a binomial expansion for at most two terms (`n + 1` terms, no
+        product of long sums), repeated squaring otherwise."""
+        if n < 0:
+            raise ParameterError("n", n, "a power n >= 0")
+        items = list(self.terms.items())
+        if n == 0:
+            return PolyExp.const(1)
+        if len(items) <= 1:
+            if not items:
+                return PolyExp()
+            (k, a), c = items[0]
+            return PolyExp({(k * n, a * n): c**n})
+        if len(items) == 2:
+            ((k1, a1), c1), ((k2, a2), c2) = items
+            out: dict[Key, ExpPoly] = {}
+            p1 = [ExpPoly.const(1)]
+            p2 = [ExpPoly.const(1)]
+            for _ in range(n):
+                p1.append(p1[-1] * c1)
+                p2.append(p2[-1] * c2)
+            for j in range(n + 1):
+                key = (k1 * j + k2 * (n - j), a1 * j + a2 * (n - j))
+                term = p1[j] * p2[n - j] * math.comb(n, j)
+                out[key] = out[key] + term if key in out else term
+            return PolyExp._of(out)
+        result, base = PolyExp.const(1), self
+        while n:
+            if n & 1:
+                result = result * base
+            n >>= 1
+            if n:
+                base = base * base
+        return result
 
     def is_zero(self) -> bool:
         """Exact: the functions `x^k e^(ax)` are linearly independent."""
@@ -84,10 +128,12 @@ class PolyExp:
 
     def antiderivative(self) -> PolyExp:
         """An exact antiderivative with no constant term (so limits at ±∞ are read term-wise)."""
-        out = PolyExp()
+        out: dict[Key, ExpPoly] = {}
         for (k, a), c in self.terms.items():
-            out = out + _antiderivative_term(k, a).scaled(c)
-        return out
+            for key, d in _antiderivative_term(k, a).terms.items():
+                term = d * c
+                out[key] = out[key] + term if key in out else term
+        return PolyExp._of(out)
 
     def scaled(self, c: ExpPoly) -> PolyExp:
         return PolyExp({key: d * c for key, d in self.terms.items()})
@@ -95,10 +141,11 @@ class PolyExp:
     def at(self, x: Fraction) -> ExpPoly:
         """`f(x)` for rational `x`, exactly: `c·x^k·e^(a·x)` is the `ExpPoly` `(c·x^k)·e^(ax)`."""
         x = Fraction(x)
-        out = ExpPoly()
+        out: dict[Fraction, Fraction] = {}
         for (k, a), c in self.terms.items():
-            out = out + c * ExpPoly.exp(a * x, x**k)
-        return out
+            for e, d in (c * ExpPoly.exp(a * x, x**k)).terms.items():
+                out[e] = out[e] + d if e in out else d
+        return ExpPoly(out)
 
     def limit(self, direction: int) -> ExpPoly:
         """`lim f(x)` as `x -> +∞` (`direction = 1`) or `-∞` (`-1`), when every term vanishes or
@@ -120,6 +167,7 @@ class PolyExp:
     __repr__ = __str__
 
 
+@lru_cache(maxsize=1 << 12)
 def _antiderivative_term(k: int, a: Fraction) -> PolyExp:
     if a == 0:
         return PolyExp.exp(0, Fraction(1, k + 1), k + 1)
@@ -161,6 +209,10 @@ class Piecewise:
 
     def at(self, x: Fraction) -> ExpPoly:
         return self.piece_at(Fraction(x)).at(Fraction(x))
+
+    def power(self, n: int) -> Piecewise:
+        """`f^n`, piece by piece (`PolyExp.power`)."""
+        return Piecewise(self.breaks, [p.power(n) for p in self.pieces])
 
     def integral(self) -> ExpPoly:
         """`∫_ℝ f`, exactly: the sum over intervals of antiderivative differences."""

@@ -12,6 +12,7 @@ are independent given `ρ`, so the probability of their answers is
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -72,21 +73,25 @@ def shared_answers_probability(
             out = out * comparison_given_rho(gap, s, above).at(Fraction(0))
         return out
     integrand = laplace_density(scale)
-    for gap, s, above in sorted(answers):
-        integrand = integrand * comparison_given_rho(gap, s, above)
+    for (gap, s, above), n in sorted(Counter(answers).items()):  # equal factors as one power
+        integrand = integrand * comparison_given_rho(gap, s, above).power(n)
     return integrand.integral()
 
 
 @lru_cache(maxsize=1 << 12)
 def _noisy_max_law(gaps: tuple[Fraction, ...], scale: Fraction) -> tuple[ExpPoly, ...]:
-    out = []
-    for i, c in enumerate(gaps):
+    out: dict[Fraction, ExpPoly] = {}  # the law of index i depends on the gaps through c = gaps[i]
+    for c in gaps:
+        if c in out:
+            continue
+        others = Counter(gaps)
+        others[c] -= 1
         integrand = laplace_density(scale, c)
-        for j, d in enumerate(gaps):
-            if j != i:
-                integrand = integrand * laplace_cdf(scale, -d)
-        out.append(integrand.integral())
-    return tuple(out)
+        for d, n in sorted(others.items()):
+            if n:
+                integrand = integrand * laplace_cdf(scale, -d).power(n)
+        out[c] = integrand.integral()
+    return tuple(out[c] for c in gaps)
 
 
 def noisy_max_law(counts: Sequence[Fraction], scale: Fraction) -> tuple[ExpPoly, ...]:

@@ -27,7 +27,7 @@ from typing import TypeVar, Union
 
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
-from betweencut.notation import database_text, record_text
+from betweencut.notation import database_text, record_text, replacement_text
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick
@@ -36,6 +36,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
     Mechanism,
+    Neighbour,
     as_database,
     as_node,
 )
@@ -90,6 +91,26 @@ class PointResult:
     bound: ExactDelta
     holds: bool
     stick: HockeyStick
+    pair: Neighbour | None = None  # a replace-one pair (None: `(D, D + z)`)
+
+    @property
+    def key(self) -> tuple[Database, Node, Database | None]:
+        """The pair audited: `(D, z, None)`, or `(D, (), D')` for a replace-one pair."""
+        return self.db, self.z, None if self.pair is None else self.pair.second
+
+    @property
+    def neighbour(self) -> Neighbour:
+        return self.pair if self.pair is not None else Neighbour.add(self.db, self.z)
+
+    def texts(self) -> tuple[str, str, str | None, Direction]:
+        """`D`, `z` (the added record, or `x->y` for a replace-one pair), `D'` (None for
+        add/remove) and the direction, as the verdict writes them."""
+        direction = Direction(self.stick.direction)
+        if self.pair is None or self.pair.replaced is None:
+            return database_text(self.db), record_text(self.z), None, direction
+        x, y = self.pair.replaced
+        return (database_text(self.pair.first), replacement_text(x, y),
+                database_text(self.pair.second), direction.replaced())
 
     @property
     def margin(self) -> ExactDelta:
@@ -105,9 +126,9 @@ class PointResult:
 
     def row(self, **facts: object) -> Row:
         """This point as a verdict row (`betweencut.proofs.verdict.Row`)."""
-        return Row(database_text(self.db), record_text(self.z), self.on, self.eps, self.delta,
-                   enclosure(self.delta), self.bound, self.holds, Direction(self.stick.direction),
-                   facts)
+        d, z, d_prime, direction = self.texts()
+        return Row(d, z, self.on, self.eps, self.delta, enclosure(self.delta), self.bound,
+                   self.holds, direction, facts, d_prime)
 
     def refutation(self, claim: str | None = None, note: str = "",
                    output: Callable[[object], str] | None = None) -> Refutation:
@@ -115,11 +136,11 @@ class PointResult:
         (its first outputs written by `output`, default `output_text`), `P(S)`, `Q(S)`."""
         s = self.stick
         show = output or output_text
+        d, z, d_prime, direction = self.texts()
         return Refutation(
-            claim or f"({self.eps}, {exact_str(self.bound)})-DP", database_text(self.db),
-            record_text(self.z), self.on, Direction(s.direction), self.eps,
-            tuple(show(o) for o in s.event[:SHOWN_OUTPUTS]), s.event_size, s.p_event,
-            s.q_event, self.delta, self.bound, note)
+            claim or f"({self.eps}, {exact_str(self.bound)})-DP", d, z, self.on, direction,
+            self.eps, tuple(show(o) for o in s.event[:SHOWN_OUTPUTS]), s.event_size, s.p_event,
+            s.q_event, self.delta, self.bound, note, d_prime)
 
     def counterexample(self) -> dict[str, object]:
         """The refutation as JSON (`Refutation.as_json`: one shape for every audit)."""
@@ -164,8 +185,14 @@ def output_text(o: object) -> str:
 
 
 def check_point(
-    cache: LawCache, db: Database, z: Node, on: str, eps: Fraction, bound: ExactDelta
+    cache: LawCache, db: Database, z: Node, on: str, eps: Fraction, bound: ExactDelta,
+    pair: Neighbour | None = None,
 ) -> PointResult:
+    """`δ(ε)` of `(D, D + z)` against `bound`; of `pair` (replace-one) when given."""
+    if pair is not None and pair.replaced is not None:
+        stick = cache.pair_joint(pair, on).profile(eps)
+        holds = sign(stick.delta - bound) <= 0
+        return PointResult(pair.first, (), on, eps, stick.delta, bound, holds, stick, pair)
     stick = cache.profile(db, z, on, eps)
     holds = sign(stick.delta - bound) <= 0
     return PointResult(db, z, on, eps, stick.delta, bound, holds, stick)
@@ -185,10 +212,13 @@ def tighter(a: PointResult, b: PointResult) -> bool:
     return sign(difference) > 0  # exact values: ties are recognised exactly
 
 
-def _pairs(pairs: object) -> Iterable[tuple[object, object]]:
+def _pairs(pairs: object) -> Iterable[tuple[object, object] | Neighbour]:
     if isinstance(pairs, str | bytes) or not isinstance(pairs, Iterable):
         raise ParameterError("pairs", repr(pairs), "an iterable of (database, added leaf)")
     for pair in pairs:
+        if isinstance(pair, Neighbour):
+            yield pair
+            continue
         if not isinstance(pair, tuple | list) or len(pair) != 2:
             raise ParameterError("pairs", repr(pair), "(database, added leaf) pairs")
         yield pair[0], pair[1]
@@ -226,6 +256,8 @@ class AuditVerdict:
         worst = self.worst
         if worst is None or self.cache is None:
             return None
+        if worst.pair is not None:
+            return self.cache.neighbour_curve(worst.pair, self.on)
         return pair_curve(self.cache, worst.db, worst.z, self.on)
 
     def epsilon_at_delta(self, delta: ExactDelta | None = None) -> LogOf | None:
@@ -247,7 +279,7 @@ def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
 
 def audit_pairs(
     run: Mechanism,
-    pairs: Iterable[tuple[Database, Node]],
+    pairs: Iterable[tuple[Database, Node] | Neighbour],
     claim_points: Sequence[ClaimPoint],
     on: str = "output",
     projections: dict[str, Callable[[object], Hashable]] | None = None,
@@ -275,11 +307,15 @@ def audit_pairs(
     if on not in cache.projections:
         raise ParameterError("on", on, f"one of {sorted(cache.projections)}")
     verdict = AuditVerdict(True, cache=cache, on=on)
-    for db_given, z_given in _pairs(pairs):
-        db, z = as_database(db_given), as_node(z_given)
+    for given in _pairs(pairs):
+        pair = given if isinstance(given, Neighbour) and given.replaced is not None else None
+        if isinstance(given, Neighbour):
+            db, z = given.first, given.z
+        else:
+            db, z = as_database(given[0]), as_node(given[1])
         verdict.pairs += 1
         for eps, bound in points:
-            result = check_point(cache, db, z, on, eps, bound)
+            result = check_point(cache, db, z, on, eps, bound, pair)
             if keep:
                 verdict.results.append(result)
             if not result.holds:

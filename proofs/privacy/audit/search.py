@@ -31,7 +31,13 @@ from betweencut.proofs.privacy.audit.mechanism import (
     pair_curve,
 )
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
-from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_database, as_node
+from betweencut.proofs.privacy.enumeration.cache import (
+    Database,
+    LawCache,
+    Neighbour,
+    as_database,
+    as_node,
+)
 from betweencut.tree import Node
 
 __all__ = ["EpsilonBound", "PairSearch", "epsilon_lower_bound", "search_pairs"]
@@ -95,19 +101,28 @@ class EpsilonBound:
     db: Database
     z: Node
     curve: PrivacyCurve
+    pair: Neighbour | None = None  # a replace-one pair (None: `(db, db + z)`)
 
 
 def epsilon_lower_bound(
-    cache: LawCache, pairs: Iterable[tuple[Database, Node]], delta: ExactDelta, on: str = "output",
+    cache: LawCache, pairs: Iterable[tuple[Database, Node] | Neighbour], delta: ExactDelta,
+    on: str = "output",
 ) -> EpsilonBound | None:
     """`max` over the pairs of the smallest `ε` with `δ_pair(ε) <= delta`, exactly (None when
-    no pair is given). Every pair's curve is computed from laws enumerated directly."""
+    no pair is given). Every pair's curve is computed from laws enumerated directly. A pair is
+    `(D, z)` or a `Neighbour` (a replace-one pair too)."""
     best: EpsilonBound | None = None
-    for db, z in pairs:
-        curve = pair_curve(cache, db, z, on)
+    for item in pairs:
+        replaced = item if isinstance(item, Neighbour) and item.replaced is not None else None
+        if replaced is not None:
+            db, z = replaced.first, replaced.z
+            curve = cache.neighbour_curve(replaced, on)
+        else:
+            db, z = (item.first, item.z) if isinstance(item, Neighbour) else item
+            curve = pair_curve(cache, db, z, on)
         eps = curve.epsilon_at_delta(delta)
         if best is None or _larger(eps, best.epsilon):
-            best = EpsilonBound(eps, db, z, curve)
+            best = EpsilonBound(eps, db, z, curve, replaced)
         if eps is None:
             break  # nothing is larger than +inf
     return best

@@ -28,8 +28,9 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
 from betweencut.tree import Node
 
 __all__ = [
-    "KINDS", "CacheFactory", "Converted", "Database", "LawCache", "Mechanism", "Projections",
-    "as_database", "as_hashable", "as_node", "kind_for", "neighbouring_pairs", "with_record",
+    "KINDS", "CacheFactory", "Converted", "Database", "LawCache", "Mechanism", "Neighbour",
+    "Projections", "as_database", "as_hashable", "as_node", "kind_for", "neighbouring_pairs",
+    "replace_pairs", "with_record",
 ]
 
 Database = tuple[Node, ...]
@@ -51,6 +52,68 @@ def neighbouring_pairs(leaves: Sequence[Node], size: int) -> Iterable[tuple[Data
 
 def with_record(db: Database, z: Node) -> Database:
     return tuple(sorted((*db, z)))
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """Two neighbouring databases `first` and `second` (sorted): `added` is `z` when
+    `second = first + z` (add/remove), `replaced` is `(x, y)` when `second` is `first` with one
+    copy of `x` replaced by `y` (replace-one, `x != y`)."""
+
+    first: Database
+    second: Database
+    added: Node | None = None
+    replaced: tuple[Node, Node] | None = None
+
+    @staticmethod
+    def add(db: Database, z: Node) -> Neighbour:
+        return Neighbour(db, with_record(db, z), added=z)
+
+    @staticmethod
+    def replace(db: Database, x: Node, y: Node) -> Neighbour:
+        """`db` with one copy of `x` replaced by `y` (`ParameterError` if `x` is not in it)."""
+        if x == y:
+            raise ParameterError("replaced", (x, y), "two different records x != y")
+        rest = list(db)
+        if x not in rest:
+            raise ParameterError("replaced", x, "a record of the database D")
+        rest.remove(x)
+        return Neighbour(tuple(sorted(db)), with_record(tuple(rest), y), replaced=(x, y))
+
+    @staticmethod
+    def between(first: Database, second: Database) -> Neighbour:
+        """The replace-one pair of two databases of equal size that differ in one record
+        (`ParameterError` naming `D'` otherwise)."""
+        rest, extra = list(first), []
+        for record in second:
+            if record in rest:
+                rest.remove(record)
+            else:
+                extra.append(record)
+        if len(rest) != 1 or len(extra) != 1:
+            raise ParameterError("D'", len(extra), "a database of the same size as D with "
+                                 "exactly one record replaced (replace-one neighbours)")
+        return Neighbour.replace(tuple(sorted(first)), rest[0], extra[0])
+
+    @property
+    def z(self) -> Node:
+        """The add/remove pair's added record (`()` for a replace-one pair)."""
+        return self.added if self.added is not None else ()
+
+
+def replace_pairs(records: Sequence[Node], size: int) -> Iterable[Neighbour]:
+    """Every replace-one pair of databases of `1..size` records drawn from `records`: `C + x`
+    against `C + y` for every multiset `C` of `|C| < size` records and `x < y` (each unordered
+    pair once: both directions are audited)."""
+    from itertools import combinations, combinations_with_replacement
+
+    if size < 0:
+        raise ParameterError("size", size, "a database size >= 0")
+    ordered = sorted(records)
+    for n in range(size):
+        for rest in combinations_with_replacement(ordered, n):
+            for x, y in combinations(ordered, 2):
+                yield Neighbour.replace(with_record(rest, x), x, y)
 
 
 Projections = dict[str, Callable[[object], Hashable]]
@@ -97,7 +160,7 @@ class LawCache:
         self.enumerations: dict[Database, Enumeration[object]] = {}
         self.grouped: dict[tuple[Database, str], Law] = {}
         self.transcripts = 0
-        self._joints: tuple[tuple[Database, Node], dict[str, PairProfile]] = (((), ()), {})
+        self._joints: tuple[tuple[Database, object], dict[str, PairProfile]] = (((), ()), {})
         self.other: LawCache | None = None  # the cache of another kind, once one was asked
 
     def switch(self, asked: ForeignQuery) -> LawCache:
@@ -144,8 +207,9 @@ class LawCache:
             found = self.current(db, z)[on] = self.make_joint(db, z, on)
         return found
 
-    def current(self, db: Database, z: Node) -> dict[str, PairProfile]:
-        """The joints of the pair last asked for, every projection (cleared on a new pair)."""
+    def current(self, db: Database, z: Node | Database) -> dict[str, PairProfile]:
+        """The joints of the pair last asked for, every projection (cleared on a new pair);
+        `z` the added record, or the other database of a replace-one pair."""
         if self._joints[0] != (db, z):
             self._joints = ((db, z), {})
         return self._joints[1]
@@ -160,6 +224,51 @@ class LawCache:
 
     def profile(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
         return self.joint(db, z, on).profile(eps)
+
+    def direct(self) -> LawCache:
+        """`fresh()`, kept: the cache that answers pairs no shortcut covers (replace-one)."""
+        found = self.__dict__.get("_direct")
+        if found is None:
+            found = self.__dict__["_direct"] = self.fresh()
+        return found
+
+    def pair_joint(self, pair: Neighbour, on: str) -> PairProfile:
+        """The two laws of any neighbouring pair: an add/remove one through `joint` (and this
+        cache's shortcuts), a replace-one one from laws enumerated directly (`direct()`)."""
+        if pair.added is not None:
+            return self.joint(pair.first, pair.added, on)
+        direct = self.direct()
+        if direct is not self:
+            return direct.pair_joint(pair, on)
+        key = (pair.first, pair.second)
+        found = self.current(*key).get(on)  # keyed as a pair of databases
+        if found is None:
+            found = self.current(*key)[on] = self.make_pair_joint(pair.first, pair.second, on)
+        return found
+
+    def make_pair_joint(self, first: Database, second: Database, on: str) -> PairProfile:
+        if self.other is None:
+            try:
+                return Joint(self.law(first, on), self.law(second, on))
+            except ForeignQuery as asked:
+                self.switch(asked)
+        return self.delegated(lambda other: other.make_pair_joint(first, second, on))
+
+    def neighbour_curve(self, pair: Neighbour, on: str) -> PrivacyCurve:
+        """The exact curve of any neighbouring pair, from direct enumeration."""
+        direct = self.direct()
+        if pair.added is not None:
+            return direct.curve(pair.first, pair.added, on)
+        return direct.databases_curve(pair.first, pair.second, on)
+
+    def databases_curve(self, first: Database, second: Database, on: str) -> PrivacyCurve:
+        """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of two databases, from this cache's laws."""
+        if self.other is None:
+            try:
+                return curve_of_laws(self.law(first, on), self.law(second, on))
+            except ForeignQuery as asked:
+                self.switch(asked)
+        return self.delegated(lambda other: other.databases_curve(first, second, on))
 
     def fresh(self) -> LawCache:
         """A cache of the same kind whose laws come from direct enumeration of the real code.

@@ -297,6 +297,9 @@ class GaussianLawCache(LawCache):
     def make_joint(self, db: Database, z: Node, on: str) -> CertifiedJoint:
         return CertifiedJoint(self.certified(db, on), self.certified(with_record(db, z), on))
 
+    def make_pair_joint(self, first: Database, second: Database, on: str) -> CertifiedJoint:
+        return CertifiedJoint(self.certified(first, on), self.certified(second, on))
+
     def fresh(self) -> GaussianLawCache:
         """Itself (its laws come from the direct enumeration of the real code), or a new plain
         `GaussianLawCache` for a subclass."""

@@ -18,7 +18,7 @@ noisy-max and fresh-noise factors. Sequences of probability exactly 0 are droppe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, cast
@@ -60,8 +60,8 @@ from betweencut.tree import Node
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
-    "answer_sequences", "enumerate_queries", "epsilon_at_delta", "infinite_loss_event",
-    "sequence_probability",
+    "answer_sequences", "enumerate_queries", "epsilon_at_delta", "grouped_probability",
+    "infinite_loss_event", "sequence_probability",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
@@ -116,24 +116,37 @@ def sequence_probability(log: Sequence[tuple[AboveThreshold | NoisyMax, bool | i
 
     Comparisons are grouped by their shared draw (independent given it); each group contributes
     `∫ f_ρ(r)·Π P(answer | ρ = r) dr`, comparisons without a shared draw and noisy maxima
-    contribute their own exact factors.
+    contribute their own exact factors (`grouped_probability`).
     """
     groups: dict[int | None, tuple[Fraction, list[tuple[Fraction, Fraction, bool]]]] = {}
-    out = ExpPoly.const(1)
+    maxima: list[tuple[tuple[Fraction, ...], Fraction, int]] = []
     for query, answer in log:
         if is_gaussian(query):
             raise ParameterError(
                 "query", repr(query), "Laplace noise on this exact path: Gaussian noise is "
                 "enumerated by enumeration.gaussian_noise (GaussianLawCache, certified laws)")
         if isinstance(query, NoisyMax):
-            out = out * noisy_max_law(query.counts, query.scale)[int(answer)]
+            maxima.append((query.counts, query.scale, int(answer)))
             continue
         handle = query.shared
         key = None if handle is None else handle.ident
         scale = Fraction(0) if handle is None else handle.scale
         groups.setdefault(key, (scale, []))[1].append(
             (query.threshold - query.count, query.scale, bool(answer)))
-    for scale, answers in groups.values():
+    return grouped_probability(groups.values(), maxima)
+
+
+def grouped_probability(
+    groups: Iterable[tuple[Fraction, list[tuple[Fraction, Fraction, bool]]]],
+    maxima: Iterable[tuple[tuple[Fraction, ...], Fraction, int]],
+) -> ExpPoly:
+    """`Π_groups ∫ f_ρ·Π P(answer | ρ) · Π_maxima P(argmax = answer)`: each group a shared
+    draw's scale (0: none) and its comparisons `(threshold - count, fresh scale, answer)`, each
+    noisy max `(counts, scale, answer)`; exact (`betweencut.proofs.laws.noisy_laws`)."""
+    out = ExpPoly.const(1)
+    for counts, scale, answer in maxima:
+        out = out * noisy_max_law(counts, scale)[answer]
+    for scale, answers in groups:
         out = out * shared_answers_probability(scale, tuple(sorted(answers)))
         if out.is_zero():
             break
@@ -296,6 +309,9 @@ class QueryLawCache(LawCache):
     def make_joint(self, db: Database, z: Node, on: str) -> ExactJoint:
         return ExactJoint(self.exact(db, on), self.exact(with_record(db, z), on))
 
+    def make_pair_joint(self, first: Database, second: Database, on: str) -> ExactJoint:
+        return ExactJoint(self.exact(first, on), self.exact(second, on))
+
     def fresh(self) -> QueryLawCache:
         """`LawCache.fresh` for this kind: itself (its laws come from `enumerate_queries`, the
         direct enumeration of the real code), or a new plain `QueryLawCache` for a subclass."""
@@ -305,7 +321,11 @@ class QueryLawCache(LawCache):
 
     def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of `(D, D + z)` from the two exact laws."""
-        p, q = self.exact(db, on), self.exact(with_record(db, z), on)
+        return self.databases_curve(db, with_record(db, z), on)
+
+    def databases_curve(self, first: Database, second: Database, on: str) -> PrivacyCurve:
+        """The exact curve of two databases from their exact laws."""
+        p, q = self.exact(first, on), self.exact(second, on)
         zero = ExpPoly()
         forward = [(p.get(o, zero), q.get(o, zero)) for o in {*p, *q}]
         backward = [(b, a) for a, b in forward]
