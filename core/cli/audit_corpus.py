@@ -17,10 +17,14 @@ from fractions import Fraction
 from betweencut.cli._common import (
     UsageError,
     add_command,
+    add_run_flags,
     positive_int,
     print_verdict,
     rational,
+    report_time,
+    tracker_of,
 )
+from betweencut.progress import tracking
 
 
 def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,6 +43,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--epsilon", type=rational("epsilon"),
                    help="with --mechanism: the claimed epsilon (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object")
+    add_run_flags(p)
     p.set_defaults(handler=run, group="corpus")
 
 
@@ -47,8 +52,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.mechanism is None and (args.queries is not None or args.epsilon is not None):
         raise UsageError("--queries and --epsilon go with --mechanism MODULE:CALLABLE")
-    verdict = audit_corpus(
-        args.size, args.name, mechanism=args.mechanism,
-        queries=2 if args.queries is None else args.queries,
-        epsilon=Fraction(1) if args.epsilon is None else args.epsilon)
-    return print_verdict(verdict, args.json)
+    tracker = tracker_of(args, "audit corpus")
+    with tracking(tracker):
+        verdict = audit_corpus(
+            args.size, args.name, mechanism=args.mechanism,
+            queries=2 if args.queries is None else args.queries,
+            epsilon=Fraction(1) if args.epsilon is None else args.epsilon)
+    status = print_verdict(verdict, args.json)
+    report_time(args, tracker)
+    return status

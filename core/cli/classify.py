@@ -72,7 +72,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="also print the record count, noisy draws and time on stderr: NOT "
                         "differentially private, for the data holder only")
     p.add_argument("--progress", action="store_true",
-                   help="progress of long runs on stderr even when it is not a terminal")
+                   help="progress on stderr, one line a stage or level, even when it is not a "
+                        "terminal (public facts only; the elapsed time only with --diagnostics)")
     p.add_argument("--debug", action="store_true",
                    help="on an input error, also print the message of the library that "
                         "raised it (DuckDB, Spark, the csv module, the operating system)")
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--column and --engine duckdb|spark go with a CSV or Parquet INPUT")
     if args.input in (None, "-") and args.glob:
         raise UsageError("--glob goes with an INPUT pattern")
-    status = StatusLine("classify", force=args.progress)
+    status = StatusLine("classify", force=args.progress, elapsed=args.diagnostics)
     source: Any = args.input
     if args.input == "-":
         plan(tree, args.tau, args.epsilon, args.delta)  # every public check before reading

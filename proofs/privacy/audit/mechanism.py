@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar, Union
 
-from betweencut.errors import ParameterError
+from betweencut.errors import MechanismError, ParameterError
 from betweencut.exact import as_rational
 from betweencut.notation import database_text, record_text
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
@@ -39,6 +39,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_database,
     as_node,
 )
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
 from betweencut.tree import Node
 
@@ -166,7 +167,17 @@ def output_text(o: object) -> str:
 def check_point(
     cache: LawCache, db: Database, z: Node, on: str, eps: Fraction, bound: ExactDelta
 ) -> PointResult:
-    stick = cache.profile(db, z, on, eps)
+    """`δ_(D, D+z)(ε)` against `bound`. A user's mechanism failing on the way (its error, or
+    `MechanismNotReplayable`) is named with the pair audited (a note on any other error)."""
+    try:
+        stick = cache.profile(db, z, on, eps)
+    except (MechanismError, MechanismNotReplayable) as exc:
+        raise type(exc)(f"{exc} (auditing the pair D = {database_text(db)}, "
+                        f"z = {record_text(z)})") from None
+    except BaseException as exc:  # a user's PrivTree seam: the caller names the mechanism
+        if not isinstance(exc, KeyboardInterrupt):
+            exc.add_note(f"auditing the pair D = {database_text(db)}, z = {record_text(z)}")
+        raise
     holds = sign(stick.delta - bound) <= 0
     return PointResult(db, z, on, eps, stick.delta, bound, holds, stick)
 

@@ -33,6 +33,7 @@ from betweencut.noisy_queries import (
     UnansweredNoisyQuery,
 )
 from betweencut.noisy_test import BTQuery
+from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
@@ -64,6 +65,7 @@ __all__ = [
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
 DEFAULT_LIMIT = 200_000
+TICK = 256  # answer sequences between two looks at the time budget (and progress)
 SHOWN = 4
 
 
@@ -169,6 +171,7 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
     if limit < 1:
         raise ParameterError("limit", limit, "a positive integer")
     law = QueryLaw()
+    tracker = current()
     stack: list[tuple[bool | int, ...]] = [()]
     met: dict[tuple[bool | int, ...], tuple[object, ...]] = {(): ()}
     while stack:
@@ -185,6 +188,8 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
             met[branch] = asked[:len(branch)]
         stack.extend(reversed(test.branches))
         law.transcripts += 1
+        if law.transcripts % TICK == 0:
+            tracker.tick(law.transcripts, None, "answer sequences")
         try:
             hash(output)
         except TypeError:
@@ -194,6 +199,7 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
         p = sequence_probability(test.log)
         if not p.is_zero():
             law.values[output] = law.values[output] + p if output in law.values else p
+    tracker.finish("answer sequences")
     total = ExpPoly()
     for value in law.values.values():
         total = total + value
