@@ -160,6 +160,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
     from betweencut.api.replay import replayed
     from betweencut.noisy_queries import UnansweredNoisyQuery
     from betweencut.noisy_test import UnansweredQuery
+    from betweencut.progress import BudgetExceeded
     from betweencut.proofs.privacy.enumeration.transcripts import (
         EnumerationBudgetExceeded,
         ForeignQuery,
@@ -167,7 +168,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
     )
 
     signals = (UnansweredQuery, UnansweredNoisyQuery, ForeignQuery, EnumerationBudgetExceeded,
-               MechanismNotReplayable)
+               MechanismNotReplayable, BudgetExceeded)
     describe = where or _database
 
     def call(db: Any, test: Any) -> Any:

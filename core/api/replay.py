@@ -55,14 +55,19 @@ class Replaying:
 
     def __call__(self, query: Any) -> Any:
         if self.asked >= len(self.log):
-            raise Diverged(f"asked noisy test {self.asked + 1} ({shown(query)}) where its first "
-                           f"run on the same answers asked {len(self.log)}")
+            raise Diverged(f"asked noisy test {self.asked + 1} where its first run on the same "
+                           f"answers asked {len(self.log)}")
         expected, answer = self.log[self.asked]
         if query != expected:
-            raise Diverged(f"asked {shown(query)} as noisy test {self.asked + 1}, where its "
-                           f"first run on the same answers asked {shown(expected)}")
+            raise Diverged(f"asked {_brief(query)} as noisy test {self.asked + 1}, where its "
+                           f"first run on the same answers asked {_brief(expected)}")
         self.asked += 1
         return answer
+
+
+def _brief(x: object) -> str:
+    text = shown(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _one_line(exc: BaseException) -> str:
@@ -80,11 +85,11 @@ def differs(first: object, second: object) -> str | None:
     except BaseException as exc:
         return f"comparing two of its outputs with == raised {_one_line(exc)}"
     if not equal:
-        return (f"two runs on the same answers returned {shown(first)} and {shown(second)}, "
-                f"which are not equal")
+        return (f"two runs on the same answers returned {_brief(first)} and "
+                f"{_brief(second)}, not equal")
     try:
         if hash(as_hashable(first)) != hash(as_hashable(second)):
-            return f"two equal outputs {shown(first)} have different hashes"
+            return f"two equal outputs {_brief(first)} have different hashes"
     except ParameterError:
         raise  # an output of a type the audit cannot key (said so by `as_hashable`)
     except KeyboardInterrupt:

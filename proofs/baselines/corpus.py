@@ -52,6 +52,7 @@ PRIVATE, PRIVATE_AT, NOWHERE = "private", "private at", "private at no eps"
 UNKNOWN = "unknown"  # a user's mechanism: no literature verdict, `agrees` means `holds`
 EPS = Fraction(1)
 EPS_WIDTH, EPS_MAX = Fraction(1, 1024), Fraction(16)
+MAX_CORPUS_PAIRS = 20_000  # pairs of one row's audit (two queries: size <= 5; three: <= 2)
 Run = Callable[[tuple[Fraction, ...], QueryTest], Hashable]
 
 
@@ -156,7 +157,33 @@ def moves(z: Node) -> str:
     return str(tuple(x - 1 for x in z))
 
 
+def pair_count(m: int, size: int) -> int:
+    """The number of pairs `(D, z)`, `|D| <= size`, `z ∈ {0, 1, 2}^m` (public: `m`, `size`)."""
+    records: int = 3**m
+    return sum(math.comb(records + n - 1, n) for n in range(size + 1)) * records
+
+
+def pairs_scope(size: int, m: int) -> str:
+    """The pairs audited, in words (`|D| <= 0` is the empty database)."""
+    databases = "D the empty database" if size == 0 else f"every D with |D| <= {size}"
+    return f"{databases}, every z in {{0,1,2}}^{m}"
+
+
+def check_size(m: int, size: int) -> None:
+    """Refuse up front an audit of more than `MAX_CORPUS_PAIRS` pairs (its laws and pairs are
+    held in memory: `--size 64` on two queries is about 10^10 pairs)."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ParameterError("size", size, "a database size >= 0")
+    count = pair_count(m, size)
+    if count > MAX_CORPUS_PAIRS:
+        fits = [n for n in range(min(size, 64) + 1) if pair_count(m, n) <= MAX_CORPUS_PAIRS]
+        hint = f"size <= {max(fits)} fits" if fits else "no size fits"
+        raise ParameterError("size", size, f"at most {MAX_CORPUS_PAIRS} neighbouring pairs "
+                             f"(m = {m} queries: {count} pairs; {hint})")
+
+
 def _pairs(m: int, size: int) -> list[tuple[Database, Node]]:
+    check_size(m, size)
     records = list(itertools.product((0, 1, 2), repeat=m))
     return list(neighbouring_pairs(records, size))
 
@@ -303,7 +330,10 @@ def audit_corpus(size: int = 0, names: tuple[str, ...] = ()) -> list[RowResult]:
     unknown = set(names) - known
     if unknown:
         raise ParameterError("name", sorted(unknown)[0], f"one of {sorted(known)}")
-    return [audit_row(row, size) for row in CORPUS if not names or row.name in names]
+    chosen = [row for row in CORPUS if not names or row.name in names]
+    for row in chosen:  # every row's size checked before any work
+        check_size(row.m, size)
+    return [audit_row(row, size) for row in chosen]
 
 
 @claim(CLAIM, "Lyu, Su, Li 2017, Fig. 1 and Table 1")
@@ -336,7 +366,7 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
                                        "m": row.m, "literature": row.literature,
                                        "claimed": claimed},
                                "enumerated", {"verdict": result.verdict},
-                               scope=f"every pair with |D| <= {size}, z in {{0,1,2}}^{row.m}"))
+                               scope=pairs_scope(size, row.m)))
     return out
 
 

@@ -28,6 +28,7 @@ from typing import TypeVar, Union
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.exact import as_rational
 from betweencut.notation import database_text, record_text
+from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick
@@ -283,8 +284,10 @@ def audit_pairs(
     if on not in cache.projections:
         raise ParameterError("on", on, f"one of {sorted(cache.projections)}")
     verdict = AuditVerdict(True, cache=cache, on=on)
+    tracker = current()  # the time budget of the computation, checked at every pair
     for db_given, z_given in _pairs(pairs):
         db, z = as_database(db_given), as_node(z_given)
+        tracker.check()
         verdict.pairs += 1
         for eps, bound in points:
             result = check_point(cache, db, z, on, eps, bound)
