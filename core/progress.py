@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from betweencut.errors import ParameterError
 
@@ -173,14 +173,22 @@ def _alarm(tracker: Tracker) -> Iterator[None]:
         raise BudgetExceeded(tracker.budget or 0, tracker.reached(),
                              "spent, the computation stopped where it was")
 
+    hook = sys.unraisablehook
+
+    def unraisable(report: Any) -> None:  # the alarm rang in a finalizer or a gc callback,
+        if not isinstance(report.exc_value, BudgetExceeded):  # where it is dropped: it rings
+            hook(report)  # again a GRACE later, silently here
+
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, delay)
+    sys.unraisablehook = unraisable
+    signal.setitimer(signal.ITIMER_REAL, delay, GRACE)  # again if the code swallows it
     started = time.monotonic()
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        sys.unraisablehook = hook
         if outer[0] > 0:
             signal.setitimer(signal.ITIMER_REAL,
                              max(outer[0] - (time.monotonic() - started), 1e-3), outer[1])

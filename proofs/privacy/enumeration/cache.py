@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 Database = tuple[Node, ...]
-KEPT_SEQUENCES = 100_000  # answer sequences a LawCache holds (BetweenCut runs: about 1.2 GB)
+KEPT_SEQUENCES = 100_000  # answer sequences a LawCache holds (BetweenCut runs: ~8 KB each)
 Mechanism = Callable[[Database, NoisyTest], object]
 T = TypeVar("T")
 
