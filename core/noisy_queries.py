@@ -10,6 +10,12 @@ a test object that the mechanism calls (`test(query)`):
   fresh `ν ~ Lap(scale)` (`scale = 0`: no fresh noise) and `ρ` the shared draw (`None`: 0);
 * `NoisyMax(counts, scale)` answers `argmax_i (counts[i] + ν_i)`, fresh `ν_i ~ Lap(scale)`.
 
+Each primitive takes `noise=LAPLACE` (the default, `scale` is the Laplace scale `b`) or
+`noise=GAUSSIAN` (`scale` is the standard deviation `σ` of `N(0, σ²)`); a shared draw's handle
+carries its law. The release path draws Gaussian noise lazily and exactly too
+(`betweencut.gaussian.LazyGaussian`, Karney 2016); the proof path encloses its laws
+(`betweencut.proofs.privacy.enumeration.gaussian_noise`, certified, not exact).
+
 Every answer set is finite (a bool, an index), so a mechanism written against these primitives
 has finitely many answer sequences. Implementations of the test:
 
@@ -32,25 +38,38 @@ from fractions import Fraction
 from typing import Protocol, overload
 
 from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.gaussian import LazyGaussian
 from betweencut.sampler import bernoulli_exp
 from betweencut.validate import check_seed, exact_number
 
 __all__ = [
-    "AboveThreshold", "Answer", "DrawNoise", "ExactQuerySampler", "NoisyMax", "NoisyQuery",
-    "QueryTest", "QueryTestBase", "ReplayQueries", "SharedNoise", "UnansweredNoisyQuery",
+    "GAUSSIAN", "LAPLACE", "NOISES", "AboveThreshold", "Answer", "DrawNoise",
+    "ExactQuerySampler", "NoisyMax", "NoisyQuery", "QueryTest", "QueryTestBase", "ReplayQueries",
+    "SharedNoise", "UnansweredNoisyQuery", "is_gaussian",
 ]
+
+LAPLACE, GAUSSIAN = "laplace", "gaussian"
+NOISES = (LAPLACE, GAUSSIAN)
 
 
 def _rational(value: object, name: str) -> Fraction:
     return exact_number(value, name)  # the converter of every exact parameter
 
 
+def _check_noise(noise: object) -> None:
+    if noise not in NOISES:
+        raise ParameterError("noise", noise, f"one of {NOISES} (scale: Laplace b or Gaussian "
+                             "sigma)")
+
+
 @dataclass(frozen=True, slots=True)
 class SharedNoise:
-    """The handle of one shared draw `ρ ~ Lap(scale)`: `ident` numbers the draws of one run."""
+    """The handle of one shared draw `ρ ~ Lap(scale)` (or `N(0, scale²)` when `noise` is
+    `GAUSSIAN`): `ident` numbers the draws of one run."""
 
     ident: int
     scale: Fraction
+    noise: str = LAPLACE
 
     def __post_init__(self) -> None:
         if type(self.ident) is not int or self.ident < 0:
@@ -60,26 +79,31 @@ class SharedNoise:
 
 @dataclass(frozen=True, slots=True)
 class DrawNoise:
-    """Draw `ρ ~ Lap(scale)`, `scale > 0` rational, shared by the comparisons that name it."""
+    """Draw `ρ ~ Lap(scale)` (`noise=GAUSSIAN`: `ρ ~ N(0, scale²)`), `scale > 0` rational,
+    shared by the comparisons that name it."""
 
     scale: Fraction
+    noise: str = LAPLACE
 
     def __post_init__(self) -> None:
         scale = _rational(self.scale, "scale")
         if scale <= 0:
             raise ParameterError("scale", scale, "a rational scale > 0 (rho ~ Lap(scale))")
+        _check_noise(self.noise)
         object.__setattr__(self, "scale", scale)
 
 
 @dataclass(frozen=True, slots=True)
 class AboveThreshold:
-    """`count + ν >= threshold + ρ`: `ν ~ Lap(scale)` fresh (`scale = 0`: none), `ρ` the shared
-    draw `shared` (`None`: `ρ = 0`). Answers `True` (⊤, above) or `False` (⊥)."""
+    """`count + ν >= threshold + ρ`: `ν ~ Lap(scale)` fresh (`noise=GAUSSIAN`:
+    `ν ~ N(0, scale²)`; `scale = 0`: none), `ρ` the shared draw `shared` (`None`: `ρ = 0`).
+    Answers `True` (⊤, above) or `False` (⊥)."""
 
     count: Fraction
     threshold: Fraction
     scale: Fraction
     shared: SharedNoise | None = None
+    noise: str = LAPLACE
 
     def __post_init__(self) -> None:
         for name in ("count", "threshold", "scale"):
@@ -88,17 +112,20 @@ class AboveThreshold:
             raise ParameterError("scale", self.scale, "a rational scale >= 0 (0: no fresh noise)")
         if self.shared is not None and not isinstance(self.shared, SharedNoise):
             raise ParameterError("shared", self.shared, "None or a SharedNoise handle")
+        _check_noise(self.noise)
 
 
 @dataclass(frozen=True, slots=True)
 class NoisyMax:
-    """`argmax_i (counts[i] + ν_i)` with fresh `ν_i ~ Lap(scale)`, `scale > 0` (ties have
-    probability 0). Answers the index."""
+    """`argmax_i (counts[i] + ν_i)` with fresh `ν_i ~ Lap(scale)` (`noise=GAUSSIAN`:
+    `ν_i ~ N(0, scale²)`), `scale > 0` (ties have probability 0). Answers the index."""
 
     counts: tuple[Fraction, ...]
     scale: Fraction
+    noise: str = LAPLACE
 
     def __post_init__(self) -> None:
+        _check_noise(self.noise)
         if not isinstance(self.counts, tuple) or not self.counts:
             raise ParameterError("counts", self.counts, "a non-empty tuple of rationals")
         object.__setattr__(self, "counts", tuple(
@@ -111,6 +138,15 @@ class NoisyMax:
 
 NoisyQuery = DrawNoise | AboveThreshold | NoisyMax
 Answer = SharedNoise | bool | int
+
+
+def is_gaussian(query: object) -> bool:
+    """Whether a primitive draws Gaussian noise (its own, or the shared draw it compares with)."""
+    if isinstance(query, AboveThreshold):
+        shared = query.shared
+        return (query.noise == GAUSSIAN and query.scale > 0) or (
+            shared is not None and shared.noise == GAUSSIAN)
+    return isinstance(query, DrawNoise | NoisyMax) and query.noise == GAUSSIAN
 
 
 class QueryTest(Protocol):
@@ -139,7 +175,7 @@ class QueryTestBase:
 
     def __call__(self, query: NoisyQuery) -> Answer:
         if isinstance(query, DrawNoise):
-            handle = SharedNoise(self.draws, query.scale)
+            handle = SharedNoise(self.draws, query.scale, query.noise)
             self.draws += 1
             self.draw(handle)
             return handle
@@ -232,7 +268,15 @@ class LazyLaplace:
         return (lo, hi) if self.sign > 0 else (-hi, -lo)
 
 
-def _sum_bounds(const: Fraction, plus: Sequence[LazyLaplace], minus: Sequence[LazyLaplace]
+Lazy = LazyLaplace | LazyGaussian
+
+
+def _lazy(scale: Fraction, noise: str, rng: random.Random) -> Lazy:
+    """A lazy exact draw of the noise law `noise` at `scale` (Laplace `b` or Gaussian `σ`)."""
+    return LazyGaussian(scale, rng) if noise == GAUSSIAN else LazyLaplace(scale, rng)
+
+
+def _sum_bounds(const: Fraction, plus: Sequence[Lazy], minus: Sequence[Lazy]
                 ) -> tuple[Fraction, Fraction]:
     lo = hi = const
     for v in plus:
@@ -244,7 +288,7 @@ def _sum_bounds(const: Fraction, plus: Sequence[LazyLaplace], minus: Sequence[La
     return lo, hi
 
 
-def _widest(variables: Sequence[LazyLaplace]) -> LazyLaplace:
+def _widest(variables: Sequence[Lazy]) -> Lazy:
     return max(variables, key=lambda v: v.scale * v.width)
 
 
@@ -258,14 +302,14 @@ class ExactQuerySampler(QueryTestBase):
         self.rng: random.Random = (
             random.Random(seed) if seed is not None else secrets.SystemRandom()
         )
-        self.shared: dict[int, LazyLaplace] = {}
+        self.shared: dict[int, Lazy] = {}
 
     def draw(self, handle: SharedNoise) -> None:
-        self.shared[handle.ident] = LazyLaplace(handle.scale, self.rng)
+        self.shared[handle.ident] = _lazy(handle.scale, handle.noise, self.rng)
 
     def above(self, query: AboveThreshold) -> bool:
         const = query.count - query.threshold
-        plus = [LazyLaplace(query.scale, self.rng)] if query.scale > 0 else []
+        plus = [_lazy(query.scale, query.noise, self.rng)] if query.scale > 0 else []
         minus = [] if query.shared is None else [self._shared(query.shared)]
         if not plus and not minus:
             return const >= 0
@@ -278,7 +322,7 @@ class ExactQuerySampler(QueryTestBase):
             _widest([*plus, *minus]).refine()
 
     def argmax(self, query: NoisyMax) -> int:
-        noise = [LazyLaplace(query.scale, self.rng) for _ in query.counts]
+        noise = [_lazy(query.scale, query.noise, self.rng) for _ in query.counts]
         while True:
             boxes = [_sum_bounds(c, [v], []) for c, v in zip(query.counts, noise, strict=True)]
             best = max(range(len(boxes)), key=lambda i: boxes[i][0])
@@ -287,8 +331,9 @@ class ExactQuerySampler(QueryTestBase):
             for v in noise:
                 v.refine()
 
-    def _shared(self, handle: SharedNoise) -> LazyLaplace:
+    def _shared(self, handle: SharedNoise) -> Lazy:
         found = self.shared.get(handle.ident)
-        if found is None or found.scale != handle.scale:
+        if found is None or found.scale != handle.scale or isinstance(
+                found, LazyGaussian) != (handle.noise == GAUSSIAN):
             raise ParameterError("shared", handle, "a handle drawn by this test")
         return found

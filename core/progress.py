@@ -5,8 +5,9 @@ A `Tracker` is told where a computation is (`stage("level 3 of 12")`, `items(pai
 "pairs")`, `tick(done, about, "answer sequences")`) and:
 
 * shows it on stderr only when asked (`show`, the command line's `--progress`; never by default,
-  terminal or not), one line at most every `INTERVAL` seconds; what it shows are public facts
-  only: stages, levels, and counts that are functions of the public inputs (the pairs of an
+  terminal or not), every stage and, for counts, a line at most every `INTERVAL` seconds, each a
+  whole line (nothing rewritten in place: a log reads as the screen did); public facts only:
+  stages, levels, and counts that are functions of the public inputs (the pairs of an
   exhaustive audit, the answer sequences of a mechanism on a public database, the profiles of a
   depth audit, the registered claims). Counts of records are never shown. The time since the
   start is added only with `elapsed` (`--diagnostics`): how long a step takes may depend on the
@@ -62,16 +63,17 @@ class Tracker:
             raise ParameterError("budget", budget, "a number of seconds > 0")
         self.label, self.show, self.elapsed, self.budget = label, show, elapsed, budget
         self.stream = stream
-        self.started = time.monotonic()
+        self.start = time.monotonic()
         self.last = -INTERVAL
         self.where: dict[str, str] = {}  # what each level of the computation reached
 
     # -- where the computation is (public facts only) --------------------------------------
     def stage(self, message: str, key: str = "stage") -> None:
-        """A public fact about the computation: its stage, a level, a count."""
+        """A public fact about the computation: its stage or a level (each shown), or a count
+        (`key` its unit: shown at most once every `INTERVAL` seconds)."""
         self.where[key] = message
         self.check()
-        self._say()
+        self._say(every=key == "stage")
 
     __call__ = stage  # a tracker is a `progress(message)` callable (the classifier's seam)
 
@@ -93,7 +95,7 @@ class Tracker:
 
     # -- the budget ------------------------------------------------------------------------
     def seconds(self) -> float:
-        return time.monotonic() - self.started
+        return time.monotonic() - self.start
 
     def left(self) -> float | None:
         return None if self.budget is None else self.budget - self.seconds()
@@ -116,11 +118,11 @@ class Tracker:
         return "at " + "; ".join(self.where.values()) if self.where else "at the start"
 
     # -- output ----------------------------------------------------------------------------
-    def _say(self) -> None:
+    def _say(self, every: bool = False) -> None:
         if not self.show:
             return
         now = self.seconds()
-        if now - self.last < INTERVAL:
+        if now - self.last < INTERVAL and not every:
             return
         self.last = now
         seconds = f" ({now:.0f} s)" if self.elapsed else ""
@@ -147,7 +149,7 @@ def tracking(tracker: Tracker) -> Iterator[Tracker]:
     budget is also kept by an alarm `GRACE` seconds past it, for code that never reaches a
     check (a user's mechanism looping without asking a test): it raises `BudgetExceeded` where
     the code is. An earlier alarm set by the caller is left to fire first, and restored after."""
-    tracker.started = time.monotonic()
+    tracker.start = time.monotonic()
     token = _CURRENT.set(tracker)
     try:
         with _alarm(tracker):

@@ -29,14 +29,17 @@ from typing import Any, Union
 
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str
 from betweencut.proofs.exact.certificate import jsonable
+from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.schemas import header
 
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "Claim", "Direction", "Neighbours",
-    "Refutation", "Release", "Row", "Verdict", "approx", "enclosure",
+    "Refutation", "Release", "Row", "Value", "Verdict", "approx", "enclosure",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
+# a computed δ or probability: exact, or a certified enclosure (the Gaussian laws)
+Value = Union[Fraction, int, ExpPoly, ExpRational, Enclosure]  # noqa: UP007
 EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED = 0, 1, 3
 SHOWN_EVENT = 4  # outputs of an event written out (`event_size` counts them all)
 SHOWN_ROWS = 12  # rows in a text verdict (the JSON has them all)
@@ -67,20 +70,20 @@ class Neighbours(StrEnum):
     ADD_REMOVE = "add-remove"  # D and D + z: one record added or removed
 
 
-def approx(x: Exact, prec: int = 64) -> float:
+def approx(x: Value, prec: int = 64) -> float:
     """A float near an exact number, for reading only (the midpoint of a certified enclosure)."""
-    lo, hi = enclose(x, prec)
+    lo, hi = enclose(x, prec)  # type: ignore[arg-type]  # every kind has `enclose(prec)`
     return float((lo + hi) / 2)
 
 
-def enclosure(x: Exact, prec: int = 64) -> tuple[Fraction, Fraction]:
+def enclosure(x: Value, prec: int = 64) -> tuple[Fraction, Fraction]:
     """A certified enclosure of an exact number (a rational is its own)."""
     if isinstance(x, int | Fraction):
         return Fraction(x), Fraction(x)
-    return enclose(x, prec)
+    return enclose(x, prec)  # type: ignore[arg-type]  # every kind has `enclose(prec)`
 
 
-def _exact(value: Exact | Callable[[], Exact]) -> Exact:
+def _exact(value: Value | Callable[[], Value]) -> Value:
     return value() if callable(value) else value
 
 
@@ -123,14 +126,14 @@ class Row:
     z: str
     on: str
     eps: Fraction
-    delta: Exact | Callable[[], Exact]
+    delta: Value | Callable[[], Value]
     delta_in: tuple[Fraction, Fraction]
     bound: Exact
     holds: bool
     direction: Direction
     facts: Mapping[str, object] = field(default_factory=dict)
 
-    def delta_exact(self) -> Exact:
+    def delta_exact(self) -> Value:
         return _exact(self.delta)
 
     def as_json(self, exact: bool = True) -> dict[str, Any]:
@@ -170,9 +173,9 @@ class Refutation:
     eps: Fraction
     event: tuple[str, ...]
     event_size: int
-    P: Exact
-    Q: Exact
-    delta: Exact
+    P: Value
+    Q: Value
+    delta: Value
     bound: Exact
     note: str = ""
 
@@ -182,11 +185,11 @@ class Refutation:
             "violates": self.claim, "D": self.D, "z": self.z,
             "on": self.on, "direction": self.direction.value, "eps": str(self.eps),
             "event": list(self.event), "event_size": self.event_size,
-            "P": exact_str(self.P), "Q": exact_str(self.Q),
+            "P": _exact_text(self.P), "Q": _exact_text(self.Q),
             "P_approx": approx(self.P), "Q_approx": approx(self.Q),
-            "delta": approx(self.delta), "delta_exact": exact_str(self.delta),
+            "delta": approx(self.delta), "delta_exact": _exact_text(self.delta),
             "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
-            "excess": approx(excess), "excess_exact": exact_str(excess), "note": self.note,
+            "excess": approx(excess), "excess_exact": _exact_text(excess), "note": self.note,
         }
 
     def lines(self) -> list[str]:
@@ -199,9 +202,9 @@ class Refutation:
             f"  pair: D = {self.D}, z = {self.z} (D+z adds z); direction {self.direction.value}",
             f"  event S ({self.event_size} output{'s' if self.event_size != 1 else ''}): "
             f"{event}",
-            f"  P_{p_db}(S) = {exact_str(self.P)} ~ {approx(self.P):.6g}",
-            f"  P_{q_db}(S) = {exact_str(self.Q)} ~ {approx(self.Q):.6g}",
-            f"  P_{p_db}(S) - e^{self.eps} * P_{q_db}(S) = {exact_str(self.delta)} ~ "
+            f"  P_{p_db}(S) = {_exact_text(self.P)} ~ {approx(self.P):.6g}",
+            f"  P_{q_db}(S) = {_exact_text(self.Q)} ~ {approx(self.Q):.6g}",
+            f"  P_{p_db}(S) - e^{self.eps} * P_{q_db}(S) = {_exact_text(self.delta)} ~ "
             f"{approx(self.delta):.6g} > delta = {exact_str(self.bound)} ~ "
             f"{approx(self.bound):.6g}",
         ]
@@ -314,6 +317,11 @@ def _text(value: object) -> str:
 
 def _exact_text(value: object) -> str:
     """Exact text: a value's own grammar when it has one (`text()`, e.g. the integer tables of
-    the audits at depth, one common denominator), else `exact_str`."""
+    the audits at depth, one common denominator), else `exact_str`; a certified enclosure as
+    `[lo, hi]`."""
     text = getattr(value, "text", None)
-    return str(text()) if callable(text) else exact_str(value)  # type: ignore[arg-type]
+    if callable(text):
+        return str(text())
+    if isinstance(value, Enclosure):
+        return str(value)
+    return exact_str(value)  # type: ignore[arg-type]

@@ -1,7 +1,23 @@
 """Test-suite configuration: the Hypothesis profile comes from `$HYPOTHESIS_PROFILE`
 (`dev` by default; CI sets `ci`; `thorough` for long searches), see
-`betweencut.properties.profiles`."""
+`betweencut.properties.profiles`. The `spark` fixture is the one local SparkSession that every
+Spark test of a run shares (tests marked `spark`, run by their own step of `.ci/run`)."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
 
 from betweencut.properties.profiles import load_profile_from_env
 
 load_profile_from_env()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    pytest.importorskip("pyspark")
+    from betweencut.engines import spark as spark_engine
+
+    session = spark_engine.session("local[2]")
+    yield session
+    session.stop()

@@ -40,7 +40,9 @@ def test_svt_corpus_and_noisy_max_verdicts_match_the_literature(
     holds = {name: r.holds for name, r in results.items()}
     assert holds == {"svt-alg1": True, "svt-alg2": True, "svt-alg4": False, "svt-alg5": False,
                      "svt-alg6": False, "noisy-max": True, "noisy-max-small-scale": False,
-                     "noisy-max-shared-noise": False}
+                     "noisy-max-shared-noise": False, "gaussian-svt": True,
+                     "gaussian-svt-no-query-noise": False, "gaussian-noisy-max": True,
+                     "gaussian-noisy-max-unit-sensitivity": False}
 
 
 def test_refuted_rows_carry_pair_event_and_exact_probabilities(
@@ -143,7 +145,8 @@ def test_corpus_certificates_state_the_claim_rederived_independently() -> None:
     literature's formulas, `(1 + 6c)/4·ε` for Lee-Clifton's SVT (c = 1) and `Lap(2/ε')` against
     the scale `1/(2ε)` for the small-scale noisy max (`ε' = 4ε`)."""
     eps = Fraction(1)
-    certs = {c.parameters["row"]: c for c in check_corpus_verdicts()}
+    laplace = tuple(row for row in ROWS.values() if row.noise == "laplace")  # pure ε claims
+    certs = {c.parameters["row"]: c for c in check_corpus_verdicts(laplace)}
     for cert in certs.values():
         assert cert.parameters["eps"] == eps and cert.parameters["delta"] == 0
         claimed = cert.parameters["claimed"]
@@ -181,3 +184,39 @@ def test_audit_corpus_refuses_a_claim_flag_it_would_not_use(flags: list[str]) ->
         capture_output=True, text=True, check=False)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "--mechanism" in out.stderr
+
+
+def test_gaussian_corpus_claims_are_the_cited_bounds() -> None:
+    """The noisy-max rows' claims are Balle-Wang's `δ(ε)` (Theorem 8) at ℓ2 sensitivity `√2`
+    and `1`, `σ = 3/2`, rounded up to five significant digits: above the certified closed form
+    and within `10^-4` relative of it; the SVT rows' are Zhu-Wang's, converted exactly."""
+    from betweencut.proofs.baselines.gaussian_corpus import zhu_wang_delta
+    from betweencut.proofs.laws.gaussian import analytic_gaussian_delta, flint_available
+
+    if not flint_available():
+        pytest.skip("python-flint (fast extra)")
+    for name, square in (("gaussian-noisy-max", Fraction(2)),
+                         ("gaussian-noisy-max-unit-sensitivity", Fraction(1))):
+        for eps, delta in ROWS[name].claim:
+            _, hi = analytic_gaussian_delta(eps, Fraction(3, 2),
+                                            sensitivity_squared=square).enclose(64)
+            assert hi <= delta <= hi * (1 + Fraction(1, 10**4)), (name, eps)
+    for eps, delta in ROWS["gaussian-svt"].claim:
+        assert delta == zhu_wang_delta(eps, Fraction(1, 2), Fraction(1), 3)
+    with pytest.raises(ParameterError):
+        zhu_wang_delta(Fraction(6), Fraction(1, 2), Fraction(1), 3)  # the order must exceed 1
+    with pytest.raises(ParameterError):
+        zhu_wang_delta(Fraction(12), Fraction(0), Fraction(1), 3)
+
+
+def test_gaussian_rows_carry_their_certified_evidence(results: dict[str, RowResult]) -> None:
+    broken = results["gaussian-svt-no-query-noise"].refutation
+    assert broken is not None and broken.Q == 0 and broken.event_size == 1  # Q = 0 exactly
+    unit = results["gaussian-noisy-max-unit-sensitivity"]
+    assert unit.detail["holds_at_claim_private"] is True
+    assert unit.refutation is not None and unit.refutation.eps == 0
+    tight = results["gaussian-noisy-max"].detail["tightest"]
+    assert tight["moves"] in ("(-1, 1)", "(1, -1)") and tight["eps"] == "1/2"
+    svt = results["gaussian-svt"].detail
+    svt_row = results["gaussian-svt"].row
+    assert Fraction(svt["pure_loss"]["at_most"]) < svt_row.claim[0][0]  # vacuous here

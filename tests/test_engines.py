@@ -23,15 +23,19 @@ import pytest
 
 from betweencut.betweencut import path_counts
 from betweencut.engines import duckdb as duck
+from betweencut.engines.candidates import (
+    Candidates,
+    CandidateSink,
+    candidate_bound,
+    classify_candidates,
+)
 from betweencut.engines.common import (
     WHITESPACE,
-    Candidates,
     EngineError,
     Source,
     SourceRecordError,
     TreeCodec,
     candidate_cut,
-    classify_candidates,
 )
 from betweencut.engines.memory import read_leaves
 from betweencut.engines.select import choose_engine
@@ -241,8 +245,48 @@ def test_candidates_not_closed_under_parents_are_refused() -> None:
         classify_candidates(cands, codec, Params.of(4, F(1, 2), 1))
 
 
-def test_candidate_set_bound_and_limit(tmp_path: Path) -> None:
-    """At most n * h / (cut + 1) candidates; past `max_candidates` a clear error says what to do."""
+def straddling_neighbours(tree: PublicTree, params: Params, seed: int
+                          ) -> tuple[list[str], list[str], int]:
+    """Two neighbouring inputs (the second adds one record) whose candidate counts straddle a
+    budget: the first has exactly `budget` candidates, the second more."""
+    cut = candidate_cut(params)
+    rng = random.Random(seed)
+    k, h = len(tree.uniform_child_names or ()), tree.height
+    records = kary_records(rng, k, h, 60)
+
+    def size(recs: list[str]) -> int:
+        return sum(n > cut for n in path_counts(parse_records(recs, tree)).values())
+
+    budget = size(records)
+    for extra in ("/".join(format(i, f"0{h - 1}b")) for i in range(2 ** (h - 1))):
+        if size([*records, extra]) > budget:
+            return records, [*records, extra], budget
+    raise AssertionError("no neighbour crosses the budget")  # pragma: no cover
+
+
+def test_neighbours_straddling_the_budget_both_release(tmp_path: Path) -> None:
+    """Issue 25: whether a run releases depends on public inputs only. Two neighbours whose
+    candidate counts straddle `max_candidates` both release; the one past it keeps its
+    candidates on disk, with the same Heavy set and noisy queries as the sparse reference."""
+    tree = kary_tree(2, 7)
+    params = Params.of(4, F(1, 2), 1)
+    spilled = []
+    for seed in range(3):
+        small, large, budget = straddling_neighbours(tree, params, seed)
+        for i, records in enumerate((small, large)):
+            want, queries = reference(tree, records, params, seed)
+            path = write_parquet(tmp_path / f"{seed}_{i}.parquet", list(records))
+            test = RecordingTest(ExactSampler(seed))
+            result = duck.classify(Source.of(str(path), "rec"), TreeCodec.of(tree), params,
+                                   test, max_candidates=budget)
+            assert result.heavy == want and [q for q, _ in test.log] == queries
+            assert result.diagnostics["candidates_on_disk"] == i  # the neighbour past it: disk
+            spilled.append(result.diagnostics["candidates"])
+    assert all(isinstance(v, int) for v in spilled)
+
+
+def test_candidate_set_bound(tmp_path: Path) -> None:
+    """At most sum_d min(r^d, n / (cut + 1)) <= n * h / (cut + 1) candidates (public bound)."""
     tree = kary_tree(2, 8)
     rng = random.Random(2)
     records = kary_records(rng, 2, 8, 500)
@@ -251,10 +295,37 @@ def test_candidate_set_bound_and_limit(tmp_path: Path) -> None:
     cut = candidate_cut(params)
     result = duck.classify(Source.of(str(path), "rec"), TreeCodec.of(tree), params, ExactSampler(1))
     size = int(str(result.diagnostics["candidates"]))
-    assert 0 < size <= 500 * 8 // (cut + 1)
-    with pytest.raises(ParameterError, match="raise --tau"):
-        duck.classify(Source.of(str(path), "rec"), TreeCodec.of(tree), params, ExactSampler(1),
-                      max_candidates=size - 1)
+    bound = candidate_bound(TreeCodec.of(tree), cut, 500)
+    assert 0 < size <= bound <= 500 * 8 // (cut + 1)
+    assert candidate_bound(TreeCodec.of(tree), cut, 10**9) == 2**8 - 1  # then the whole tree
+
+
+def test_candidate_sink_keeps_order_and_spills_the_same_arrays() -> None:
+    """The sink refuses chunks out of code order (an engine bug, named by its depth only), and
+    spilled or not it gives the exact stage the same candidates and levels."""
+    codec = TreeCodec.of(kary_tree(2, 4))
+    params = Params.of(4, F(1, 2), 1)
+    with CandidateSink(4, 10) as sink, pytest.raises(EngineError, match="depth 2 are not in"):
+        sink.add(2, np.array([3, 1]), np.array([9, 9]))
+    with CandidateSink(4, 10) as sink:
+        sink.add(1, np.array([0]), np.array([9]))
+        with pytest.raises(EngineError, match="depth 1 are not in") as info:
+            sink.add(1, np.array([0]), np.array([9]))
+        assert not any(ch.isdigit() for ch in str(info.value).replace("depth 1", ""))
+    rows = [(0, 0, 30), (1, 0, 20), (1, 1, 10), (2, 0, 12), (2, 1, 8), (2, 3, 10), (3, 1, 8),
+            (3, 6, 9), (3, 7, 5)]
+    runs = []
+    for budget in (100, 0):
+        with CandidateSink(4, budget) as sink:
+            for d, c, n in rows:
+                sink.add(d, np.array([c]), np.array([n]))
+            assert sink.spilled == (budget == 0)
+            for seed in range(4):
+                test = RecordingTest(ExactSampler(seed))
+                runs.append((sink.classify(codec, params, test).heavy, test.log))
+    assert runs[:4] == runs[4:]
+    with pytest.raises(ParameterError, match="max_candidates"):
+        CandidateSink(4, -1)
 
 
 def test_engines_need_tau_at_least_E() -> None:
@@ -268,14 +339,18 @@ TRICKY = ["a/b", " a / b ", "/a/b/", "\ta/b\n", "a", "a/b/c", "a\u3000/b", "a//b
           "/", "d/a", "a/b/c/a", "a/⊣", "⊣", "a/ /b", "\u00a0b\u00a0", "b/c/"]
 
 
-@pytest.mark.parametrize("tree", [prefix_tree(list("abc"), 4), kary_tree(3, 4)],
-                         ids=["prefix", "kary"])
+@pytest.mark.parametrize("tree", [prefix_tree(list("abc"), 4), kary_tree(3, 4),
+                                  prefix_tree([" a", "b", "c\u3000", "d e"], 4)],
+                         ids=["prefix", "kary", "spaced-names"])
 def test_sql_encoding_equals_the_parser(tree: PublicTree) -> None:
     """Every record the SQL encodes gets the parser's leaf code; every record it refuses the
-    parser refuses too, or it writes ⊣ out (refused by name)."""
+    parser refuses too, or it writes ⊣ out (refused by name). Components are looked up as they
+    are first, trimmed only if that fails: a name with whitespace at its edges (which the parser
+    never matches, it strips every component) must not be matched untrimmed either."""
     codec = TreeCodec.of(tree)
     records = [*TRICKY, "0/1/2", " 2/2/2", "0/1", "0/1/2/0", "3/0/0", "\t0/1/2\r\n", "/0/0/0/",
-               "1 / 1 / 1", "\u20020/0/1"]
+               "1 / 1 / 1", "\u20020/0/1", " a/b", "b/ a", "b/c\u3000", "c\u3000/b", "d e/b",
+               " d e /b", "b/b/b", "\u2028b/b\u2029", "\x1cb\x1f", "/ /b", "b/ /", "b/\x85"]
     con = duck.connect(1)
     got = con.execute(
         f"SELECT {duck.code_sql(codec, 'string')} FROM (SELECT {duck.columns_sql('string', 'r')} "
@@ -405,8 +480,32 @@ def test_cli_duckdb_equals_memory_and_exits_2_on_bad_input(tmp_path: Path) -> No
     assert low.returncode == 2 and "tau" in low.stderr and "Traceback" not in low.stderr
     helped = _cli("--help")
     assert "--engine" in helped.stdout and "--column" in helped.stdout
-    gone = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "1")
-    assert gone.returncode == 2  # no refusal that depends on the data (issue 25)
+    for budget in ("0", "1", "100000"):  # on disk, on disk, in memory: the same release
+        run = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", budget)
+        assert run.returncode == 0 and json.loads(run.stdout)["heavy"] == heavy["duckdb"]
+    below = _cli(str(path), "--engine", "duckdb", *common, "--max-candidates", "-1")
+    assert below.returncode == 2 and "max-candidates" in below.stderr
+
+
+def test_cli_engine_progress_shows_stages_and_depths_only(tmp_path: Path) -> None:
+    """Issue 25: `--progress` reports an engine run's stages and depths (public facts), the
+    same lines for any records; the elapsed time only with `--diagnostics`."""
+    common = ["--column", "rec", "--height", "4", "--tau", "40", "--epsilon", "1", "--delta",
+              "0.05", "--engine", "duckdb", "--seed", "1", "--progress"]
+    shown = []
+    for i, records in enumerate((["0/1/1"] * 30, kary_records(random.Random(3), 2, 4, 50))):
+        path = write_csv(tmp_path / f"{i}.csv", list(records))
+        run = _cli(str(path), *common)
+        assert run.returncode == 0
+        shown.append(run.stderr)
+    assert shown[0] == shown[1]
+    lines = shown[0].splitlines()
+    assert "classify: counting with duckdb" in lines
+    assert "classify: duckdb: fetching the candidates of depth 3 (4 of 4)" in lines
+    assert lines[-1].startswith("classify: exact stage")
+    timed = _cli(str(tmp_path / "0.csv"), *common, "--diagnostics")
+    assert all(line.endswith(" s)") for line in timed.stderr.splitlines()
+               if line.startswith("classify: "))
 
 
 def test_memory_engine_reads_a_directory_of_text_files(tmp_path: Path) -> None:

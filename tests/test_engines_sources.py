@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -370,16 +370,7 @@ def test_dependency_text_only_under_debug(tmp_path: Path, monkeypatch: pytest.Mo
     assert "something deep failed" in err and err.startswith("betweencut: error:")
 
 
-# -- Spark --------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    pytest.importorskip("pyspark")
-    from betweencut.engines import spark as spark_engine
-
-    session = spark_engine.session("local[2]")
-    yield session
-    session.stop()
+# -- Spark (the `spark` fixture: one session for every Spark test, tests/conftest.py) -----------
 
 
 def _spark_values(spark: Any, source: Source, column: str) -> Counter[str | None]:

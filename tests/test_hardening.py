@@ -20,7 +20,7 @@ from betweencut.api.claims import ClaimRow, ClaimsVerdict
 from betweencut.cli import main
 from betweencut.errors import MechanismError
 from betweencut.progress import BudgetExceeded, Tracker, tracking
-from betweencut.proofs.baselines.corpus import MAX_CORPUS_PAIRS, pair_count, pairs_scope
+from betweencut.proofs.baselines.corpus_rows import MAX_CORPUS_PAIRS, pair_count, pairs_scope
 from betweencut.proofs.privacy.enumeration import cache as cache_module
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 

@@ -118,12 +118,20 @@ def test_text_release_states_the_guarantee_in_the_fields_terms(tmp_path: Path) -
 
 def test_progress_messages_are_on_stderr_and_public(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 25: every message is shown (no timing decides which), the elapsed time only when
+    asked for (`--diagnostics`: it depends on the data)."""
     status = StatusLine("classify", force=True)
     status("level 3 of 15 (depth 7)")
-    status("level 4 of 15 (depth 11)")  # within a second: not repeated
+    status("level 4 of 15 (depth 11)")
     err = capsys.readouterr().err
-    assert err == "classify: level 3 of 15 (depth 7)\n"  # no elapsed time without diagnostics
-    StatusLine("classify")("level 1 of 15")  # not asked (--progress): nothing, terminal or not
+    assert err == "classify: level 3 of 15 (depth 7)\nclassify: level 4 of 15 (depth 11)\n"
+    timed = StatusLine("classify", force=True, elapsed=True)
+    timed.start -= 5
+    timed("level 1 of 15 (depth 7)")
+    assert capsys.readouterr().err == "classify: level 1 of 15 (depth 7) (5 s)\n"
+    quiet = StatusLine("classify")  # stderr is not a terminal here: nothing
+    quiet("level 1 of 15 (depth 7)")
+    quiet.close()
     assert capsys.readouterr().err == ""
 
 

@@ -47,6 +47,8 @@ def classify(
     seed: int | None = None,
     progress: Progress | None = None,
     glob: bool = False,
+    max_candidates: int | None = None,
+    engine_log: bool = False,
 ) -> Classification:
     """The Heavy set of `tree` for the records of `source`, `(ε, δ)`-DP (Theorem 5.5, or the
     tight accountant's certified bound) with the deterministic margin `E` (Theorem 5.6).
@@ -59,6 +61,9 @@ def classify(
     A path is read as named (a file, or a directory's files in a stated public order); with
     `glob=True` it is a pattern (`betweencut.engines.sources`).
     `seed` makes a run reproducible and must not be used for a release.
+    `max_candidates` (duckdb, spark): the candidate nodes the exact stage holds in memory, the
+    rest on disk (a public budget: the same release either way, `betweencut.engines.candidates`);
+    `engine_log` (spark): let Spark's Java log reach stderr.
     Raises `ParameterError` (a public parameter, before any record is read), `RecordError`
     (a record that does not fit the public tree, naming its line or row).
     """
@@ -82,8 +87,12 @@ def classify(
     files = Source.of(str(Path(source)), column, skip_null=skip_null, pattern=glob)
     chosen = choose_engine(engine, files, spark_master)
     if chosen == "memory":
+        if max_candidates is not None or engine_log:
+            raise ParameterError("engine", chosen, "duckdb or spark with max_candidates or "
+                                 "engine_log (the memory engine has neither)")
         return _memory(t, files, tau, epsilon, delta, cal, seed, progress)
-    return _engine(chosen, t, files, tau, cal, seed, spark_master, progress)
+    return _engine(chosen, t, files, tau, cal, seed, spark_master, progress,
+                   max_candidates=max_candidates, engine_log=engine_log)
 
 
 def _memory(tree: Any, files: Any, tau: object, epsilon: object, delta: object,
@@ -112,8 +121,8 @@ def _memory(tree: Any, files: Any, tau: object, epsilon: object, delta: object,
 
 
 def _engine(engine: str, tree: Any, files: Any, tau: object, cal: Calibration,
-            seed: int | None, spark_master: str | None,
-            progress: Progress | None) -> Classification:
+            seed: int | None, spark_master: str | None, progress: Progress | None, *,
+            max_candidates: int | None = None, engine_log: bool = False) -> Classification:
     """A counting engine's run: the engine counts, the exact stage labels the candidates."""
     from betweencut.engines.select import classify_source
     from betweencut.sampler import ExactSampler
@@ -123,7 +132,9 @@ def _engine(engine: str, tree: Any, files: Any, tau: object, cal: Calibration,
     test = ExactSampler(seed)
     if progress is not None:
         progress(f"counting with {engine}")
-    result = classify_source(engine, files, tree, params, test, spark_master=spark_master)
+    result = classify_source(engine, files, tree, params, test, spark_master=spark_master,
+                             max_candidates=max_candidates, progress=progress,
+                             engine_log=engine_log)
     facts = dict(result.diagnostics)
     records = facts.pop("records", 0)
     facts.pop("noisy_draws", None)

@@ -13,6 +13,11 @@ complete ternary tree of height `m`, so records are ordinary nodes) that moves q
 most 1 and in either direction: exactly the neighbouring notion (`|q_i(D) - q_i(D')| <= Δ = 1`)
 under which these algorithms are stated.
 
+Gaussian noise (`noise=GAUSSIAN` on the same primitives): Zhu and Wang's Gaussian SVT
+("Improving Sparse Vector Technique with Renyi Differential Privacy", NeurIPS 2020) with its
+no-query-noise bug, report-noisy-max with Gaussian noise, and the Gaussian mechanism released on
+a public grid (`gaussian_on_grid`, a finite view of the continuous Gaussian mechanism).
+
 Algorithm 3 (Roth's lecture notes) releases the noisy value `q_i + ν_i` of a positive answer:
 its output space is continuous, so it has no finite answer sequence. It could be audited here by
 releasing instead the interval of a public rational grid that contains `q_i + ν_i` (a finite
@@ -22,14 +27,29 @@ the loss then grows without bound as the grid is refined, which is Lyu et al.'s 
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax, QueryTest
+from betweencut.noisy_queries import (
+    GAUSSIAN,
+    LAPLACE,
+    AboveThreshold,
+    DrawNoise,
+    NoisyMax,
+    QueryTest,
+)
 from betweencut.validate import exact_number
 
 __all__ = [
+    "Grid",
+    "gaussian_noisy_max",
+    "gaussian_on_grid",
+    "gaussian_svt",
+    "gaussian_svt_no_query_noise",
     "noisy_max",
     "noisy_max_shared_noise",
     "noisy_max_small_scale",
@@ -73,21 +93,23 @@ def _thresholds(q: Sequence[Fraction], thresholds: Sequence[Fraction]) -> list[F
 
 
 def _svt(q: Sequence[Fraction], thresholds: Sequence[Fraction], rho_scale: Fraction,
-         nu_scale: Fraction, c: int | None, test: QueryTest, redraw: bool = False) -> Answers:
+         nu_scale: Fraction, c: int | None, test: QueryTest, redraw: bool = False,
+         noise: str = LAPLACE) -> Answers:
     """The shared skeleton: `⊤` iff `q_i + ν_i >= T_i + ρ`; stop after `c` ⊤ (None: never);
-    `redraw` draws a fresh `ρ` after every ⊤ (Alg. 2)."""
-    rho = test(DrawNoise(rho_scale))
+    `redraw` draws a fresh `ρ` after every ⊤ (Alg. 2); `noise` is the law of `ρ` and `ν_i`
+    (scales: Laplace `b`, Gaussian `σ`)."""
+    rho = test(DrawNoise(rho_scale, noise))
     out: list[bool] = []
     count = 0
     for qi, ti in zip(q, _thresholds(q, thresholds), strict=True):
-        above = test(AboveThreshold(qi, ti, nu_scale, rho))
+        above = test(AboveThreshold(qi, ti, nu_scale, rho, noise))
         out.append(above)
         if above:
             count += 1
             if c is not None and count >= c:
                 break  # abort: the remaining queries get no answer
             if redraw:
-                rho = test(DrawNoise(rho_scale))
+                rho = test(DrawNoise(rho_scale, noise))
     return tuple(out)
 
 
@@ -164,3 +186,77 @@ def noisy_max_shared_noise(q: Sequence[Fraction], eps: Fraction, test: QueryTest
         if test(AboveThreshold(q[i], q[best], Fraction(0))) and q[i] != q[best]:
             best = i
     return best
+
+
+def _sigma(value: Fraction, name: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, int | Fraction) or value <= 0:
+        raise ParameterError(name, value, "a rational standard deviation > 0")
+    return Fraction(value)
+
+
+def gaussian_svt(q: Sequence[Fraction], thresholds: Sequence[Fraction], sigma_rho: Fraction,
+                 sigma_nu: Fraction, test: QueryTest, c: int = 1) -> Answers:
+    """Zhu and Wang 2020, Gaussian SVT: `ρ ~ N(0, σ_ρ²)` once, `ν_i ~ N(0, σ_ν²)` per query,
+    `⊤` iff `q_i + ν_i >= T_i + ρ`, stop after `c` ⊤. Its privacy is stated in Rényi DP (their
+    Theorem 8 for `c = 1`: `ε(α) = ln k/(α - 1) + αΔ²/σ_ρ² + 2αΔ²/σ_ν²`, `k` the number of
+    queries)."""
+    _check(Fraction(1), c, thresholds)
+    return _svt(q, thresholds, _sigma(sigma_rho, "sigma_rho"), _sigma(sigma_nu, "sigma_nu"), c,
+                test, noise=GAUSSIAN)
+
+
+def gaussian_svt_no_query_noise(q: Sequence[Fraction], thresholds: Sequence[Fraction],
+                                sigma_rho: Fraction, test: QueryTest) -> Answers:
+    """Bug (Lyu et al.'s Alg. 5 with Gaussian threshold noise): no query noise (`ν_i = 0`) and
+    no cutoff. Two queries moved in opposite directions give an answer sequence impossible on
+    one database and possible on the other: private at no `(ε, δ)` with `δ` below its
+    probability."""
+    _check(Fraction(1), None, thresholds)
+    return _svt(q, thresholds, _sigma(sigma_rho, "sigma_rho"), Fraction(0), None, test,
+                noise=GAUSSIAN)
+
+
+def gaussian_noisy_max(q: Sequence[Fraction], sigma: Fraction, test: QueryTest) -> int:
+    """Report-noisy-max with Gaussian noise: `argmax_i (q_i + N(0, σ²))`. The argmax is a
+    post-processing of the Gaussian mechanism on the vector `q`, whose ℓ2 sensitivity is
+    `√m·Δ` when every query moves by at most `Δ`."""
+    return test(NoisyMax(tuple(q), _sigma(sigma, "sigma"), GAUSSIAN))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A public, strictly increasing grid of rational points (validated once)."""
+
+    points: tuple[Fraction, ...]
+
+    def __post_init__(self) -> None:
+        points = tuple(Fraction(x) for x in self.points)
+        if not points or any(b <= a for a, b in itertools.pairwise(points)):
+            raise ParameterError("grid", len(points), "a non-empty strictly increasing grid")
+        object.__setattr__(self, "points", points)
+
+    @staticmethod
+    def uniform(start: Fraction, stop: Fraction, step: Fraction) -> Grid:
+        """`start, start + step, ...` up to the first point `>= stop`."""
+        if step <= 0 or stop <= start:
+            raise ParameterError("(start, stop, step)", (start, stop, step),
+                                 "start < stop and step > 0")
+        return Grid(tuple(start + j * step for j in range(math.ceil((stop - start) / step) + 1)))
+
+
+def gaussian_on_grid(count: Fraction, grid: Grid, sigma: Fraction, test: QueryTest) -> int:
+    """The Gaussian mechanism `x = count + N(0, σ²)` released as its cell on a public grid: the
+    number of grid points `<= x` (binary search, `⌈log2(len(grid) + 1)⌉` comparisons with one
+    shared draw `ρ` and no fresh noise: `x = count - ρ`)."""
+    if not isinstance(grid, Grid):
+        raise ParameterError("grid", type(grid).__name__, "a Grid (validated public points)")
+    points = grid.points
+    rho = test(DrawNoise(_sigma(sigma, "sigma"), GAUSSIAN))
+    lo, hi = 0, len(points)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if test(AboveThreshold(count, points[mid], Fraction(0), rho, GAUSSIAN)):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

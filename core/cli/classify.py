@@ -66,6 +66,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="skip null records (counted under --diagnostics) instead of refusing them")
     p.add_argument("--spark-master", metavar="URL",
                    help="with --engine spark: the cluster's master URL (default local[*])")
+    p.add_argument("--max-candidates", metavar="N", type=positive_int("max-candidates", 0),
+                   help="with --engine duckdb|spark: candidate nodes held in memory (default "
+                        "50,000,000, about 25 bytes each); beyond them the exact stage reads "
+                        "them from disk: slower, the same release, never a refusal")
+    p.add_argument("--engine-log", action="store_true",
+                   help="with --engine spark: let Spark's own (Java) log reach stderr at WARN "
+                        "(silenced by default)")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--diagnostics", action="store_true",
@@ -114,15 +121,21 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--column and --engine duckdb|spark go with a CSV or Parquet INPUT")
     if args.input in (None, "-") and args.glob:
         raise UsageError("--glob goes with an INPUT pattern")
+    if args.engine_log and args.engine != "spark":
+        raise UsageError("--engine-log goes with --engine spark")
     status = StatusLine("classify", force=args.progress, elapsed=args.diagnostics)
     source: Any = args.input
     if args.input == "-":
         plan(tree, args.tau, args.epsilon, args.delta)  # every public check before reading
         source = parse_records(text_lines(sys.stdin.buffer, "stdin"), tree)
-    result = classify(tree, source, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
-                      engine=args.engine, accountant=args.accountant, column=args.column,
-                      skip_null=args.skip_null, spark_master=args.spark_master,
-                      seed=args.seed, progress=status, glob=args.glob)
+    try:
+        result = classify(tree, source, tau=args.tau, epsilon=args.epsilon, delta=args.delta,
+                          engine=args.engine, accountant=args.accountant, column=args.column,
+                          skip_null=args.skip_null, spark_master=args.spark_master,
+                          seed=args.seed, progress=status, glob=args.glob,
+                          max_candidates=args.max_candidates, engine_log=args.engine_log)
+    finally:
+        status.close()
     print_release(result, args.json, sys.stdout)
     if args.diagnostics:
         sys.stdout.flush()

@@ -2,8 +2,9 @@
 
 An engine (`memory`, `duckdb`, `spark`) reads the private records and computes the prefix
 counts of the public tree; it returns only the *candidates*, the nodes whose count exceeds the
-cut `floor(a - R)`. The exact stage here builds the sparse levels of those candidates and runs
-the one traversal of Appendix D (`betweencut.sparse.run_levels`) on them, with the exact sampler.
+cut `floor(a - R)`. The exact stage (`betweencut.engines.candidates`) builds the sparse levels of
+those candidates and runs the one traversal of Appendix D (`betweencut.sparse.run_levels`) on
+them, with the exact sampler.
 
 Why the candidates suffice (Alg. 3, Appendix D, GuardedBT's guard, Alg. 1 l. 1-2). Let
 `cut = floor(a - R)` (an integer, certified by `LogReal.floor`) and `C = {u : c_u > cut}`.
@@ -29,10 +30,9 @@ Why the candidates suffice (Alg. 3, Appendix D, GuardedBT's guard, Alg. 1 l. 1-2
 
 Size of the candidate set: the counts of one depth add up to at most `n` and each candidate
 has count at least `cut + 1`, so a depth holds at most `n / (cut + 1)` candidates and the whole
-set at most `n * h / (cut + 1) <= n * (h + 1) / (floor(a - R) + 1)` nodes. The exact stage
-holds them all (MarkUp and MarkDown walk every depth), about 40 bytes each. When that is too
-large (`max_candidates`), raise the public threshold `tau` (the cut grows with it) or state a
-smaller public tree; both are public choices and leak nothing.
+set at most `n * h / (cut + 1)` nodes. Whatever that number, the run releases:
+`betweencut.engines.candidates` keeps the candidates in memory up to a public budget and on disk
+beyond it (its docstring says what memory a run needs as a function of public inputs).
 
 Rows: a record is named by its file and its row, counted from 1 (Parquet rows in file order;
 CSV data rows after the header); in a text file by its line.
@@ -41,28 +41,27 @@ CSV data rows after the header); in a text file by its line.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 
+from betweencut.classifier import Progress as Progress  # the engines' progress(message)
 from betweencut.engines.sources import FORMATS as FORMATS
 from betweencut.engines.sources import column_index as column_index
 from betweencut.engines.sources import csv_rows as sources_csv_rows
 from betweencut.engines.sources import resolve
 from betweencut.errors import BetweenCutError, ParameterError, RecordError
 from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 from betweencut.records import parse_records
-from betweencut.sparse import Encoding, Level, SparseRun, run_levels
+from betweencut.sparse import Encoding
 from betweencut.tree import END_OF_RECORD, Node, PublicTree
 
 IntArray = npt.NDArray[np.int64]
 ENGINES = ("memory", "duckdb", "spark")
-DEFAULT_MAX_CANDIDATES = 50_000_000
 # Python's str.strip() strips exactly these (str.isspace); the engines' SQL trims the same set.
 WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
 
@@ -208,75 +207,19 @@ def candidate_cut(params: Params) -> int:
     return GuardedBT.of(params.a, params.b, params.R, params.lam).lower_cut
 
 
-@dataclass
-class Candidates:
-    """The engine's answer: per depth, sorted prefix codes (of `Encoding`) and exact counts of
-    the nodes with a count above the cut; a prefix-closed set."""
-
-    ids: list[IntArray] = field(default_factory=list)
-    counts: list[IntArray] = field(default_factory=list)
-
-    @property
-    def size(self) -> int:
-        return sum(a.size for a in self.ids)
-
-    @staticmethod
-    def from_rows(height: int, depth: IntArray, code: IntArray, count: IntArray) -> Candidates:
-        """Group rows (depth, code, count) by depth; each depth's codes sorted ascending."""
-        out = Candidates()
-        for d in range(height):
-            mask = depth == d
-            ids = np.asarray(code[mask], dtype=np.int64)
-            order = np.argsort(ids, kind="stable")
-            out.ids.append(ids[order])
-            out.counts.append(np.asarray(count[mask], dtype=np.int64)[order])
-        return out
-
-
-def levels_of(cands: Candidates, encoding: Encoding) -> list[Level]:
-    """The sparse levels of the candidates: child ranges found by each child's parent code."""
-    levels: list[Level] = []
-    for ids, counts in zip(cands.ids, cands.counts, strict=True):
-        if ids.size == 0:
-            break
-        levels.append(Level(ids, counts, label=np.zeros(ids.size, np.int8)))
-    for d in range(len(levels) - 1):
-        parents = levels[d + 1].ids // encoding.radix[d]
-        starts = np.searchsorted(parents, levels[d].ids, side="left")
-        levels[d].child_start = np.append(starts, parents.size).astype(np.int64)
-        if not np.isin(parents, levels[d].ids).all():
-            raise EngineError(f"the engine's candidates at depth {d + 1} have parents that are "
-                              "not candidates (counts must not grow downwards)")
-    if levels:
-        levels[-1].child_start = np.zeros(levels[-1].ids.size + 1, np.int64)
-    return levels
-
-
-def classify_candidates(
-    cands: Candidates,
-    codec: TreeCodec,
-    params: Params,
-    test: NoisyTest | None = None,
-    *,
-    record: bool = False,
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
-) -> SparseRun:
-    """The exact stage: Appendix D's traversal over the candidates (see the module docstring)."""
-    candidate_cut(params)
-    if cands.size > max_candidates:
-        raise ParameterError(
-            "max_candidates", max_candidates, f"at least the {cands.size} candidates",
-            "raise --tau (fewer nodes exceed floor(a - R)) or state a smaller public tree",
-        )
-    levels = levels_of(cands, codec.encoding)
-    if not levels:
-        return SparseRun((), codec.encoding, () if record else None, 0, 0)
-    return run_levels(levels, codec.encoding, codec.height, params, test, record=record)
+def split_depth(codec: TreeCodec, groups: int) -> int:
+    """The depth `D` of a two-scan plan's first pass: the deepest with at most `groups` possible
+    nodes, and at least 1 (public: from the tree alone)."""
+    depth, size = 0, 1
+    while depth < codec.height - 1 and size * codec.radix <= groups:
+        depth, size = depth + 1, size * codec.radix
+    return max(depth, 1)
 
 
 @dataclass(frozen=True)
 class EngineResult:
-    """The Heavy set, and diagnostics (record counts, timings) that are never released."""
+    """The Heavy set, and diagnostics (record counts, timings) that are never released: ints
+    and floats keyed by name (`engine` names the engine)."""
 
     heavy: frozenset[Node]
     diagnostics: dict[str, object]

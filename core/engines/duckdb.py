@@ -20,22 +20,21 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
-
 from betweencut.depo import depth_order
+from betweencut.engines.candidates import CandidateSink
 from betweencut.engines.common import (
     WHITESPACE,
-    Candidates,
     EngineResult,
+    Progress,
     Source,
     SourceRecordError,
     TreeCodec,
     candidate_cut,
-    classify_candidates,
     csv_rows,
     explain,
     null_record,
     require,
+    split_depth,
 )
 from betweencut.engines.sources import duckdb_sql
 from betweencut.errors import ParameterError
@@ -59,12 +58,19 @@ def reader_sql(source: Source, *, locate: bool = False) -> str:
     return duckdb_sql(source.files, source.format, source.column, locate=locate)
 
 
+# Python's str.strip() as one regular expression (RE2 matches code points): DuckDB's
+# trim(x, characters) decodes the whole string, ten times slower on long records.
+EDGE_WHITESPACE = "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE)
+STRIP_SQL = f"'^[{EDGE_WHITESPACE}]+|[{EDGE_WHITESPACE}]+$'"
+
+
 def columns_sql(kind: str, column: str) -> str:
     """The select list that names the record `rec` and, for text records, its components `p`."""
     rec = quote(column)
     if kind == "integer":
         return f"{rec} AS rec"
-    return f"{rec} AS rec, string_split(trim(trim({rec}, $ws), '/'), '/') AS p"
+    return f"{rec} AS rec, string_split(trim(regexp_replace({rec}, {STRIP_SQL}, '', 'g'), '/'), " \
+           "'/') AS p"
 
 
 def code_sql(codec: TreeCodec, kind: str, *, validate: bool = True) -> str:
@@ -77,7 +83,13 @@ def code_sql(codec: TreeCodec, kind: str, *, validate: bool = True) -> str:
             return "rec::BIGINT"
         return f"CASE WHEN rec IS NULL THEN -1 WHEN rec >= 0 AND rec < {codec.leaves} " \
                "THEN rec::BIGINT END"
-    digit = f"list_position($names, trim(x, $ws)) + {codec.first_digit - 1}"
+    # a component is looked up as it is, and trimmed only if that fails (trimming every
+    # component cost 50 us a record of 31 components); a name with whitespace at its edges is
+    # never matched untrimmed, as the parser strips every component first
+    found = "list_position($names, trim(x, $ws))"
+    if all(name == name.strip(WHITESPACE) for name in codec.names):
+        found = f"coalesce(list_position($names, x), {found})"
+    digit = f"{found} + {codec.first_digit - 1}"
     reduce = (f"list_reduce(list_transform(p, lambda x: {digit}), "
               f"lambda acc, x: acc * {r} + x, 0::BIGINT)")
     if codec.tree.end_of_record:  # shorter records end in ⊣ (digit 1), then "ended" digits 0
@@ -91,23 +103,19 @@ def code_sql(codec: TreeCodec, kind: str, *, validate: bool = True) -> str:
     return f"CASE WHEN rec IS NULL THEN -1 ELSE {body} END"
 
 
-SPLIT_GROUPS = 1 << 16
-
-
-def split_depth(codec: TreeCodec, groups: int | None = None) -> int:
-    """The depth `D` of the first pass: the deepest with at most `groups` possible nodes
-    (default `SPLIT_GROUPS`), and at least 1."""
-    groups = SPLIT_GROUPS if groups is None else groups
-    depth, size = 0, 1
-    while depth < codec.height - 1 and size * codec.radix <= groups:
-        depth, size = depth + 1, size * codec.radix
-    return max(depth, 1)
+SPLIT_GROUPS = 1 << 16  # the first scan's groups at most (tests lower it to force two scans)
 
 
 def prefix_sql(codec: TreeCodec, code_expr: str, columns: str, reader: str, cut: int, *,
-               diagnostics: bool = True, plan: str = "split") -> str:
+               diagnostics: bool = True, plan: str = "split", distinct: str | None = None
+               ) -> str:
     """Candidates (rank, depth, code, count) with count > cut, in DepO order then code order;
     with `diagnostics`, rows of depth -1 (malformed), -2 (null), -3 (valid records) first.
+
+    `distinct` (the quoted record column, for text records): group the records by their text
+    first and encode each distinct text once, weighted by its number of records (the encoding
+    costs microseconds a record, the grouping a tenth of that); the codes are then kept
+    (materialised) for both scans, which read them instead of the files.
 
     `plan = "chain"`: group the leaves, then each depth from the one below (one scan).
     `plan = "split"` (two scans, small groupings): group every record's prefix at a depth `D`
@@ -117,7 +125,7 @@ def prefix_sql(codec: TreeCodec, code_expr: str, columns: str, reader: str, cut:
     all its records are in the second scan.
     """
     h, r = codec.height, codec.radix
-    split = split_depth(codec)
+    split = split_depth(codec, SPLIT_GROUPS)
     if plan == "chain" or split >= h - 1:
         split = h - 1
     top = h - 1 - split  # prefix at depth `split` = code // r^top
@@ -125,17 +133,24 @@ def prefix_sql(codec: TreeCodec, code_expr: str, columns: str, reader: str, cut:
     def up(name: str) -> str:
         return f"{name} >> {r.bit_length() - 1}" if r & (r - 1) == 0 else f"{name} // {r}"
 
-    ctes = [f"src AS NOT MATERIALIZED (SELECT {code_expr} AS code FROM "
-            f"(SELECT {columns} FROM {reader}))",
-            "grouped AS (SELECT CASE WHEN code IS NULL THEN -2 WHEN code < 0 THEN -1 ELSE "
-            f"code // {r ** top} END AS code, count(*) AS c FROM src GROUP BY 1)",
+    if distinct is None:
+        count = "count(*)"
+        ctes = [f"src AS NOT MATERIALIZED (SELECT {code_expr} AS code FROM "
+                f"(SELECT {columns} FROM {reader}))"]
+    else:
+        count = "sum(w)::BIGINT"
+        ctes = [f"texts AS (SELECT {distinct}, count(*) AS w FROM {reader} GROUP BY 1)",
+                f"src AS MATERIALIZED (SELECT {code_expr} AS code, w FROM "
+                f"(SELECT {columns}, w FROM texts))"]
+    ctes += ["grouped AS (SELECT CASE WHEN code IS NULL THEN -2 WHEN code < 0 THEN -1 ELSE "
+             f"code // {r ** top} END AS code, {count} AS c FROM src GROUP BY 1)",
             f"l{split} AS (SELECT code, c FROM grouped WHERE code >= 0)"]
     for d in range(split - 1, -1, -1):
         ctes.append(f"l{d} AS (SELECT {up('code')} AS code, sum(c)::BIGINT AS c FROM l{d + 1} "
                     "GROUP BY 1)")
     if split < h - 1:
         ctes += [f"sel AS (SELECT code FROM l{split} WHERE c > {cut})",
-                 f"l{h - 1} AS (SELECT code, count(*) AS c FROM src WHERE code >= 0 AND "
+                 f"l{h - 1} AS (SELECT code, {count} AS c FROM src WHERE code >= 0 AND "
                  f"code // {r ** top} IN (SELECT code FROM sel) GROUP BY code)"]
         for d in range(h - 2, split, -1):
             ctes.append(f"l{d} AS (SELECT {up('code')} AS code, sum(c)::BIGINT AS c FROM "
@@ -156,15 +171,19 @@ def prefix_sql(codec: TreeCodec, code_expr: str, columns: str, reader: str, cut:
             + "\nORDER BY 1, 3")
 
 
-def connect(threads: int | None = None, memory_limit: str | None = None) -> Any:
+def connect(threads: int | None = None, memory_limit: str | None = None,
+            temp_directory: str | None = None) -> Any:
     """An in-memory DuckDB connection; `memory_limit` (e.g. "3GB") makes large groupings spill
-    to DuckDB's temporary directory instead of growing past it."""
+    to `temp_directory` (default: DuckDB's, `.tmp` under the working directory) instead of
+    growing past it."""
     duckdb = require("duckdb", "duckdb", "duckdb")
     con = duckdb.connect()
     if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
     if memory_limit is not None:
         con.execute("SET memory_limit = $limit", {"limit": memory_limit})
+    if temp_directory is not None:
+        con.execute("SET temp_directory = $dir", {"dir": temp_directory})
     return con
 
 
@@ -203,36 +222,56 @@ def classify(
     threads: int | None = None,
     memory_limit: str | None = None,
     max_candidates: int | None = None,
+    progress: Progress | None = None,
 ) -> EngineResult:
     """The Heavy set of `source` on the public tree of `codec`: DuckDB counts, the exact stage
-    labels (`betweencut.engines.common.classify_candidates`). Requires `tau >= E`."""
+    labels (`betweencut.engines.candidates`). Requires `tau >= E`. The candidates stay in
+    DuckDB (a temporary table, spilled under `memory_limit`) and are fetched one depth at a
+    time into a `CandidateSink` (in memory up to `max_candidates`, on disk beyond).
+    `progress(message)` hears the stages and depths (public facts only)."""
+    say = progress if progress is not None else _silent
     start = time.perf_counter()
     cut = candidate_cut(params)
-    con = connect(threads, memory_limit)
-    column, kind = column_kind(con, source, codec)
-    query = prefix_sql(codec, code_sql(codec, kind), columns_sql(kind, column),
-                       reader_sql(source), cut)
-    bind: dict[str, object] = {"files": list(source.files)}
-    if kind == "string":
-        bind |= {"names": list(codec.names), "ws": WHITESPACE}
-    data = con.execute(query, bind).fetchnumpy()
-    depth = np.asarray(data["depth"], dtype=np.int64)
-    code = np.asarray(data["code"], dtype=np.int64)
-    count = np.asarray(data["c"], dtype=np.int64)
-    stats = {int(d): int(c) for d, c in zip(depth[:3], count[:3], strict=True)}
-    counted = time.perf_counter()
-    if stats[-1] or (stats[-2] and not source.skip_null):
-        _raise_first_bad(con, source, codec, kind, column, bind)
-    cands = Candidates.from_rows(codec.height, depth[3:], code[3:], count[3:])
-    kwargs = {} if max_candidates is None else {"max_candidates": max_candidates}
-    run = classify_candidates(cands, codec, params, test, **kwargs)  # type: ignore[arg-type]
-    done = time.perf_counter()
-    return EngineResult(run.heavy, {
-        "engine": "duckdb", "records": stats[-3], "null_records_skipped": stats[-2],
-        "candidates": cands.size, "noisy_draws": run.noisy_calls,
-        "seconds_counting": round(counted - start, 4),
-        "seconds_exact_stage": round(done - counted, 4),
-    })
+    with CandidateSink(codec.height, max_candidates) as sink:
+        con = connect(threads, memory_limit, sink.path("duckdb"))
+        say("duckdb: reading the schema")
+        column, kind = column_kind(con, source, codec)
+        query = prefix_sql(codec, code_sql(codec, kind), columns_sql(kind, column),
+                           reader_sql(source), cut,
+                           distinct=quote(column) if kind == "string" else None)
+        bind: dict[str, object] = {"files": list(source.files)}
+        if kind == "string":
+            bind |= {"names": list(codec.names), "ws": WHITESPACE}
+        say("duckdb: counting the prefixes of every depth")
+        con.execute(f"CREATE TEMP TABLE candidates AS {query}", bind)
+        stats = dict.fromkeys((-1, -2, -3), 0) | {
+            int(d): int(c) for d, c in
+            con.execute("SELECT depth, c FROM candidates WHERE depth < 0").fetchall()}
+        counted = time.perf_counter()
+        if stats[-1] or (stats[-2] and not source.skip_null):
+            _raise_first_bad(con, source, codec, kind, column, bind)
+        for d in range(codec.height):
+            say(f"duckdb: fetching the candidates of depth {d} ({d + 1} of {codec.height})")
+            rows = con.execute("SELECT code, c FROM candidates WHERE depth = $d ORDER BY code",
+                               {"d": d}).fetchnumpy()
+            sink.add(d, rows["code"], rows["c"])
+        con.close()
+        fetched = time.perf_counter()
+        say("exact stage: the traversal of Appendix D over the candidates")
+        run = sink.classify(codec, params, test)
+        done = time.perf_counter()
+        return EngineResult(run.heavy, {
+            "engine": "duckdb", "records": stats[-3], "null_records_skipped": stats[-2],
+            "candidates": sink.size, "candidates_on_disk": int(sink.spilled),
+            "noisy_draws": run.noisy_calls,
+            "seconds_counting": round(counted - start, 4),
+            "seconds_fetching": round(fetched - counted, 4),
+            "seconds_exact_stage": round(done - fetched, 4),
+        })
+
+
+def _silent(_message: str) -> None:
+    return None
 
 
 def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, column: str,

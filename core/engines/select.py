@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from betweencut.engines.common import ENGINES, EngineResult, Source, TreeCodec
+from betweencut.engines.candidates import check_max_candidates
+from betweencut.engines.common import ENGINES, EngineResult, Progress, Source, TreeCodec
 from betweencut.engines.sources import reading
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
@@ -38,22 +39,28 @@ def classify_source(
     *,
     spark_master: str | None = None,
     max_candidates: int | None = None,
+    progress: Progress | None = None,
+    engine_log: bool = False,
 ) -> EngineResult:
-    """The Heavy set of `source` through a counting engine (`duckdb` or `spark`);
-    `max_candidates` (default `DEFAULT_MAX_CANDIDATES`) bounds the nodes fetched from it."""
-    if max_candidates is not None and (
-            not isinstance(max_candidates, int) or isinstance(max_candidates, bool)
-            or max_candidates < 1):
-        raise ParameterError("max_candidates", max_candidates, "an integer >= 1")
+    """The Heavy set of `source` through a counting engine (`duckdb` or `spark`).
+
+    `max_candidates` (default `DEFAULT_MAX_CANDIDATES`) is how many candidate nodes the exact
+    stage holds in memory; beyond it they are kept on disk: a public budget that changes the
+    time and memory of a run, never whether it releases (`betweencut.engines.candidates`).
+    `progress(message)` hears the stages and depths, public facts only. `engine_log` lets the
+    engine's own log (Spark's Java logging, at WARN) reach stderr; by default it is silenced."""
+    max_candidates = check_max_candidates(max_candidates)
     codec = TreeCodec.of(tree)
     with reading(source.files, engine):  # a dependency's error, in the package's words
         if engine == "duckdb":
             from betweencut.engines import duckdb
 
-            return duckdb.classify(source, codec, params, test, max_candidates=max_candidates)
+            return duckdb.classify(source, codec, params, test, max_candidates=max_candidates,
+                                   progress=progress)
         if engine == "spark":
             from betweencut.engines import spark
 
             return spark.classify(source, codec, params, test, master=spark_master,
-                                  max_candidates=max_candidates)
+                                  max_candidates=max_candidates, progress=progress,
+                                  log=engine_log)
     raise ParameterError("engine", engine, "duckdb or spark (memory reads with read_leaves)")

@@ -1,35 +1,51 @@
-"""The Spark engine (`betweencut[spark]`): prefix counts on a cluster, or locally in tests.
+"""The Spark engine (`betweencut[spark]`): prefix counts on a cluster, or in local mode.
 
-The same plan as the DuckDB engine (`betweencut.engines.duckdb`), written with Spark's column
-functions: each record becomes its leaf code of the sparse `Encoding` (NULL if malformed, -1 if
-null), the leaves are grouped, and each depth is grouped from the depth below; only the
-candidates (count > floor(a - R), `betweencut.engines.common`) are collected to the driver. A
-malformed record is found again and explained by the text reader's parser.
+The DuckDB engine's plan (`betweencut.engines.duckdb`), with the DataFrame API so that Spark's
+optimiser and adaptive execution run it. Each record becomes its leaf code of the sparse
+`Encoding` (NULL if malformed, -1 if null). Two jobs, whatever the height:
+
+1. every record's prefix at a public depth `D` (`split_depth`: at most `SPLIT_GROUPS` possible
+   nodes) is counted, with the numbers of malformed, null and valid records; that small
+   histogram comes to the driver, which rolls it up to the root (numpy) and keeps the depths
+   `0..D` candidates (count > floor(a - R), `betweencut.engines.common`);
+2. only the records under a depth-`D` candidate (a filter on a set of public size, at most
+   `SPLIT_GROUPS`: the cut is applied before the shuffle) are grouped by leaf, and those leaf
+   counts by their prefixes at depths `D+1..h-1`; only the candidates leave the executors,
+   each depth in one partition, sorted there, streamed to the driver's `CandidateSink`.
+
+Exact for every candidate: a candidate below `D` has count > cut, so its depth-`D` ancestor does
+too and all its records are in the second job. A tree of at most `SPLIT_GROUPS` leaves needs
+the first job only. A malformed record is found again and explained by the text reader's parser.
 
 `master` is the cluster's master URL (`spark://host:7077`, `yarn`, `k8s://...`); by default
-`local[*]`, or the session already running in this process.
+`local[*]`. One SparkSession serves the whole process (`session`). Spark's Java log stays off
+the user's stderr unless asked for (`log=True`).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from typing import Any
 
 import numpy as np
 
+from betweencut.engines.candidates import CandidateSink
 from betweencut.engines.common import (
     WHITESPACE,
-    Candidates,
     EngineResult,
+    IntArray,
+    Progress,
     Source,
     SourceRecordError,
     TreeCodec,
     candidate_cut,
-    classify_candidates,
     csv_rows,
     explain,
     null_record,
     require,
+    split_depth,
 )
 from betweencut.engines.sources import spark_frame, spark_name
 from betweencut.errors import ParameterError
@@ -37,23 +53,62 @@ from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 
 INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
+SPLIT_GROUPS = 1 << 16  # the first job's groups at most (tests lower it to force two jobs)
+WARM_UP_RECORDS = 1 << 18
+# The driver's JVM compiles with C1 only: half the start-up and first-job time measured on the
+# shared 2-core machine (bench/engines.py); the user's own options come later and win.
+DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
-def session(master: str | None = None) -> Any:
-    """The running SparkSession, or a new one (`master`, default `local[*]`, UI off)."""
+def session(master: str | None = None, *, log: bool = False) -> Any:
+    """The process's SparkSession: the running one (if `master` is None or its own), else a new
+    one on `master` (default `local[*]`), UI off.
+
+    The driver's JVM writes its log (and the JVM's own warnings) to its stderr, and could write
+    to stdout, where the release goes: it is started with both on the null device, or with
+    `log` both on our stderr, for its whole life (the first session of a process decides).
+    Errors still reach the user, as the Python exception Spark raises."""
     require("pyspark", "spark", "spark")
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
-    if active is not None and master is None:
+    if active is not None:
+        running = active.sparkContext.master
+        if master is not None and master != running:
+            raise ParameterError("spark-master", master, f"the master of this process's running "
+                                 f"Spark session ({running}), or stop that session first")
         return active
     builder = SparkSession.builder.appName("betweencut").master(master or "local[*]")
     builder = builder.config("spark.ui.enabled", "false")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
-    builder = builder.config("spark.sql.shuffle.partitions", "4" if master is None else "200")
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    if master is None or master.startswith("local"):  # one shuffle partition a core
+        cores = (master or "local[*]").removeprefix("local").strip("[]").split(",")[0]
+        builder = builder.config("spark.sql.shuffle.partitions",
+                                 cores if cores.isdigit() else str(os.cpu_count() or 2))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    sink = os.dup(2) if log else os.open(os.devnull, os.O_WRONLY)
+    environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} "
+                                        f"{os.environ.get('SPARK_SUBMIT_OPTS', '')}"}
+    if master is None or master.startswith("local"):  # local mode: the loopback address only
+        environment["SPARK_LOCAL_IP"] = os.environ.get("SPARK_LOCAL_IP", "127.0.0.1")
+    before = {key: os.environ.get(key) for key in environment}
+    os.environ.update(environment)
+    try:  # the JVM inherits file descriptors 1 and 2 (and the environment) from pyspark's start
+        os.dup2(sink, 1)
+        os.dup2(sink, 2)
+        return builder.getOrCreate()
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, sink):
+            os.close(fd)
+        for key, value in before.items():
+            if value is None:
+                del os.environ[key]
+            else:
+                os.environ[key] = value
 
 
 def read(spark: Any, source: Source) -> Any:
@@ -97,8 +152,12 @@ def code_column(codec: TreeCodec, kind: str, column: str) -> Any:
     parts = F.split(F.trim(F.trim(rec, ws), F.lit("/")), "/")
     names = F.array(*[F.lit(n) for n in codec.names])
 
-    def digit(x: Any) -> Any:
+    clean = all(name == name.strip(WHITESPACE) for name in codec.names)
+
+    def digit(x: Any) -> Any:  # looked up as it is, trimmed only if that fails (as duckdb's)
         position = F.array_position(names, F.trim(x, ws))
+        if clean:
+            position = F.coalesce(F.nullif(F.array_position(names, x), F.lit(0)), position)
         return F.when(position > 0, position + (codec.first_digit - 1))
 
     reduced = F.aggregate(F.transform(parts, digit), F.lit(0).cast("long"),
@@ -121,53 +180,128 @@ def classify(
     *,
     master: str | None = None,
     max_candidates: int | None = None,
+    progress: Progress | None = None,
+    log: bool = False,
 ) -> EngineResult:
-    """The Heavy set of `source`: Spark counts, the exact stage labels. Requires `tau >= E`."""
+    """The Heavy set of `source`: Spark counts (the module docstring's two jobs), the exact
+    stage labels (`betweencut.engines.candidates`). Requires `tau >= E`. `progress(message)`
+    hears the stages (public facts only).
+
+    The first run of a session first sends `WARM_UP_RECORDS` records through the first job's
+    plan (class loading, code generation: a fixed cost of start-up, counted with the session's
+    in the `seconds_session` diagnostic, that the first job would otherwise pay)."""
+    say = progress if progress is not None else _silent
     start = time.perf_counter()
     cut = candidate_cut(params)
-    spark = session(master)
+    say("spark: starting the session")
+    spark = session(master, log=log)
     from pyspark.sql import functions as F
 
     frame = read(spark, source)
     column, kind = column_kind(frame, source, codec)
-    r = codec.radix
-    grouped = frame.select(code_column(codec, kind, column).alias("code")) \
-        .groupBy("code").agg(F.count(F.lit(1)).alias("c")).persist()
-    stats = grouped.agg(
-        F.coalesce(F.sum(F.when(F.col("code").isNull(), F.col("c"))), F.lit(0)).alias("bad"),
-        F.coalesce(F.sum(F.when(F.col("code") == -1, F.col("c"))), F.lit(0)).alias("null"),
-        F.coalesce(F.sum(F.when(F.col("code") >= 0, F.col("c"))), F.lit(0)).alias("valid"),
-    ).collect()[0]
-    if stats["bad"] or (stats["null"] and not source.skip_null):
-        grouped.unpersist()
+    h, r = codec.height, codec.radix
+    split = min(split_depth(codec, SPLIT_GROUPS), h - 1)
+    top = r ** (h - 1 - split)  # a leaf code's prefix at depth `split` is code div top
+    code = F.col("code")
+
+    def coded(records: Any) -> tuple[Any, Any]:
+        """The leaf codes of `records` (with weights) and how to count them."""
+        if kind == "string":  # each distinct text encoded once, weighted by its records
+            texts = records.groupBy(F.col(column).alias("rec")).agg(F.count(F.lit(1)).alias("w"))
+            return texts.select(code_column(codec, kind, "rec").alias("code"), "w"), \
+                F.sum("w").cast("long")
+        return records.select(code_column(codec, kind, column).alias("code")), F.count(F.lit(1))
+
+    key = F.when(code.isNull(), F.lit(-2)).when(code < 0, F.lit(-1)) \
+        .otherwise(F.expr(f"code div {top}")).alias("p")
+    if not getattr(spark, "_betweencut_warm", False):
+        say("spark: warming up (the first job's plan on the first records)")
+        codes, weight = coded(frame.limit(WARM_UP_RECORDS))
+        codes.groupBy(key).agg(weight.alias("c")).collect()
+        spark._betweencut_warm = True
+    started = time.perf_counter()
+    codes, weight = coded(frame)
+    if kind == "string":
+        codes = codes.persist()
+    say(f"spark: counting the prefixes of depth {split}")
+    rows = codes.groupBy(key).agg(weight.alias("c")).collect()
+    hist = np.array([(int(x["p"]), int(x["c"])) for x in rows], np.int64).reshape(-1, 2)
+    stats = {k: int(hist[hist[:, 0] == k, 1].sum()) for k in (-2, -1)}
+    records = int(hist[hist[:, 0] >= 0, 1].sum())
+    if stats[-2] or (stats[-1] and not source.skip_null):
+        codes.unpersist()
         _raise_first_bad(spark, frame, source, codec, kind, column)
-    # every depth's prefix of every distinct leaf, grouped once (one job: the per-depth chain of
-    # the DuckDB engine costs one Spark job a depth)
-    h = codec.height
-    powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth) = powers[h - depth]
-    prefixes = grouped.filter(F.col("code") >= 0).select(
-        F.explode(F.sequence(F.lit(0), F.lit(h - 1))).alias("depth"), "code", "c",
-    ).select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)").alias("code"),
-             "c")
-    counts = prefixes.groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
-    keep = F.col("c") > cut
-    if codec.tree.end_of_record:
-        keep = keep & ((F.col("depth") == 0) | (F.col("code") % r != 0))
-    rows = [(int(x["depth"]), int(x["code"]), int(x["c"]))
-            for x in counts.filter(keep).collect()]
-    grouped.unpersist()
-    counted = time.perf_counter()
-    table = np.array(rows, dtype=np.int64).reshape(-1, 3)
-    cands = Candidates.from_rows(codec.height, table[:, 0], table[:, 1], table[:, 2])
-    kwargs = {} if max_candidates is None else {"max_candidates": max_candidates}
-    run = classify_candidates(cands, codec, params, test, **kwargs)  # type: ignore[arg-type]
-    done = time.perf_counter()
-    return EngineResult(run.heavy, {
-        "engine": "spark", "records": int(stats["valid"]),
-        "null_records_skipped": int(stats["null"]), "candidates": cands.size,
-        "noisy_draws": run.noisy_calls, "seconds_counting": round(counted - start, 4),
-        "seconds_exact_stage": round(done - counted, 4),
-    })
+    with CandidateSink(h, max_candidates) as sink:
+        valid = hist[hist[:, 0] >= 0]
+        chosen = _roll_up(valid[:, 0], valid[:, 1], split, codec, cut, sink)
+        if split < h - 1 and chosen:
+            say(f"spark: counting the prefixes of depths {split + 1} to {h - 1} under the "
+                f"candidates of depth {split}")
+            leaves = codes.filter((code >= 0) & F.expr(f"code div {top}").isin(chosen)) \
+                .groupBy("code").agg(weight.alias("c"))
+            powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth)
+            deeper = leaves.select(F.explode(F.sequence(F.lit(split + 1), F.lit(h - 1)))
+                                   .alias("depth"), "code", "c") \
+                .select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)")
+                        .alias("code"), "c") \
+                .groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
+            keep = F.col("c") > cut
+            if codec.tree.end_of_record:
+                keep = keep & (F.col("code") % r != 0)
+            # each depth whole in one partition, sorted there: streamed without a global sort
+            _stream(deeper.filter(keep).repartition("depth")
+                    .sortWithinPartitions("depth", "code"), sink)
+        codes.unpersist()
+        counted = time.perf_counter()
+        say("exact stage: the traversal of Appendix D over the candidates")
+        run = sink.classify(codec, params, test)
+        done = time.perf_counter()
+        return EngineResult(run.heavy, {
+            "engine": "spark", "records": records, "null_records_skipped": stats[-1],
+            "candidates": sink.size, "candidates_on_disk": int(sink.spilled),
+            "noisy_draws": run.noisy_calls, "seconds_session": round(started - start, 4),
+            "seconds_counting": round(counted - started, 4),
+            "seconds_exact_stage": round(done - counted, 4),
+        })
+
+
+def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut: int,
+             sink: CandidateSink) -> list[int]:
+    """The candidates of depths `0..depth` from the counts of the prefixes at `depth`, into
+    the sink; returns the prefixes at `depth` with a count above the cut (the second job's)."""
+    r = codec.radix
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], counts[order]
+    chosen = [int(k) for k in keys[counts > cut]]
+    for d in range(depth, -1, -1):
+        keep = counts > cut
+        if codec.tree.end_of_record and d > 0:
+            keep &= keys % r != 0  # a record that ended above: carried up, not a node
+        sink.add(d, keys[keep], counts[keep])
+        if d and keys.size:
+            keys, first = np.unique(keys // r, return_index=True)
+            counts = np.add.reduceat(counts, first)
+    return chosen
+
+
+def _stream(frame: Any, sink: CandidateSink, chunk: int = 1 << 16) -> None:
+    """Rows (depth, code, c), each depth's rows together and in code order, into the sink a
+    chunk at a time (one partition at a time leaves the executors)."""
+    depth, codes, counts = -1, list[int](), list[int]()
+    for row in frame.toLocalIterator():
+        d = int(row["depth"])
+        if d != depth or len(codes) >= chunk:
+            if codes:
+                sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
+            depth, codes, counts = d, [], []
+        codes.append(int(row["code"]))
+        counts.append(int(row["c"]))
+    if codes:
+        sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
+
+
+def _silent(_message: str) -> None:
+    return None
 
 
 def _raise_first_bad(spark: Any, frame: Any, source: Source, codec: TreeCodec, kind: str,

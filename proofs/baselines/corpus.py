@@ -16,6 +16,10 @@ pure
 * for a row private at a larger `ε'`: the `(ε', 0)` claim holds on the same pairs.
 
 A holding claim is a statement about the pairs audited, not a proof for every input.
+
+The Gaussian rows (`noise = GAUSSIAN`: Gaussian SVT, Gaussian report-noisy-max) state
+`(ε, δ)` claims and are decided with certified enclosures by
+`betweencut.proofs.baselines.gaussian_corpus` (see there for what is exact and what certified).
 """
 
 from __future__ import annotations
@@ -23,60 +27,51 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, cast
 
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import QueryTest
+from betweencut.noisy_queries import GAUSSIAN, LAPLACE
 from betweencut.notation import database_text, record_text
+from betweencut.proofs.baselines.corpus_rows import (
+    EPS,
+    NOWHERE,
+    PRIVATE,
+    PRIVATE_AT,
+    UNKNOWN,
+    CorpusRow,
+    RowResult,
+    Run,
+    check_size,
+    moves,
+    pairs_of,
+    pairs_scope,
+)
 from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.audit.mechanism import PointResult, audit_pairs, display, output_text
+from betweencut.proofs.privacy.audit.mechanism import (
+    ClaimPoint,
+    audit_pairs,
+    display,
+    output_text,
+)
 from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.enumeration.cache import Database, Mechanism, neighbouring_pairs
+from betweencut.proofs.privacy.enumeration.cache import Database, Mechanism
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
     infinite_loss_event,
 )
 from betweencut.proofs.registry import claim, register_audit
-from betweencut.proofs.verdict import Claim, Direction, Refutation, Verdict
+from betweencut.proofs.verdict import Direction, Refutation
 from betweencut.tree import Node
 
 __all__ = ["CORPUS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
            "check_corpus_verdicts"]
 
 CLAIM = "SVT corpus and report-noisy-max verdicts"
-PRIVATE, PRIVATE_AT, NOWHERE = "private", "private at", "private at no eps"
-UNKNOWN = "unknown"  # a user's mechanism: no literature verdict, `agrees` means `holds`
-EPS = Fraction(1)
 EPS_WIDTH, EPS_MAX = Fraction(1, 1024), Fraction(16)
-MAX_CORPUS_PAIRS = 20_000  # pairs of one row's audit (two queries: size <= 5; three: <= 2)
-Run = Callable[[tuple[Fraction, ...], QueryTest], Hashable]
-
-
-@dataclass(frozen=True)
-class CorpusRow:
-    """One algorithm: `run(q, test)` on query answers `q`, `m` queries, claimed `ε`, the
-    literature's verdict (and its `ε'` for `private at`), and where the verdict is proved."""
-
-    name: str
-    title: str
-    make: Callable[[int], Run]
-    m: int
-    literature: str
-    source: str
-    eps: Fraction = EPS
-    eps_private: Fraction | None = None
-    family: tuple[int, ...] = ()  # Alg. 6: the members t (m = 2t queries) of the loss family
-
-    def mechanism(self, m: int | None = None) -> Callable[[Database, QueryTest], Hashable]:
-        m = self.m if m is None else m
-        run = self.make(m)
-        return lambda db, test: run(sc.query_answers(db, m), test)
-
-
 def _zeros(m: int) -> tuple[Fraction, ...]:
     return (Fraction(0),) * m
 
@@ -92,6 +87,40 @@ def _alg(fn: Callable[..., Hashable], c: int | None) -> Callable[[int], Run]:
 
 def _nm(fn: Callable[..., Hashable]) -> Callable[[int], Run]:
     return lambda m: (lambda q, test: fn(q, EPS, test))
+
+
+SIGMA_RHO, SIGMA_NU, SIGMA_MAX = Fraction(1, 2), Fraction(1), Fraction(3, 2)
+
+
+def _gsvt(m: int) -> Run:
+    t = _zeros(m)
+    return lambda q, test: sc.gaussian_svt(q, t, SIGMA_RHO, SIGMA_NU, test)
+
+
+def _gsvt_no_query_noise(m: int) -> Run:
+    t = _zeros(m)
+    return lambda q, test: sc.gaussian_svt_no_query_noise(q, t, SIGMA_RHO, test)
+
+
+def _gnm(m: int) -> Run:
+    return lambda q, test: sc.gaussian_noisy_max(q, SIGMA_MAX, test)
+
+
+def _zhu_wang(m: int) -> tuple[ClaimPoint, ...]:
+    from betweencut.proofs.baselines.gaussian_corpus import zhu_wang_delta
+
+    return tuple((e, zhu_wang_delta(e, SIGMA_RHO, SIGMA_NU, m)) for e in (Fraction(12),
+                                                                          Fraction(14)))
+
+
+def _bw(points: tuple[tuple[str, str], ...]) -> tuple[ClaimPoint, ...]:
+    return tuple((Fraction(e), Fraction(d)) for e, d in points)
+
+
+# Balle-Wang Theorem 8 at sigma = 3/2, rounded up to 5 significant digits (checked by a test):
+# l2 sensitivity sqrt(2) (m = 2 answers that each move by 1), and 1 (the per-query one).
+BW_SQRT2 = (("0", "0.36265"), ("1/2", "0.21562"), ("2", "0.014302"))
+BW_UNIT = (("0", "0.26112"), ("1/2", "0.10875"), ("2", "0.00066003"))
 
 
 CORPUS: tuple[CorpusRow, ...] = (
@@ -116,76 +145,21 @@ CORPUS: tuple[CorpusRow, ...] = (
     CorpusRow("noisy-max-shared-noise", "report-noisy-max, one noise draw for every entry",
               _nm(sc.noisy_max_shared_noise), 2, NOWHERE,
               "a deterministic argmax of the answers (no noise survives)"),
+    CorpusRow("gaussian-svt", "Zhu-Wang Gaussian SVT (c = 1, sigma_rho = 1/2, sigma_nu = 1)",
+              _gsvt, 3, PRIVATE, "Zhu, Wang 2020, Theorem 8 (RDP); Mironov 2017, Prop. 3",
+              eps=Fraction(12), noise=GAUSSIAN, claim=_zhu_wang(3)),
+    CorpusRow("gaussian-svt-no-query-noise", "Gaussian SVT without query noise, no cutoff",
+              _gsvt_no_query_noise, 3, NOWHERE,
+              "Lyu, Su, Li 2017, Section 4 (Alg. 5's bug: an event with Q = 0 < P)",
+              eps=Fraction(12), noise=GAUSSIAN, claim=_zhu_wang(3)),
+    CorpusRow("gaussian-noisy-max", "report-noisy-max, N(0, (3/2)^2), m = 2", _gnm, 2, PRIVATE,
+              "Balle, Wang 2018, Theorem 8 with l2 sensitivity sqrt(m), post-processing",
+              eps=Fraction(0), noise=GAUSSIAN, claim=_bw(BW_SQRT2)),
+    CorpusRow("gaussian-noisy-max-unit-sensitivity",
+              "report-noisy-max, N(0, (3/2)^2), claimed at sensitivity 1", _gnm, 2, PRIVATE_AT,
+              "Balle, Wang 2018, Theorem 8: only l2 sensitivity sqrt(m) is covered",
+              eps=Fraction(0), noise=GAUSSIAN, claim=_bw(BW_UNIT), claim_private=_bw(BW_SQRT2)),
 )
-
-
-@dataclass
-class RowResult:
-    """The exact verdict of one row: whether its claim holds, the literature's verdict and
-    whether they agree, the worst point and refutation found, and the row's evidence
-    (`detail`: the largest loss, the ε' at which it holds, the loss family)."""
-
-    row: CorpusRow
-    holds: bool
-    verdict: str
-    agrees: bool
-    pairs: int = 0
-    detail: dict[str, Any] = field(default_factory=dict)
-    worst: PointResult | None = None
-    refutation: Refutation | None = None
-
-    def as_verdict(self) -> Verdict:
-        """The row as a `Verdict` (the same shape as every audit), with the corpus's facts."""
-        claim = Claim.dp(self.row.eps, Fraction(0))
-        literature = self.row.literature + (
-            f" {self.row.eps_private}" if self.row.eps_private is not None else "")
-        subject = {"name": self.row.name, "title": self.row.title, "queries": self.row.m,
-                   "literature": literature, "source": self.row.source}
-        out = Verdict("corpus", subject, claim, self.holds, pairs=self.pairs)
-        out.rows = [] if self.worst is None else [self.worst.row()]
-        out.refutation = self.refutation
-        out.facts = {"name": self.row.name, "queries": self.row.m, "literature": literature,
-                     "agrees": self.agrees, "found": self.verdict, **self.detail}
-        return out
-
-    def as_json(self) -> dict[str, Any]:
-        return self.as_verdict().as_json(with_header=False)
-
-
-def moves(z: Node) -> str:
-    """How record `z` moves the queries: `z - 1` entry by entry."""
-    return str(tuple(x - 1 for x in z))
-
-
-def pair_count(m: int, size: int) -> int:
-    """The number of pairs `(D, z)`, `|D| <= size`, `z ∈ {0, 1, 2}^m` (public: `m`, `size`)."""
-    records: int = 3**m
-    return sum(math.comb(records + n - 1, n) for n in range(size + 1)) * records
-
-
-def pairs_scope(size: int, m: int) -> str:
-    """The pairs audited, in words (`|D| <= 0` is the empty database)."""
-    databases = "D the empty database" if size == 0 else f"every D with |D| <= {size}"
-    return f"{databases}, every z in {{0,1,2}}^{m}"
-
-
-def check_size(m: int, size: int) -> None:
-    """Refuse up front an audit of more than `MAX_CORPUS_PAIRS` pairs (its laws and pairs are
-    held in memory: `--size 64` on two queries is about 10^10 pairs)."""
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise ParameterError("size", size, "a database size >= 0")
-    count = pair_count(m, size)
-    if count > MAX_CORPUS_PAIRS:
-        fits = [n for n in range(min(size, 64) + 1) if pair_count(m, n) <= MAX_CORPUS_PAIRS]
-        hint = f"size <= {max(fits)} fits" if fits else "no size fits"
-        raise ParameterError("size", size, f"at most {MAX_CORPUS_PAIRS} neighbouring pairs "
-                             f"(m = {m} queries: {count} pairs; {hint})")
-
-
-def _pairs(m: int, size: int) -> list[tuple[Database, Node]]:
-    check_size(m, size)
-    records = list(itertools.product((0, 1, 2), repeat=m))
-    return list(neighbouring_pairs(records, size))
 
 
 def _loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
@@ -196,12 +170,24 @@ def _loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
 
 
 def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
-    """Decide `row`'s claim exactly on every pair with `|D| <= size` (see the module doc)."""
+    """Decide `row`'s claim exactly on every pair with `|D| <= size` (see the module doc); a
+    Gaussian row with certified enclosures (`gaussian_corpus.audit_gaussian_row`)."""
     if size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    if row.literature == UNKNOWN and row.noise == LAPLACE and not row.claim:
+        from betweencut.proofs.privacy.enumeration.gaussian_noise import asks_gaussian
+
+        zeros = _zeros(row.m)
+        user_run = row.make(row.m)
+        if asks_gaussian(lambda test: user_run(zeros, test)):  # a user's Gaussian mechanism
+            row = replace(row, noise=GAUSSIAN, claim=((row.eps, Fraction(0)),))
+    if row.noise == GAUSSIAN:
+        from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
+
+        return audit_gaussian_row(row, size)
     run = row.mechanism()
     cache = QueryLawCache(run)
-    pairs = _pairs(row.m, size)
+    pairs = pairs_of(row.m, size)
     verdict = audit_pairs(cast(Mechanism, run), pairs, [(row.eps, Fraction(0))], cache=cache)
     detail: dict[str, Any] = {}
     if verdict.holds:

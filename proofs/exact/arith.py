@@ -336,7 +336,8 @@ def sign(x: object) -> int:
 
     Fractions and ints are compared exactly; `ExpPoly`, `ExpRational` and `LogReal` are decided
     exactly (zero symbolically, non-zero by certified intervals); an mpmath interval (`iv.mpf`)
-    gives its sign only when it excludes 0 (or is the point 0) and raises `Undecided` otherwise.
+    gives its sign only when it excludes 0 (or is the point 0) and raises `Undecided` otherwise,
+    and so does an `Enclosure` (`certified_sign`, at rising precision).
     Floats are refused.
     """
     if isinstance(x, bool | float):
@@ -345,6 +346,9 @@ def sign(x: object) -> int:
         return (x > 0) - (x < 0)
     if isinstance(x, ExpPoly | ExpRational | LogReal):
         return x.sign()
+    certified = getattr(x, "certified_sign", None)  # an `enclosure.Enclosure` (Gaussian laws)
+    if certified is not None:
+        return int(certified())
     if getattr(x, "_mpi_", None) is not None:
         lo, hi = iv_endpoints(x)
         if lo > 0:

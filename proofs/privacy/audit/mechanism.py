@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar, Union
 
-from betweencut.errors import MechanismError, ParameterError
+from betweencut.errors import MechanismError, ParameterError, Undecided
 from betweencut.exact import as_rational
 from betweencut.notation import database_text, record_text
 from betweencut.progress import current
@@ -191,7 +191,10 @@ def tighter(a: PointResult, b: PointResult) -> bool:
         return True
     if a_hi < b_lo or sign(a.bound) <= 0 or sign(b.bound) <= 0:
         return False
-    return sign(a.delta * b.bound - b.delta * a.bound) > 0
+    try:
+        return sign(a.delta * b.bound - b.delta * a.bound) > 0
+    except Undecided:  # certified (Gaussian) values that may tie: keep the first, no verdict
+        return False
 
 
 def _pairs(pairs: object) -> Iterable[tuple[object, object]]:

@@ -6,7 +6,8 @@ exact probability, and the laws kept per database.
 * `cache`: `LawCache`, the engine's front (laws per database and projection), the databases and
   records it is asked about, and the enumeration kinds;
 * `shared_noise`: the shared-noise primitives (SVT, noisy max), exact integrals of Laplace laws
-  (`QueryLawCache`; registers itself as a kind);
+  (`QueryLawCache`; registers itself as a kind); `gaussian_noise`: the same with Gaussian noise,
+  certified laws (`GaussianLawCache`, registered first);
 * `query_laws`, `pair_classes`, `outcome_tree`: the shared-outcome-tree speed path
   (`SharedTreeCache`), tested equal to direct enumeration of the real code.
 
@@ -14,7 +15,10 @@ May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws`, `proofs.v
 `proofs.registry` and `betweencut.proofs.privacy.divergence`.
 """
 
-from betweencut.proofs.privacy.enumeration import shared_noise  # noqa: F401  (registers a kind)
+from betweencut.proofs.privacy.enumeration import (  # noqa: F401  (each registers its kind)
+    gaussian_noise,
+    shared_noise,
+)
 from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,

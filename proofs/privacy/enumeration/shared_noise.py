@@ -18,7 +18,7 @@ noisy-max and fresh-noise factors. Sequences of probability exactly 0 are droppe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, cast
@@ -31,6 +31,7 @@ from betweencut.noisy_queries import (
     QueryTest,
     ReplayQueries,
     UnansweredNoisyQuery,
+    is_gaussian,
 )
 from betweencut.noisy_test import BTQuery
 from betweencut.progress import current
@@ -58,12 +59,13 @@ from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplay
 from betweencut.tree import Node
 
 __all__ = [
-    "BranchingQueries", "ExactJoint", "QueryLaw", "QueryLawCache", "QueryMechanism",
-    "enumerate_queries", "epsilon_at_delta", "infinite_loss_event",
+    "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
+    "answer_sequences", "enumerate_queries", "epsilon_at_delta", "infinite_loss_event",
     "sequence_probability",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
+Log = list[tuple[AboveThreshold | NoisyMax, bool | int]]
 DEFAULT_LIMIT = 200_000
 TICK = 256  # answer sequences between two looks at the time budget (and progress)
 SHOWN = 4
@@ -120,6 +122,10 @@ def sequence_probability(log: Sequence[tuple[AboveThreshold | NoisyMax, bool | i
     groups: dict[int | None, tuple[Fraction, list[tuple[Fraction, Fraction, bool]]]] = {}
     out = ExpPoly.const(1)
     for query, answer in log:
+        if is_gaussian(query):
+            raise ParameterError(
+                "query", repr(query), "Laplace noise on this exact path: Gaussian noise is "
+                "enumerated by enumeration.gaussian_noise (GaussianLawCache, certified laws)")
         if isinstance(query, NoisyMax):
             out = out * noisy_max_law(query.counts, query.scale)[int(answer)]
             continue
@@ -156,24 +162,21 @@ class QueryLaw:
         return out
 
 
-def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT
-                      ) -> QueryLaw:
-    """Every answer sequence of `run(test)` with its exact probability, summed per output.
+def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT
+                     ) -> Iterator[tuple[Hashable, Log]]:
+    """Every complete answer sequence of `run(test)`: `(output, log)`, depth first.
 
-    Preconditions: `run` is deterministic given the answers of `test` (its only randomness)
-    and asks finitely many queries on every answer sequence; outputs are hashable.
-    Checks (as `enumerate_mechanism` does): a replayed prefix meets the queries of the run that
-    created it, and the probabilities sum to exactly 1.
-    Returns: a `QueryLaw` whose values sum to exactly 1.
+    Preconditions: as `enumerate_queries`. Checks that a replayed prefix meets the queries of
+    the run that created it, that outputs are hashable, and the `limit`.
     Raises: `ParameterError` past `limit` answer sequences; `MechanismNotReplayable` when the
     mechanism is not a function of its answers.
     """
     if limit < 1:
         raise ParameterError("limit", limit, "a positive integer")
-    law = QueryLaw()
-    tracker = current()
     stack: list[tuple[bool | int, ...]] = [()]
     met: dict[tuple[bool | int, ...], tuple[object, ...]] = {(): ()}
+    count = 0
+    tracker = current()  # the time budget, checked (and the count shown) every TICK sequences
     while stack:
         prefix = stack.pop()
         test = BranchingQueries(prefix)
@@ -187,19 +190,37 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
         for branch in test.branches:
             met[branch] = asked[:len(branch)]
         stack.extend(reversed(test.branches))
-        law.transcripts += 1
-        if law.transcripts % TICK == 0:
-            tracker.tick(law.transcripts, None, "answer sequences")
+        count += 1
+        if count % TICK == 0:
+            tracker.tick(count, None, "answer sequences")
         try:
             hash(output)
         except TypeError:
             raise ParameterError("output", type(output).__name__, "a hashable output") from None
-        if law.transcripts > limit:
+        if count > limit:
             raise ParameterError("limit", limit, f"more than {limit} answer sequences")
-        p = sequence_probability(test.log)
+        yield output, test.log
+
+
+def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT
+                      ) -> QueryLaw:
+    """Every answer sequence of `run(test)` with its exact probability, summed per output.
+
+    Preconditions: `run` is deterministic given the answers of `test` (its only randomness)
+    and asks finitely many queries on every answer sequence; outputs are hashable; its noise is
+    Laplace (Gaussian noise: `enumeration.gaussian_noise`).
+    Checks (as `enumerate_mechanism` does): a replayed prefix meets the queries of the run that
+    created it, and the probabilities sum to exactly 1.
+    Returns: a `QueryLaw` whose values sum to exactly 1.
+    Raises: `ParameterError` past `limit` answer sequences or for a Gaussian query;
+    `MechanismNotReplayable` when the mechanism is not a function of its answers.
+    """
+    law = QueryLaw()
+    for output, log in answer_sequences(run, limit):
+        law.transcripts += 1
+        p = sequence_probability(log)
         if not p.is_zero():
             law.values[output] = law.values[output] + p if output in law.values else p
-    tracker.finish("answer sequences")
     total = ExpPoly()
     for value in law.values.values():
         total = total + value

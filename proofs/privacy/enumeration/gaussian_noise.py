@@ -1,0 +1,328 @@
+"""Certified output laws and profiles of mechanisms that ask Gaussian shared-noise primitives.
+
+A mechanism written against `betweencut.noisy_queries` with `noise=GAUSSIAN` (Gaussian
+AboveThreshold / SVT, Gaussian report-noisy-max) is enumerated exactly as the Laplace kind is
+(`shared_noise.answer_sequences`: the real code, every answer sequence, the same replay
+checks); only the probability of a sequence changes:
+
+* **exact**: the outcome tree (which answer sequences exist and what each outputs), every
+  parameter, the grouping of comparisons by their shared draw, the exact zeros (a sequence whose
+  noiseless comparisons contradict each other), and every Laplace factor (`ExpPoly`);
+* **certified**: every Gaussian factor (`betweencut.proofs.laws.gaussian`: Arb quadrature of
+  `∫ φ(r)·Π ½erfc(...) dr` with the tail mass added to the upper bound), hence every
+  probability of a sequence that asks Gaussian noise is an `Enclosure`.
+
+`CertifiedJoint` is the privacy profile of two such laws: `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε Q(o))_+`
+as an enclosure, each term's positive part taken on its bounds (no sign of a term is ever
+decided, so outputs with `P(o) = e^ε Q(o)` cannot make it undecidable); exact terms (both laws
+exact) are decided exactly. A verdict compares the enclosure of `δ` with the claimed `δ`
+through the gate: it holds when the upper bound is below, is refuted when the lower bound is
+above, and raises `Undecided` when they straddle at the largest precision
+(`enclosure.MAX_PREC`): never a float decision.
+
+`GaussianLawCache` is the `LawCache` kind `audit_pairs` hands such a mechanism to (its first
+noisy query is Gaussian, `enumeration.cache.KINDS`); it accepts Laplace primitives too (their
+factors stay exact), so a mechanism mixing both laws can be audited by passing it explicitly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Union, cast
+
+from betweencut.errors import ParameterError
+from betweencut.noisy_queries import (
+    GAUSSIAN,
+    LAPLACE,
+    AboveThreshold,
+    NoisyMax,
+    QueryTest,
+    is_gaussian,
+)
+from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.enclosure import Enclosure
+from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
+from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
+from betweencut.proofs.privacy.divergence.curve import PrivacyCurve
+from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Law, PairProfile, check_eps
+from betweencut.proofs.privacy.enumeration.cache import (
+    KINDS,
+    CacheFactory,
+    Database,
+    LawCache,
+    Mechanism,
+    Projections,
+    as_hashable,
+    with_record,
+)
+from betweencut.proofs.privacy.enumeration.shared_noise import (
+    DEFAULT_LIMIT,
+    BranchingQueries,
+    Log,
+    QueryMechanism,
+    answer_sequences,
+)
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+from betweencut.tree import Node
+
+__all__ = [
+    "CertifiedJoint", "CertifiedLaw", "GaussianLawCache", "Probability", "asks_gaussian",
+    "certified_sequence_probability", "enumerate_certified",
+]
+
+Probability = Union[ExpPoly, Enclosure]  # noqa: UP007
+SHOWN = 4
+_NONE = "none"
+
+
+def _fresh_law(query: AboveThreshold) -> str:
+    return _NONE if query.scale == 0 else query.noise
+
+
+def certified_sequence_probability(log: Log) -> Probability:
+    """The probability of one complete answer sequence: exact (`ExpPoly`) when it asks only
+    Laplace noise, else an `Enclosure`.
+
+    Comparisons are grouped by their shared draw (independent given it); a group is Laplace
+    (exact, `noisy_laws`) or Gaussian (certified, `laws.gaussian`): its draw and its fresh noises
+    share one law. Comparisons without a shared draw group by their own law. Noisy maxima
+    contribute their own factor.
+    Raises: `ParameterError` for a group mixing Laplace and Gaussian noise.
+    """
+    groups: dict[tuple[int | None, str], tuple[Fraction, list[tuple[Fraction, Fraction, bool]]]]
+    groups = {}
+    out: Probability = ExpPoly.const(1)
+    for query, answer in log:
+        if isinstance(query, NoisyMax):
+            law = gaussian_noisy_max_law if query.noise == GAUSSIAN else noisy_max_law
+            out = out * law(query.counts, query.scale)[int(answer)]
+            continue
+        handle, fresh = query.shared, _fresh_law(query)
+        if handle is None:
+            key: tuple[int | None, str] = (None, LAPLACE if fresh == _NONE else fresh)
+            scale = Fraction(0)
+        else:
+            key, scale = (handle.ident, handle.noise), handle.scale
+            if fresh not in (_NONE, handle.noise):
+                raise ParameterError(
+                    "query", repr(query), f"fresh noise of the shared draw's law "
+                    f"({handle.noise}): a comparison mixing Laplace and Gaussian noise has no "
+                    "law here")
+        groups.setdefault(key, (scale, []))[1].append(
+            (query.threshold - query.count, query.scale, bool(answer)))
+    for (_, law_name), (scale, answers) in groups.items():
+        factor: Probability
+        if law_name == GAUSSIAN:
+            factor = shared_gaussian_answers(scale, tuple(sorted(answers)))
+        else:
+            factor = shared_answers_probability(scale, tuple(sorted(answers)))
+        out = out * factor
+        if out.is_zero():
+            break
+    return out
+
+
+def asks_gaussian(run: Callable[[QueryTest], Hashable]) -> bool:
+    """Whether the first answer sequence of `run` compares with Gaussian noise (the kind test
+    for code handed over without a kind, e.g. `audit corpus --mechanism`)."""
+    test = BranchingQueries(())
+    run(test)
+    return any(is_gaussian(query) for query, _ in test.log)
+
+
+@dataclass
+class CertifiedLaw:
+    """The law of one mechanism on one database: output -> probability (exact or enclosed)."""
+
+    values: dict[Hashable, Probability] = field(default_factory=dict)
+    transcripts: int = 0
+
+    def total(self) -> Enclosure:
+        return Enclosure.sum(self.values.values(), "the total probability")
+
+    def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, Probability]:
+        grouped: dict[Hashable, list[Probability]] = {}
+        for o, v in self.values.items():
+            grouped.setdefault(project(o), []).append(v)
+        return {key: _sum(values) for key, values in grouped.items()}
+
+
+def _sum(values: Sequence[Probability]) -> Probability:
+    if all(isinstance(v, ExpPoly) for v in values):
+        out = ExpPoly()
+        for v in values:
+            out = out + cast(ExpPoly, v)
+        return out
+    return Enclosure.sum(values, "P(output)")
+
+
+def enumerate_certified(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT
+                        ) -> CertifiedLaw:
+    """Every answer sequence of `run(test)` with its probability (exact or certified), summed
+    per output.
+
+    Preconditions: as `shared_noise.enumerate_queries`.
+    Checks: the replay checks of `answer_sequences`, and that the enclosure of the total
+    probability contains 1 (a consistency check at 64 bits, not a proof of equality).
+    Returns: a `CertifiedLaw` (sequences of probability exactly 0 dropped).
+    Raises: `ParameterError` past `limit` answer sequences or for a group mixing noise laws;
+    `MechanismNotReplayable` when the total cannot be 1.
+    """
+    law = CertifiedLaw()
+    parts: dict[Hashable, list[Probability]] = {}
+    for output, log in answer_sequences(run, limit):
+        law.transcripts += 1
+        p = certified_sequence_probability(log)
+        if not p.is_zero():
+            parts.setdefault(output, []).append(p)
+    law.values = {o: _sum(ps) for o, ps in parts.items()}
+    total = law.total()
+    lo, hi = total.enclose(64)
+    if not lo <= 1 <= hi:
+        raise MechanismNotReplayable(
+            f"the probabilities of its {law.transcripts} answer sequences sum to {total}, which "
+            "excludes 1: the mechanism is not a function of its noisy answers")
+    return law
+
+
+def _excess(po: Probability, qo: Probability, grow: ExpPoly, grow_node: Enclosure
+            ) -> Probability:
+    """`P(o) - e^ε·Q(o)`: exact when both are exact, `(1 - e^ε)·P(o)` when the two are known
+    equal (`Enclosure.same_value`), else an enclosure."""
+    if isinstance(po, ExpPoly) and isinstance(qo, ExpPoly):
+        return po - qo * grow
+    p_node = Enclosure.of(po)
+    if p_node.same_value(qo):
+        return p_node * (1 - grow)
+    return p_node - Enclosure.of(qo) * grow_node
+
+
+def _certainly_positive(x: Probability) -> bool:
+    if isinstance(x, ExpPoly):
+        return not x.is_zero() and sign(x) > 0
+    return x.enclose(64)[0] > 0
+
+
+class CertifiedJoint(PairProfile):
+    """The privacy profile of two laws whose probabilities are exact or enclosed.
+
+    `hockey_stick(ε)` is `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+` as an `Enclosure` (positive parts
+    on bounds; exact terms decided exactly); its event is the outputs whose term is certainly
+    positive (at 64 bits), shown for the report, with `P(S)` and `Q(S)` enclosed.
+    """
+
+    def __init__(self, p: Mapping[Hashable, Probability], q: Mapping[Hashable, Probability]
+                 ) -> None:
+        self.p, self.q = p, q
+        self.outputs = sorted({*p, *q}, key=repr)
+
+    def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
+        eps = check_eps(eps)
+        p, q = (self.p, self.q) if forward else (self.q, self.p)
+        grow = ExpPoly.exp(eps)
+        grow_node = Enclosure.of(grow)
+        zero = ExpPoly()
+        terms: list[Probability] = []
+        event: list[Hashable] = []
+        for o in self.outputs:
+            po, qo = p.get(o, zero), q.get(o, zero)
+            if po.is_zero():
+                continue
+            excess = _excess(po, qo, grow, grow_node)
+            if isinstance(excess, ExpPoly):
+                if sign(excess) > 0:
+                    terms.append(excess)
+                    event.append(o)
+                continue
+            terms.append(excess.positive_part())
+            if _certainly_positive(excess):
+                event.append(o)
+        delta = Enclosure.sum(terms, f"delta({eps})")
+        p_event = Enclosure.sum((p[o] for o in event), "P(S)")
+        q_event = Enclosure.sum((q.get(o, zero) for o in event), "Q(S)")
+        shown = tuple(event[:SHOWN])
+        # HockeyStick is typed for exact values; an Enclosure offers the same arithmetic, the
+        # gate's `certified_sign`, `enclose` and `str` (see the module doc).
+        return HockeyStick(eps, cast(ExpPoly, delta), len(event), cast(ExpPoly, p_event),
+                           cast(ExpPoly, q_event), "D||D+z" if forward else "D+z||D",
+                           lambda: shown)
+
+    def profile(self, eps: Fraction) -> HockeyStick:
+        """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` as an enclosure (no comparison decided); the
+        event, `P(S)`, `Q(S)` and direction are those of the direction with the larger lower
+        bound at 64 bits."""
+        forward, backward = self.hockey_stick(eps, True), self.hockey_stick(eps, False)
+        f_delta = cast(Enclosure, forward.delta)
+        b_delta = cast(Enclosure, backward.delta)
+        larger = forward if f_delta.enclose(64)[0] >= b_delta.enclose(64)[0] else backward
+        both = f_delta.maximum(b_delta)
+        return HockeyStick(eps, cast(ExpPoly, both), larger.event_size, larger.p_event,
+                           larger.q_event, larger.direction, larger.shown)
+
+
+class GaussianLawCache(LawCache):
+    """A `LawCache` whose laws come from `enumerate_certified`, so that `audit_pairs`
+    audits mechanisms asking Gaussian shared-noise primitives unchanged."""
+
+    def __init__(self, run: QueryMechanism,
+                 projections: dict[str, Callable[[object], Hashable]] | None = None,
+                 limit: int = DEFAULT_LIMIT) -> None:
+        super().__init__(cast(Mechanism, run), projections, limit)
+        self.query_run = run
+        self.laws: dict[Database, CertifiedLaw] = {}
+
+    def query_law(self, db: Database) -> CertifiedLaw:
+        found = self.laws.get(db)
+        if found is None:
+            run = self.query_run
+            found = self.laws[db] = enumerate_certified(lambda test: run(db, test), self.limit)
+            self.transcripts += found.transcripts
+        return found
+
+    def certified(self, db: Database, on: str) -> dict[Hashable, Probability]:
+        """The law of the projected output (made hashable as `LawCache.law` does)."""
+        if on not in self.projections:
+            raise ParameterError("on", on, f"one of {sorted(self.projections)}")
+        project = self.projections[on]
+        return self.query_law(db).projected(lambda o: as_hashable(project(o)))
+
+    def law(self, db: Database, on: str) -> Law:
+        """Not available: this kind keeps certified values (`certified`), not factor bags."""
+        raise ParameterError("law", "a Gaussian shared-noise mechanism",
+                             "a fresh-noise mechanism (here use certified(), make_joint())")
+
+    def make_joint(self, db: Database, z: Node, on: str) -> CertifiedJoint:
+        return CertifiedJoint(self.certified(db, on), self.certified(with_record(db, z), on))
+
+    def fresh(self) -> GaussianLawCache:
+        """Itself (its laws come from the direct enumeration of the real code), or a new plain
+        `GaussianLawCache` for a subclass."""
+        if type(self) is GaussianLawCache:
+            return self
+        return GaussianLawCache(self.query_run, self.projections, self.limit)
+
+    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+        """Not available: the exact curve needs exact laws; a Gaussian pair's profile is
+        certified point by point (`make_joint(...).profile(eps)`, `epsilon_for_delta`)."""
+        raise ParameterError("curve", "a Gaussian shared-noise mechanism",
+                             "exact (Laplace) laws; use make_joint(...).profile(eps) or "
+                             "epsilon_for_delta (certified)")
+
+
+def _gaussian_noise_kind(query: object) -> CacheFactory | None:
+    """Shared-noise primitives with Gaussian noise (`noise=GAUSSIAN`) are enumerated by
+    `GaussianLawCache` (certified laws); registered first, before the exact Laplace kind."""
+    from betweencut.noisy_queries import is_gaussian
+
+    if not is_gaussian(query):
+        return None
+
+    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
+        return GaussianLawCache(cast(QueryMechanism, run), projections, limit)
+
+    return factory
+
+
+KINDS.insert(0, _gaussian_noise_kind)
