@@ -25,8 +25,7 @@ from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
-from betweencut.cli.audit_depth import _row
-from betweencut.proofs.privacy.depth import exact_values as depth_exact
+from betweencut.proofs.exact import intpoly
 from betweencut.proofs.privacy.depth.audit import (
     audit_profiles,
     paper_bounds,
@@ -53,20 +52,20 @@ def main() -> None:
     bounds = paper_bounds(cal.L, params)
     print(f"h = {h} (L = {cal.L}), eps = {cal.epsilon}, delta = {cal.delta}: lambda = {cal.lam}, "
           f"R = {cal.R.exact_str()}, tau = {params.tau}; {len(profiles)} profiles; "
-          f"flint available: {depth_exact.flint_available()}")
+          f"flint available: {intpoly.flint_available()}")
 
     start = time.process_time()
     audit = audit_profiles(mechanism, profiles, bounds)
     base = time.process_time() - start
     print(f"baseline, rows without exact values: {len(audit.rows)} rows, {base:.1f} s CPU")
 
-    backend = depth_exact.backend()
+    backend = intpoly.resolve_backend()
     start = time.process_time()
     audit = audit_profiles(mechanism, profiles, bounds)
     texts = [row.delta_exact_str() for row in audit.rows]
     full = time.process_time() - start
     start = time.process_time()
-    size = len(json.dumps([_row(row, bound_exact=False) for row in audit.rows]))
+    size = len(json.dumps([row.to_row("transcript").as_json() for row in audit.rows]))
     dump = time.process_time() - start
     exact_chars = sum(map(len, texts))
     print(f"with every row's delta_exact ({backend}): {full:.1f} s CPU, ratio "
@@ -75,17 +74,16 @@ def main() -> None:
           f"({dump:.1f} s), of which delta_exact {exact_chars / 1e6:.1f} MB, "
           f"longest {max(map(len, texts))} chars, mean {exact_chars // len(texts)}")
 
-    if depth_exact.flint_available():
+    if intpoly.flint_available():
         sample = profiles[:: args.sample]
         timings: dict[str, float] = {}
         outputs: dict[str, list[str]] = {}
         for name in ("flint", "pure"):
-            depth_exact.set_backend(name)
-            rows = audit_profiles(mechanism, sample, bounds).rows
+            with intpoly.use_backend(name):
+                rows = audit_profiles(mechanism, sample, bounds).rows
             start = time.process_time()
             outputs[name] = [row.delta_exact_str() for row in rows]
             timings[name] = time.process_time() - start
-        depth_exact.set_backend(backend)
         same = outputs["flint"] == outputs["pure"]
         print(f"exact values of {len(sample)} pairs (every {args.sample}th): flint "
               f"{timings['flint']:.2f} s, pure {timings['pure']:.2f} s CPU, ratio pure/flint "

@@ -1,9 +1,10 @@
 """Certified real comparisons for margin formulas: mpmath `iv` intervals, never a float verdict.
 
-A formula is a callable `prec -> iv.mpf` that builds its interval from exact inputs under the
-working precision `prec` (bits). `certified_compare(f, g)` evaluates both at rising precision and
-returns -1 or 1 once the intervals are disjoint; it raises `Undecided` if they still overlap at
-`max_prec` (which only an exact tie, or an extremely near one, can cause).
+A formula is a callable `() -> iv.mpf` that builds its interval from exact inputs under the
+working precision in force (`betweencut.exact.iv_precision`). `certified_compare(f, g)` is the
+sign gate (`betweencut.exact.certified_sign`) on the enclosures of `f - g` at rising precision:
+-1 or 1 once the intervals are disjoint, `Undecided` at the package's precision cap (which only
+an exact tie, or an extremely near one, can cause).
 """
 
 from __future__ import annotations
@@ -15,14 +16,9 @@ from typing import Any
 
 from mpmath import iv
 
-from betweencut.errors import Undecided
-from betweencut.exact import iv_endpoints, iv_precision
+from betweencut.exact import certified_sign, iv_endpoints, iv_precision
 
-Formula = Callable[[], Any]  # evaluated inside `precision(...)`
-DEFAULT_MAX_PREC = 1 << 12
-
-
-precision = iv_precision
+Formula = Callable[[], Any]  # evaluated inside `iv_precision(...)`
 
 
 def q(x: Fraction | int) -> Any:
@@ -33,7 +29,7 @@ def q(x: Fraction | int) -> Any:
 
 def bounds(f: Formula, prec: int = 80) -> tuple[Fraction, Fraction]:
     """Certified rational bounds `lo <= f <= hi`."""
-    with precision(prec):
+    with iv_precision(prec):
         return iv_endpoints(f())
 
 
@@ -46,29 +42,11 @@ def midpoint(f: Formula, prec: int = 80) -> float:
         return math.inf if lo > 0 else -math.inf
 
 
-def certified_compare(f: Formula, g: Formula, max_prec: int = DEFAULT_MAX_PREC) -> int:
-    """-1 if `f < g`, 1 if `f > g`, certified; `Undecided` if not separated at `max_prec`."""
-    prec = 64
-    while prec <= max_prec:
-        f_lo, f_hi = bounds(f, prec)
-        g_lo, g_hi = bounds(g, prec)
-        if f_hi < g_lo:
-            return -1
-        if f_lo > g_hi:
-            return 1
-        prec *= 2
-    raise Undecided(f"two margin formulas not separated at {max_prec} bits")
+def certified_compare(f: Formula, g: Formula) -> int:
+    """-1 if `f < g`, 1 if `f > g`, certified; `Undecided` if not separated at the cap."""
 
+    def difference(prec: int) -> tuple[Fraction, Fraction]:
+        (f_lo, f_hi), (g_lo, g_hi) = bounds(f, prec), bounds(g, prec)
+        return f_lo - g_hi, f_hi - g_lo
 
-def certainly_nonnegative(f: Formula, max_prec: int = DEFAULT_MAX_PREC) -> bool:
-    """True if `f >= 0` is certified (lower bound >= 0); False if `f < 0` is certified;
-    `Undecided` otherwise."""
-    prec = 64
-    while prec <= max_prec:
-        lo, hi = bounds(f, prec)
-        if lo >= 0:
-            return True
-        if hi < 0:
-            return False
-        prec *= 2
-    raise Undecided(f"sign not decided at {max_prec} bits")
+    return certified_sign(difference, lambda: "two margin formulas")

@@ -1,4 +1,5 @@
-"""Exact numbers for public parameters: rationals read without floats, and `a + b·ln(c)`.
+"""Exact numbers for public parameters: rationals read without floats, and `a + b·ln(c)`; and
+the one place where the package raises an interval precision.
 
 Calibration (Theorem 5.5, Eq. (23)) makes `R = 1 + (r/ε)·ln(L/δ)` irrational. betweencut keeps
 such a number as a `LogReal` (rationals `a`, `b`, `c`) and decides every comparison against a
@@ -6,6 +7,14 @@ rational exactly: the sign of `a + b·ln(c)` is read off certified mpmath interv
 precision, and the only case intervals cannot settle (the value is exactly zero) is recognised
 symbolically: `ln(c)` is irrational for rational `c ≠ 1` (Hermite–Lindemann), so `a + b·ln(c) = 0`
 with `b ≠ 0, c ≠ 1` is impossible. No float ever decides a comparison.
+
+Precision, for the whole package (core and proofs alike; core needs it, so it lives here):
+
+* `iv_precision(bits)`: the one precision context (mpmath's `iv.prec` is global);
+* `refine(step)`: the one rising-precision loop, `step(bits)` at 64, 128, ... bits up to the one
+  cap `MAX_PRECISION_BITS`; the first answer it gives is returned, else `Undecided`;
+* `certified_sign(enclose)`: the one sign gate on it, deciding by `enclosure_sign` (an enclosure
+  decides a sign only when it excludes 0, or is the point 0) and never by a float.
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from mpmath import iv
 from mpmath.libmp import to_rational
@@ -25,8 +34,10 @@ from betweencut.errors import ParameterError, Undecided
 from betweencut.exact_text import read_rational
 from betweencut.interop import HOW_TO_PASS_EXACTLY, exact_rational, is_inexact
 
-MAX_PRECISION_BITS: Final = 1 << 14
+MAX_PRECISION_BITS: Final = 1 << 14  # the one precision cap of the package
+START_BITS: Final = 64
 _IV_LOCK = threading.RLock()
+T = TypeVar("T")
 
 
 @contextmanager
@@ -34,8 +45,11 @@ def iv_precision(prec: int) -> Iterator[None]:
     """Run the block with mpmath's interval precision `iv.prec = prec` (bits), restored after.
 
     `iv.prec` is global: every module of betweencut sets it only through this, one thread at a
-    time (the lock is re-entrant, so nested blocks are fine).
+    time (the lock is re-entrant, so nested blocks are fine). Raises `ParameterError` unless
+    `prec` is an integer number of bits `>= 16`.
     """
+    if not isinstance(prec, int) or isinstance(prec, bool) or prec < 16:
+        raise ParameterError("prec", prec, "an integer number of bits >= 16")
     with _IV_LOCK:
         saved = iv.prec
         iv.prec = prec
@@ -43,6 +57,46 @@ def iv_precision(prec: int) -> Iterator[None]:
             yield
         finally:
             iv.prec = saved
+
+
+def refine(step: Callable[[int], T | None], describe: Callable[[], str],
+           start: int = START_BITS) -> tuple[T, int]:
+    """The one rising-precision loop: `step(bits)` at `start`, `2·start`, ... bits up to
+    `MAX_PRECISION_BITS`; returns the first answer that is not None and the bits it took.
+
+    Raises: `Undecided` (naming `describe()`) when no precision up to the cap gives an answer.
+    """
+    prec = start
+    while prec <= MAX_PRECISION_BITS:
+        found = step(prec)
+        if found is not None:
+            return found, prec
+        prec *= 2
+    raise Undecided(f"{describe()}: not decided at {MAX_PRECISION_BITS} bits")
+
+
+def enclosure_sign(lo: Fraction, hi: Fraction) -> int | None:
+    """The sign of every number in `[lo, hi]` when they share one (1, -1, or 0 for the point 0),
+    else None."""
+    if lo > 0:
+        return 1
+    if hi < 0:
+        return -1
+    if lo == hi == 0:
+        return 0
+    return None
+
+
+def certified_sign(enclose: Callable[[int], tuple[Fraction, Fraction]],
+                   describe: Callable[[], str], start: int = START_BITS) -> int:
+    """The one sign gate: the sign of a number from its certified rational enclosures
+    `enclose(bits)` at rising precision (`refine`); raises `Undecided` at the cap.
+
+    Intervals alone decide `= 0` only when they shrink to the point 0: a caller whose number
+    may be exactly zero settles that case exactly first (else it meets `Undecided`).
+    """
+    return refine(lambda prec: enclosure_sign(*enclose(prec)),
+                  lambda: f"the sign of {describe()}", start)[0]
 
 
 def as_rational(value: object, name: str) -> Fraction:
@@ -85,27 +139,6 @@ def iv_endpoints(value: Any) -> tuple[Fraction, Fraction]:
     where a certified interval becomes two rationals (through `mpf_fraction`)."""
     lo_raw, hi_raw = value._mpi_
     return mpf_fraction(lo_raw), mpf_fraction(hi_raw)
-
-
-def certified_sign(
-    enclose: Callable[[int], tuple[Fraction, Fraction]],
-    describe: Callable[[], str],
-    max_prec: int = MAX_PRECISION_BITS,
-) -> int:
-    """The sign of a number already known to be non-zero, from certified rational enclosures
-    `enclose(prec)` at 64, 128, ... bits; raises `Undecided` past `max_prec` bits.
-
-    Callers settle the zero case exactly first: intervals alone never decide `= 0`.
-    """
-    prec = 64
-    while prec <= max_prec:
-        lo, hi = enclose(prec)
-        if lo > 0:
-            return 1
-        if hi < 0:
-            return -1
-        prec *= 2
-    raise Undecided(f"the sign of {describe()} at {max_prec} bits")
 
 
 def interval_bounds(
@@ -166,15 +199,15 @@ class LogReal:
 
     __rmul__ = __mul__
 
-    def sign(self, max_prec: int = MAX_PRECISION_BITS) -> int:
-        """The exact sign (-1, 0 or 1), certified; raises `Undecided` past `max_prec` bits."""
+    def sign(self) -> int:
+        """The exact sign (-1, 0 or 1), certified; raises `Undecided` at the precision cap."""
         if self.is_rational:
             return (self.const > 0) - (self.const < 0)
         if self.const == 0:
             return ((self.coeff > 0) - (self.coeff < 0)) * ((self.arg > 1) - (self.arg < 1))
         return certified_sign(
             lambda prec: interval_bounds(self.const, self.coeff, self.arg, prec),
-            self.exact_str, max_prec,
+            self.exact_str,
         )
 
     def compare(self, x: Fraction | int) -> int:
@@ -185,19 +218,18 @@ class LogReal:
         """The exact floor, certified."""
         if self.is_rational:
             return math.floor(self.const)
-        prec = 64
-        lo, hi = interval_bounds(self.const, self.coeff, self.arg, prec)
-        while hi - lo >= 1:  # a huge value: raise the precision until at most 2 steps remain
-            prec *= 2
-            if prec > MAX_PRECISION_BITS:
-                raise Undecided(f"the floor of {self.exact_str()} at {MAX_PRECISION_BITS} bits")
-            lo, hi = interval_bounds(self.const, self.coeff, self.arg, prec)
+        (lo, _), _ = refine(self._narrow, lambda: f"the floor of {self.exact_str()}")
         k = math.floor(lo)
         while self.compare(k + 1) >= 0:
             k += 1
         while self.compare(k) < 0:
             k -= 1
         return k
+
+    def _narrow(self, prec: int) -> tuple[Fraction, Fraction] | None:
+        """Bounds at `prec` bits once they are narrower than 1 (at most 2 floors remain)."""
+        lo, hi = interval_bounds(self.const, self.coeff, self.arg, prec)
+        return (lo, hi) if hi - lo < 1 else None
 
     def ceil(self) -> int:
         """The exact ceiling, certified."""

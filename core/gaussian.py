@@ -19,7 +19,7 @@ Two samplers, neither of which ever touches a float:
   given the run, its other digits are still uniform and independent, so `refine()` draws the
   next one. `bounds()` encloses the draw, exactly like `noisy_queries.LazyLaplace`.
 
-Every Bernoulli(exp(-γ)) is `betweencut.bernoulli._bernoulli_exp` (CKS Alg. 1 on exact
+Every Bernoulli(exp(-γ)) is `betweencut.bernoulli.bernoulli_exp_bits` (CKS Alg. 1 on exact
 integers). Randomness is a `getrandbits` (`Bits`): the OS CSPRNG on the release path, a seeded
 generator only for reproducible tests.
 """
@@ -30,7 +30,7 @@ import math
 import random
 from fractions import Fraction
 
-from betweencut.bernoulli import Bits, _below, _bernoulli_exp
+from betweencut.bernoulli import Bits, bernoulli_exp_bits, uniform_below
 from betweencut.errors import ParameterError
 
 __all__ = [
@@ -54,11 +54,11 @@ def discrete_gaussian_t(sigma2: Fraction) -> int:
 
 def _laplace_attempt(t: int, bits: Bits) -> int | None:
     """One attempt of CKS Alg. 2 with `s = 1` (scale `t`): the draw, or None on a rejection."""
-    u = _below(t, bits)  # Alg. 2, l. 3: U uniform in {0, ..., t-1}
-    if not _bernoulli_exp(u, t, bits):  # l. 4-5: keep U with probability e^(-U/t)
+    u = uniform_below(t, bits)  # Alg. 2, l. 3: U uniform in {0, ..., t-1}
+    if not bernoulli_exp_bits(u, t, bits):  # l. 4-5: keep U with probability e^(-U/t)
         return None
     v = 0
-    while _bernoulli_exp(1, 1, bits):  # l. 6-7: V geometric, P(V >= v) = e^(-v)
+    while bernoulli_exp_bits(1, 1, bits):  # l. 6-7: V geometric, P(V >= v) = e^(-v)
         v += 1
     x = u + t * v  # l. 8 (Y = ⌊X/s⌋ = X with s = 1)
     negative = bits(1) == 1  # l. 9: a fair sign B
@@ -84,7 +84,7 @@ def _attempt(sigma2: Fraction, t: int, bits: Bits) -> int | None:
     if y is None:
         return None
     gamma = (abs(y) - sigma2 / t) ** 2 / (2 * sigma2)  # Alg. 3, l. 4
-    if _bernoulli_exp(gamma.numerator, gamma.denominator, bits):
+    if bernoulli_exp_bits(gamma.numerator, gamma.denominator, bits):
         return y
     return None
 
@@ -139,7 +139,7 @@ def _below_fraction(x: UniformDeviate, k: int, bits: Bits) -> bool:
     """True with probability `(x + 2k)/(2k + 2)`: `(2k + 2)·V = f + V'` with `f` uniform in
     `{0, ..., 2k+1}` and `V'` uniform, and `V < (x + 2k)/(2k + 2)` iff `f < 2k` or
     (`f = 2k` and `V' < x`)."""
-    f = _below(2 * k + 2, bits)
+    f = uniform_below(2 * k + 2, bits)
     if f < 2 * k:
         return True
     if f > 2 * k:
@@ -165,9 +165,9 @@ def _standard_normal(bits: Bits) -> tuple[int, int, UniformDeviate]:
     half = (1, 2)
     while True:
         k = 0
-        while _bernoulli_exp(*half, bits):  # N1: P(k) = e^(-k/2)(1 - e^(-1/2))
+        while bernoulli_exp_bits(*half, bits):  # N1: P(k) = e^(-k/2)(1 - e^(-1/2))
             k += 1
-        if not _bernoulli_exp(k * (k - 1), 2, bits):  # N2: keep k with e^(-k(k-1)/2)
+        if not bernoulli_exp_bits(k * (k - 1), 2, bits):  # N2: keep k with e^(-k(k-1)/2)
             continue
         x = UniformDeviate(bits)  # N3
         if all(_algorithm_b(k, x, bits) for _ in range(k + 1)):  # N4: e^(-x(2k+x)/2)

@@ -59,8 +59,8 @@ from itertools import pairwise
 from mpmath import iv
 
 from betweencut.bernoulli import Bits
-from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import MAX_PRECISION_BITS, iv_endpoints, iv_precision
+from betweencut.errors import ParameterError
+from betweencut.exact import iv_endpoints, iv_precision, refine
 from betweencut.noisy_test import BTQuery, Outcome
 
 #: Outcome by `1 + [high] - [low]`: low -> L, neither -> B, high -> H.
@@ -73,10 +73,11 @@ GUARD = 64  # a table's floors are stored this many digits past its width
 def threshold_floor(alpha: Fraction, beta: Fraction | None, k: int) -> int:
     """`floor(2^k·θ)` for `θ = P(X >= α | X < β)`, `X ~ Exp(1)`, `0 < α < β` (`β = None`:
     `θ = e^(-α)`), certified: mpmath intervals of increasing precision until both ends floor
-    alike. `2^k·θ` is irrational, so that happens; past `MAX_PRECISION_BITS` (never reached in
-    practice) `Undecided` is raised rather than a guess."""
-    prec = k + 32
-    while prec <= max(MAX_PRECISION_BITS, 4 * k):
+    alike (`betweencut.exact.refine`). `2^k·θ` is irrational, so that happens; past the
+    package's precision cap (never reached in practice) `Undecided` is raised rather than a
+    guess."""
+
+    def floored(prec: int) -> int | None:
         with iv_precision(prec):
             value = iv.exp(-iv.mpf(alpha.numerator) / alpha.denominator)
             if beta is not None:
@@ -84,10 +85,9 @@ def threshold_floor(alpha: Fraction, beta: Fraction | None, k: int) -> int:
                 value = (value - tail) / (1 - tail)
         lo, hi = iv_endpoints(value)
         low = (lo.numerator << k) // lo.denominator
-        if low == (hi.numerator << k) // hi.denominator:
-            return low
-        prec *= 2
-    raise Undecided(f"floor(2^{k}·θ) for α = {alpha}, β = {beta}")
+        return low if low == (hi.numerator << k) // hi.denominator else None
+
+    return refine(floored, lambda: f"floor(2^{k}·θ) for α = {alpha}, β = {beta}", k + 32)[0]
 
 
 def _exp_bounds(x: Fraction, scale: int) -> tuple[int, int]:

@@ -30,7 +30,7 @@ import random
 import secrets
 from fractions import Fraction
 
-from betweencut.bernoulli import Bits, _bernoulli_exp
+from betweencut.bernoulli import Bits, bernoulli_exp_bits
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, Outcome
 from betweencut.padded_sampler import Padding, padded_bt_outcome
@@ -68,7 +68,7 @@ def bernoulli_exp(x: Fraction, rng: random.Random) -> bool:
     num, den = x.numerator, x.denominator
     if num < 0:
         raise ValueError(f"bernoulli_exp needs x >= 0, got {x}")
-    return _bernoulli_exp(num, den, rng.getrandbits)
+    return bernoulli_exp_bits(num, den, rng.getrandbits)
 
 
 def _bt_outcome(query: BTQuery, bits: Bits) -> Outcome:
@@ -85,14 +85,14 @@ def _bt_outcome(query: BTQuery, bits: Bits) -> Outcome:
     if bits(1):  # Z = +M: L iff M < t1 = max(below, 0), H iff M > t2 = max(above, 0)
         t1 = below if below > 0 else 0
         t2 = above if above > 0 else 0
-        if not _bernoulli_exp(ln * t1, den, bits):
+        if not bernoulli_exp_bits(ln * t1, den, bits):
             return _L
-        return _H if _bernoulli_exp(ln * (t2 - t1), den, bits) else _B
+        return _H if bernoulli_exp_bits(ln * (t2 - t1), den, bits) else _B
     s1 = -above if above < 0 else 0  # Z = -M: H iff M < s1, L iff M > s2
     s2 = -below if below < 0 else 0
-    if not _bernoulli_exp(ln * s1, den, bits):
+    if not bernoulli_exp_bits(ln * s1, den, bits):
         return _H
-    return _L if _bernoulli_exp(ln * (s2 - s1), den, bits) else _B
+    return _L if bernoulli_exp_bits(ln * (s2 - s1), den, bits) else _B
 
 
 def bt_outcome(query: BTQuery, rng: random.Random) -> Outcome:

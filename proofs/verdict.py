@@ -51,6 +51,11 @@ class Direction(StrEnum):
     FORWARD = "D||D+z"
     BACKWARD = "D+z||D"
 
+    @staticmethod
+    def of(forward: bool) -> Direction:
+        """`FORWARD` for `δ(P_D ‖ P_{D+z})`, else `BACKWARD`."""
+        return Direction.FORWARD if forward else Direction.BACKWARD
+
     def databases(self) -> tuple[str, str]:
         """The databases whose output laws are `P` and `Q`, in that order."""
         return ("D", "D+z") if self is Direction.FORWARD else ("D+z", "D")
@@ -72,7 +77,7 @@ class Neighbours(StrEnum):
 
 def approx(x: Value, prec: int = 64) -> float:
     """A float near an exact number, for reading only (the midpoint of a certified enclosure)."""
-    lo, hi = enclose(x, prec)  # type: ignore[arg-type]  # every kind has `enclose(prec)`
+    lo, hi = enclose(x, prec)  # every kind has `enclose(prec)`
     return float((lo + hi) / 2)
 
 
@@ -80,7 +85,7 @@ def enclosure(x: Value, prec: int = 64) -> tuple[Fraction, Fraction]:
     """A certified enclosure of an exact number (a rational is its own)."""
     if isinstance(x, int | Fraction):
         return Fraction(x), Fraction(x)
-    return enclose(x, prec)  # type: ignore[arg-type]  # every kind has `enclose(prec)`
+    return enclose(x, prec)  # every kind has `enclose(prec)`
 
 
 def _exact(value: Value | Callable[[], Value]) -> Value:

@@ -13,6 +13,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
+from betweencut import exact as core_exact
 from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import LogReal, as_rational
 
@@ -80,11 +81,13 @@ def test_logreal_floor_ceil_within_1e_30_of_an_integer(k: int) -> None:
     assert just_above_k.compare(k) == 1 and just_below_k.compare(k) == -1
 
 
-def test_logreal_undecided_instead_of_guessing() -> None:
+def test_logreal_undecided_instead_of_guessing(monkeypatch: pytest.MonkeyPatch) -> None:
     below = _rational_near(1, 2, 60, "floor")
+    monkeypatch.setattr(core_exact, "MAX_PRECISION_BITS", 64)  # the package's one cap, lowered
     with pytest.raises(Undecided):
-        LogReal(-below, F(1), F(2)).sign(max_prec=64)
-    assert LogReal(-below, F(1), F(2)).sign() == 1  # at the default precision limit
+        LogReal(-below, F(1), F(2)).sign()
+    monkeypatch.undo()
+    assert LogReal(-below, F(1), F(2)).sign() == 1  # at the package's precision cap
 
 
 def test_logreal_exact_zero_and_rational_cases() -> None:

@@ -88,8 +88,8 @@ def attempt_law(sigma2: F, vmax: int, attempt: Callable[[F, int, object], int | 
     covered = ExpPoly()
     for answers in coin_sequences(t, vmax, rejects_minus_zero):
         script = Script(answers)
-        monkeypatch.setattr(gaussian, "_below", script.below)
-        monkeypatch.setattr(gaussian, "_bernoulli_exp", script.bernoulli_exp)
+        monkeypatch.setattr(gaussian, "uniform_below", script.below)
+        monkeypatch.setattr(gaussian, "bernoulli_exp_bits", script.bernoulli_exp)
         y = attempt(sigma2, t, script.bit)
         assert script.used == len(answers), answers  # the script is one whole attempt
         covered = covered + script.weight
@@ -129,11 +129,11 @@ def test_exact_law_check_rejects_a_sampler_that_draws_zero_twice(
     """The check can fail: without CKS Alg. 2's line 10 (reject `B = 1, Y = 0`), `0` comes
     with both signs and gets twice its weight."""
     def no_line_10(t: int, bits: Callable[[int], int]) -> int | None:
-        u = gaussian._below(t, bits)
-        if not gaussian._bernoulli_exp(u, t, bits):
+        u = gaussian.uniform_below(t, bits)
+        if not gaussian.bernoulli_exp_bits(u, t, bits):
             return None
         v = 0
-        while gaussian._bernoulli_exp(1, 1, bits):
+        while gaussian.bernoulli_exp_bits(1, 1, bits):
             v += 1
         x = u + t * v
         return -x if bits(1) == 1 else x

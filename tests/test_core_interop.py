@@ -25,8 +25,8 @@ from betweencut.calibration import calibrate
 from betweencut.errors import ParameterError, public_height
 from betweencut.exact import LogReal, as_rational, iv_endpoints, iv_precision, mpf_fraction
 from betweencut.interop import exact_integer, exact_rational
-from betweencut.proofs.exact.arith import ExpPoly, _exp_fixed
-from betweencut.proofs.exact.symbolic import enclose, sympy_fraction
+from betweencut.proofs.exact.arith import ExpPoly, _exp_fixed, enclose
+from betweencut.proofs.exact.symbolic import sympy_fraction
 from betweencut.tree import kary_tree
 
 try:
@@ -120,7 +120,7 @@ def backend_probe() -> dict[str, object]:
     with iv_precision(80):
         lo, hi = iv_endpoints(iv.log(iv.mpf(3)))
     e_lo, e_hi = _exp_fixed(1, 3, 64)
-    s_lo, s_hi = enclose(sympy.log(3) + sympy.Rational(1, 7))
+    s_lo, s_hi = enclose(sympy.log(3) + sympy.Rational(1, 7), 96)
     return {
         "mpmath": mpmath.libmp.BACKEND,
         "iv_endpoints": _int_parts(lo) and _int_parts(hi) and lo < hi,

@@ -17,10 +17,10 @@ import sympy
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
 from betweencut.params import Params
+from betweencut.proofs.exact import intpoly
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.claims import gallery
-from betweencut.proofs.privacy.depth import exact_values as depth_exact
 from betweencut.proofs.privacy.depth.audit import single_leaf_band, step_profiles
 from betweencut.proofs.privacy.depth.exact_values import ExactValue
 from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile
@@ -33,16 +33,13 @@ from betweencut.proofs.privacy.depth.transcript import (
 from betweencut.tree import kary_tree
 
 PARAMS = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
-needs_flint = pytest.mark.skipif(not depth_exact.flint_available(), reason="python-flint")
+needs_flint = pytest.mark.skipif(not intpoly.flint_available(), reason="python-flint")
 
 
 @pytest.fixture
 def pure() -> Iterator[None]:
-    previous = depth_exact.set_backend("pure")
-    try:
+    with intpoly.use_backend("pure"):
         yield
-    finally:
-        depth_exact.set_backend(previous)
 
 
 def _parse(text: str) -> ExpPoly:
@@ -116,8 +113,8 @@ def test_flint_and_pure_give_identical_strings(pure: None) -> None:
     mechanism = BetweenCut(kary_tree(2, 2**20 - 1), PARAMS)
     profiles = single_leaf_band(mechanism) + step_profiles(mechanism)
     slow = _texts(mechanism, profiles)
-    depth_exact.set_backend("flint")
-    assert _texts(mechanism, profiles) == slow
+    with intpoly.use_backend("flint"):
+        assert _texts(mechanism, profiles) == slow
 
 
 def _variant_case(name: str, heights: tuple[int, ...], step: int) -> None:
@@ -127,10 +124,10 @@ def _variant_case(name: str, heights: tuple[int, ...], step: int) -> None:
     for h in heights:
         mechanism = variant(kary_tree(2, h), params)
         profiles = single_leaf_band(mechanism)[::step]
-        depth_exact.set_backend("pure")
-        slow = _texts(mechanism, profiles)
-        depth_exact.set_backend("flint")
-        assert _texts(mechanism, profiles) == slow, (name, h)
+        with intpoly.use_backend("pure"):
+            slow = _texts(mechanism, profiles)
+        with intpoly.use_backend("flint"):
+            assert _texts(mechanism, profiles) == slow, (name, h)
 
 
 @needs_flint
@@ -150,32 +147,36 @@ def test_flint_and_pure_agree_on_a_variant_at_h_2_64_minus_1(pure: None, name: s
 def test_tables_equal_the_grouped_pairs_exact_profile(pure: None, backend: str) -> None:
     """Each backend's value equals the exact hockey stick of the grouped pair
     (`Joint.profile`, computed from the factor bags, not from the tables)."""
-    if backend == "flint" and not depth_exact.flint_available():
+    if backend == "flint" and not intpoly.flint_available():
         pytest.skip("python-flint")
-    depth_exact.set_backend(backend)
     mechanism = BetweenCut(kary_tree(2, 15), PARAMS)
     for profile in single_leaf_band(mechanism)[::3] + step_profiles(mechanism)[::2]:
         pair = depth_pair(mechanism, profile)
-        for row in _rows(mechanism, [profile]):
+        with intpoly.use_backend(backend):
+            rows = _rows(mechanism, [profile])
+        for row in rows:
+            assert row.tables is not None and row.tables.backend == backend
             assert row.delta_exact() == pair.profile(row.eps).delta, (profile, row.r)
             assert _parse(row.delta_exact_str()) == row.delta_exact()
 
 
-def test_set_backend_validates() -> None:
+def test_backend_choice_validates() -> None:
+    with pytest.raises(ParameterError), intpoly.use_backend("gmpy"):
+        pass
     with pytest.raises(ParameterError):
-        depth_exact.set_backend("gmpy")
-    if not depth_exact.flint_available():
-        with pytest.raises(ParameterError):
-            depth_exact.set_backend("flint")
+        intpoly.resolve_backend("gmpy")
+    if not intpoly.flint_available():
+        with pytest.raises(ParameterError), intpoly.use_backend("flint"):
+            pass
 
 
 def test_without_flint_the_pure_path_is_chosen_and_flint_refused(
         pure: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """As on a machine without python-flint: `flint` is refused, values still computed."""
-    monkeypatch.setattr(depth_exact, "_flint_context", lambda: None)
-    assert not depth_exact.flint_available()
-    with pytest.raises(ParameterError):
-        depth_exact.set_backend("flint")
+    monkeypatch.setattr(intpoly, "flint_context", lambda: None)
+    assert not intpoly.flint_available() and intpoly.resolve_backend() == "pure"
+    with pytest.raises(ParameterError), intpoly.use_backend("flint"):
+        pass
     mechanism = BetweenCut(kary_tree(2, 7), PARAMS)
     for row in _rows(mechanism, single_leaf_band(mechanism)[::5]):
         assert _parse(row.delta_exact_str()) == row.delta_exact()
@@ -193,8 +194,8 @@ def test_heavy_set_rows_flint_equals_pure_and_reads_back(pure: None) -> None:
     profiles = single_leaf_band(mechanism)[::2] + step_profiles(mechanism)[::3]
     texts = {}
     for backend in ("pure", "flint"):
-        depth_exact.set_backend(backend)
-        rows = [row for p in profiles for row in rows_on(mechanism, p, bounds, on="heavy")]
+        with intpoly.use_backend(backend):
+            rows = [row for p in profiles for row in rows_on(mechanism, p, bounds, on="heavy")]
         texts[backend] = [row.delta_exact_str() for row in rows]
     assert texts["pure"] == texts["flint"]
     for row in rows[::7]:

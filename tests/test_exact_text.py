@@ -20,7 +20,8 @@ from betweencut.exact import as_rational
 from betweencut.exact_text import MAX_EXPONENT, MAX_NUMBER_TEXT, read_integer, read_rational
 from betweencut.params import Params
 from betweencut.proofs.baselines.appendix_e import check_eq130_instance, e_h
-from betweencut.proofs.exact.symbolic import certified_sign, enclose
+from betweencut.proofs.exact.arith import enclose
+from betweencut.proofs.exact.symbolic import expr_sign
 from betweencut.properties.teaching.exercises import WrongAnswer, as_exact
 from betweencut.validate import exact_log_real, exact_value, int_text, number_text
 
@@ -46,7 +47,7 @@ READERS = {
     "e_h delta": lambda t: e_h(15, 1, t),
     "check_eq130_instance": lambda t: check_eq130_instance(15, 1, t),
     "enclose": enclose,
-    "certified_sign": certified_sign,
+    "expr_sign": expr_sign,
 }
 
 

@@ -14,20 +14,15 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from mpmath import iv
 
+from betweencut import exact as core_exact
 from betweencut.calibration import calibrate
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import LogReal
+from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_precision, refine
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, sign
-from betweencut.proofs.exact.interval import (
-    bounds,
-    decide_sign,
-    interval_law,
-    interval_theorem_5_4_bound,
-    precision,
-)
+from betweencut.proofs.exact.interval import bounds, interval_law, interval_theorem_5_4_bound
 from betweencut.proofs.laws.bt_laws import guarded_exact_law
 from betweencut.proofs.laws.lawcheck import (
     _interval_laws,
@@ -95,7 +90,7 @@ def test_alg_1_and_alg_4_laws_interval_rejects_a_wrong_law() -> None:
     good = interval_law(0, F(-1), F(1), F(1))
 
     def shifted(c: int) -> dict[Outcome, object]:
-        with precision(64):
+        with iv_precision(64):
             return {**good, Outcome.B: good[Outcome.B] + iv.mpf(1) / 10**6}
 
     with pytest.raises(ClaimRefuted, match="excludes 1") as info:
@@ -104,7 +99,7 @@ def test_alg_1_and_alg_4_laws_interval_rejects_a_wrong_law() -> None:
     assert lo > 1
 
     def vanishing(c: int) -> dict[Outcome, object]:
-        with precision(64):
+        with iv_precision(64):
             return {Outcome.L: iv.mpf(1), Outcome.B: iv.mpf(0), Outcome.H: iv.mpf(0)}
 
     with pytest.raises(ClaimRefuted, match="not > 0"):
@@ -121,24 +116,30 @@ def test_interval_law_encloses_the_exact_law(c: int) -> None:
         assert lo <= elo and ehi <= hi
 
 
-def test_interval_gate_raises_undecided_and_retries() -> None:
-    with precision(64):
+def test_interval_gate_raises_undecided_and_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one gate: `sign` of a straddling interval is `Undecided`; `certified_sign` retries at
+    rising precision (`refine`) and raises `Undecided` only at the package's one cap."""
+    with iv_precision(64):
         straddle = iv.exp(iv.mpf(1)) - iv.exp(iv.mpf(1))
     with pytest.raises(Undecided):
         sign(straddle)
 
-    def zero(prec: int) -> object:
-        with precision(prec):
-            return iv.exp(iv.mpf(1) / 3) ** 3 - iv.exp(iv.mpf(1))
+    def zero(prec: int) -> tuple[F, F]:
+        with iv_precision(prec):
+            return bounds(iv.exp(iv.mpf(1) / 3) ** 3 - iv.exp(iv.mpf(1)))
 
-    with pytest.raises(Undecided):
-        decide_sign(zero, max_prec=256)
+    monkeypatch.setattr(core_exact, "MAX_PRECISION_BITS", 256)
+    with pytest.raises(Undecided, match="at 256 bits"):
+        certified_sign(zero, lambda: "e^(1/3)^3 - e")
+    monkeypatch.undo()
 
-    def tiny(prec: int) -> object:  # e^(1/3)^3 vs e - 2^-100: decided only at higher precision
-        with precision(prec):
-            return iv.exp(iv.mpf(1) / 3) ** 3 - iv.exp(iv.mpf(1)) + iv.ldexp(iv.mpf(1), -100)
+    def tiny(prec: int) -> tuple[F, F]:  # e^(1/3)^3 vs e - 2^-100: decided only at higher prec
+        with iv_precision(prec):
+            return bounds(iv.exp(iv.mpf(1) / 3) ** 3 - iv.exp(iv.mpf(1))
+                          + iv.ldexp(iv.mpf(1), -100))
 
-    verdict, used = decide_sign(tiny)
+    assert certified_sign(tiny, lambda: "tiny") == 1
+    verdict, used = refine(lambda p: enclosure_sign(*tiny(p)), lambda: "tiny")
     assert verdict == 1 and used > 64
 
 

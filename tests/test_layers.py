@@ -14,6 +14,7 @@ Imports inside functions count too.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -144,22 +145,6 @@ def test_every_privacy_subpackage_has_a_rank() -> None:
         _privacy_rank(module)  # KeyError names a subpackage outside every rank
 
 
-def _private_names(path: Path) -> list[str]:
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
-                "betweencut"):
-            found += [f"{node.module}.{a.name}" for a in node.names
-                      if a.name.startswith("_") and not a.name.startswith("__")]
-    return found
-
-
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) != "betweencut"
-                                          or m.startswith("betweencut.api")))
-def test_no_module_imports_a_private_name_of_another(module: str) -> None:
-    assert _private_names(MODULES[module]) == []
-
-
 def test_no_import_cycle_inside_proofs() -> None:
     packages = {m for m, path in MODULES.items() if path.name == "__init__.py"}
     graph = {m: {t for t in _imports(m, MODULES[m]) if t in MODULES and t != m
@@ -185,3 +170,88 @@ def test_proofs_privacy_holds_at_most_eight_modules_at_its_top_level() -> None:
     top = [p for p in (ROOT / "proofs" / "privacy").iterdir()
            if p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists())]
     assert len(top) <= 8, sorted(p.name for p in top)
+
+
+# -- private names and the one precision cap (issue 22) ------------------------------------------
+
+def _tree(module: str) -> ast.Module:
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_imports(module: str) -> list[str]:
+    """`from m import _x` (a private name of another module), or an import from a private module
+    `a._m` outside its package `a`; imports inside functions count too."""
+    package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(_tree(module)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not node.module.startswith("betweencut"):
+                continue
+            found += [f"{module} imports {alias.name} from {node.module}"
+                      for alias in node.names if _is_private(alias.name)]
+            parts = node.module.split(".")
+            for i, part in enumerate(parts):
+                if _is_private(part) and ".".join(parts[:i]) != package:
+                    found.append(f"{module} imports from the private module {node.module}")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_a_private_name_of_another(module: str) -> None:
+    assert _private_imports(module) == []
+
+
+def test_a_private_import_is_caught(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("from betweencut.bernoulli import _x\nfrom betweencut.cli._common import y\n")
+    MODULES["betweencut.fake"] = source
+    try:
+        assert len(_private_imports("betweencut.fake")) == 2
+    finally:
+        del MODULES["betweencut.fake"]
+
+
+CAP = "betweencut.exact.MAX_PRECISION_BITS"
+CAP_NAME = re.compile(r"MAX.*PREC|^MAX_BITS$|PREC.*(MAX|CAP)", re.IGNORECASE)
+ARITHMETIC = ("iv_precision", "refine", "certified_sign", "enclosure_sign", "enclose",
+              "certified_bisect")
+
+
+def _precision_caps(module: str) -> list[str]:
+    """Module constants named like a precision cap, parameters that would set another cap, and
+    `while` loops on a precision (the package's one loop is `betweencut.exact.refine`)."""
+    tree, found = _tree(module), []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        found += [f"{module}.{t.id}" for t in targets
+                  if isinstance(t, ast.Name) and CAP_NAME.search(t.id)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found += [f"{module}.{node.name}({a.arg}=...)" for a in node.args.args
+                      + node.args.kwonlyargs if CAP_NAME.search(a.arg)]
+        elif isinstance(node, ast.While) and module != "betweencut.exact":
+            names = {n.id.lower() for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+            found += [f"{module}: a while loop on {n}" for n in sorted(names) if "prec" in n]
+    return found
+
+
+def test_one_precision_cap_and_one_rising_precision_loop() -> None:
+    """One cap constant in the package, no other cap as a parameter, and no loop that raises a
+    precision outside `betweencut.exact` (`refine`, the sign gate `certified_sign` on it)."""
+    found = [cap for module in sorted(MODULES) for cap in _precision_caps(module)]
+    assert found == [CAP]
+
+
+def test_each_arithmetic_helper_is_defined_once() -> None:
+    """One precision context, one loop, one sign gate, one `enclose`, one bisection."""
+    defined: dict[str, list[str]] = {name: [] for name in ARITHMETIC}
+    for module in sorted(MODULES):
+        for node in _tree(module).body:
+            if isinstance(node, ast.FunctionDef) and node.name in defined:
+                defined[node.name].append(module)
+    assert {name: len(where) for name, where in defined.items()} == dict.fromkeys(ARITHMETIC, 1)

@@ -18,7 +18,15 @@ from betweencut.proofs.exact.arith import ExpPoly, certainly_le, enclose
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.accountants import claims as accountant_claims
-from betweencut.proofs.privacy.accountants.accountant import Accountant, accountant, delta0_upper
+from betweencut.proofs.privacy.accountants.accountant import (
+    Accountant,
+    EnvelopeAccountant,
+    KovAccountant,
+    Minimum,
+    TranscriptAccountant,
+    accountant,
+    delta0_upper,
+)
 from betweencut.proofs.privacy.accountants.claims import (
     check_accountant_enumerated,
     check_envelope_pair,
@@ -49,18 +57,25 @@ ENUMERATED = [  # one case per tree in the default run, the others with -m slow
 ]
 
 
-class HalfDelta0(Accountant):
+class HalfDelta0Kov(KovAccountant):
     """A deliberately wrong accountant: `δ0` halved."""
 
     def delta0_upper(self) -> ExpPoly | F:
         return super().delta0_upper() / 2
 
 
-def _wrong(kind: str, L: int, lam: F, R: F) -> Accountant:
-    good = accountant("kov", L=L, lam=lam, R=R)
+class HalfDelta0Envelope(EnvelopeAccountant):
+    """A deliberately wrong accountant: `δ0` halved."""
+
+    def delta0_upper(self) -> ExpPoly | F:
+        return super().delta0_upper() / 2
+
+
+def _wrong(kind: str, name: str, L: int, lam: F, R: F) -> TranscriptAccountant:
+    good = {"kov": KovAccountant, "envelope": EnvelopeAccountant}[name].of(L, lam, R)
     if kind == "k = L - 1":
         return dataclasses.replace(good, L=L - 1)
-    return HalfDelta0(**{f.name: getattr(good, f.name) for f in dataclasses.fields(good)})
+    return {"kov": HalfDelta0Kov, "envelope": HalfDelta0Envelope}[name].of(L, lam, R)
 
 
 # --- KOV ------------------------------------------------------------------------------------
@@ -205,7 +220,17 @@ def test_envelope_composition_agrees_with_dp_accounting() -> None:
 
 def test_accountant_api_and_parameter_errors() -> None:
     acc = accountant("tight", L=4, lam=F(1, 4), R=LogReal(F(1), F(4), F(80)))
-    assert acc.name == "tight" and acc.L == 4 and "KOV" in acc.claim
+    assert acc.name == "tight" and acc.L == 4 and "KOV" in acc.claim and acc.errs == "upper"
+    assert isinstance(acc, Minimum) and [p.name for p in acc.parts] == ["paper", "kov",
+                                                                         "envelope"]
+    for name in ("paper", "kov", "envelope", "tight"):
+        one = accountant(name, L=4, lam=F(1, 4), R=2)
+        assert isinstance(one, Accountant) and one.name == name and one.errs == "upper"
+        assert one.describe()["accountant"] == name
+    with pytest.raises(ParameterError):
+        KovAccountant(2, F(1), F(1))  # type: ignore[arg-type]  # R must be a LogReal here
+    with pytest.raises(ParameterError):
+        accountant("kov", L=2, lam=F(1), R=1).epsilon_upper(0.05)  # type: ignore[arg-type]
     with pytest.raises(dataclasses.FrozenInstanceError):
         acc.L = 3  # type: ignore[misc]
     for kwargs in [dict(L=0, lam=F(1), R=1), dict(L=2, lam=F(3, 2), R=1),
@@ -285,7 +310,7 @@ def test_tight_accountant_dominates_every_enumerated_pair(
 def test_wrong_accountants_are_refuted_by_an_enumerated_pair(kind: str, name: str) -> None:
     """Principle 5: binary h = 3, τ = 1, λ = 1, R = 1 (δ0 = 1/2) has the power to refute both."""
     tree, params = kary_tree(2, 3), Params.of(1, 1, 1)
-    wrong = dataclasses.replace(_wrong(kind, 2, F(1), F(1)), name=name)
+    wrong = _wrong(kind, name, 2, F(1), F(1))
     with pytest.raises(ClaimRefuted) as info:
         check_accountant_enumerated(tree, params, 2, wrong)
     assert {"D", "z", "P", "Q", "excess"} <= set(info.value.counterexample)

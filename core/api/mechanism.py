@@ -148,16 +148,11 @@ def _tree(tree: PublicTree | None, height: int | None, arity: int,
 
 def calibration_of(accountant: str, height: int, epsilon: object, delta: object) -> Calibration:
     """The calibration of `accountant` ("paper": Theorem 5.5; "tight": the certified
-    accountant's smallest margin) for the public `(h, ε, δ)`."""
-    if accountant == "tight":
-        from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight
+    accountant's smallest margin) for the public `(h, ε, δ)`: the accountants' one lookup by
+    name (`betweencut.proofs.privacy.accountants.calibrate_by`)."""
+    from betweencut.proofs.privacy.accountants import calibrate_by
 
-        return calibrate_tight(height, epsilon, delta)
-    if accountant != "paper":
-        raise ParameterError("accountant", accountant, ", ".join(ACCOUNTANTS))
-    from betweencut.calibration import calibrate
-
-    return calibrate(height, epsilon, delta)
+    return calibrate_by(accountant, height, epsilon, delta)
 
 
 def _params(user: UserMechanism, tree: PublicTree, tau: object, lam: object, R: object,

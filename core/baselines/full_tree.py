@@ -135,7 +135,7 @@ def check_gaussian_budget(epsilon: object, delta: object) -> tuple[Fraction, Fra
 
 def gaussian_sigma_iv(height: int, epsilon: Fraction, delta: Fraction) -> Any:
     """Certified interval of `σ = sqrt(2h·ln(1.25/δ))/ε` (Eq. (28)); call inside
-    `betweencut.certified.precision`."""
+    `betweencut.exact.iv_precision`."""
     return iv.sqrt(2 * height * iv.log(q(Fraction(5, 4) / delta))) / q(epsilon)
 
 

@@ -46,7 +46,8 @@ from mpmath import iv
 from betweencut.betweencut import BetweenCut, Run
 from betweencut.calibration import check_privacy_budget, path_query_bound
 from betweencut.certified import bounds, midpoint, q
-from betweencut.errors import ParameterError, Undecided, public_height
+from betweencut.errors import ParameterError, public_height
+from betweencut.exact import refine
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.tree import Node, PublicTree
@@ -83,15 +84,14 @@ class LumberjackCalibration:
 
     def cuts(self, tau: Fraction) -> tuple[int, int]:
         """`(floor(τ - R), ceil(τ + R))`, certified: `c <= first` is guarded L, `c >= second` H."""
-        prec = 64
-        while prec <= 1 << 12:
+
+        def decided(prec: int) -> tuple[int, int] | None:
             lo, hi = bounds(self.R_iv, prec)
             low = (math.floor(tau - hi), math.floor(tau - lo))
             high = (math.ceil(tau + lo), math.ceil(tau + hi))
-            if low[0] == low[1] and high[0] == high[1]:
-                return low[0], high[0]
-            prec *= 2
-        raise Undecided(f"the guard cuts of tau = {tau} +- R")
+            return (low[0], high[0]) if low[0] == low[1] and high[0] == high[1] else None
+
+        return refine(decided, lambda: f"the guard cuts of tau = {tau} +- R")[0]
 
 
 def lumberjack_calibrate(height: object, epsilon: object, delta: object) -> LumberjackCalibration:

@@ -38,7 +38,6 @@ from betweencut.errors import ParameterError
 from betweencut.validate import MAX_ARITY, bounded_int, exact_value
 
 MIN_DELTA = Fraction(1, 10**300)  # measured: 1e-300 about 10-35 s, 1e-1000 over 2 min
-MarginFormula = Callable[[int], Callable[[], Any] | None]
 BASELINES = ("laplace", "gaussian", "ghazi", "lumberjack")
 DETERMINISTIC = {"betweencut": True, "eq25_L": True, "eq25_log2h": True, "laplace": False,
                  "gaussian": False, "ghazi": False, "lumberjack": True}

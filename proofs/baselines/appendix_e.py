@@ -34,8 +34,9 @@ import sympy as sp
 from betweencut.baselines.tree_counting import CountingSchedule
 from betweencut.calibration import calibrate
 from betweencut.errors import ParameterError
+from betweencut.proofs.exact.arith import enclose
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.exact.symbolic import certified_sign, enclose, nonnegative_on_box
+from betweencut.proofs.exact.symbolic import expr_sign, nonnegative_on_box
 from betweencut.proofs.registry import claim, register_audit
 from betweencut.validate import exact_value
 
@@ -89,7 +90,7 @@ def check_eq25_instance(h: int, epsilon: object, delta: object, reading: str) ->
     if bound is None:
         raise ClaimRefuted(name, "log2 h = 0, so ln(X/delta) = -inf and the bound is -inf < E",
                            {**params, "E": margin})
-    sign = certified_sign(bound - margin)
+    sign = expr_sign(bound - margin)
     _require(sign >= 0, name, "E exceeds the bound", **params, E=margin, bound=bound)
     return Certificate(name, params, "interval", {"E": str(margin), "bound": str(bound)})
 
@@ -108,13 +109,13 @@ def check_eq25_general(reading: str) -> Certificate:
     name = f"Eq. (25), X = {reading}"
     if reading == "L":
         step = (5 - C_INV) * S0 - 1
-        _require(certified_sign(step) > 0, name, "(5 - 1/ln(5/4))·ln 20 < 1", value=step)
+        _require(expr_sign(step) > 0, name, "(5 - 1/ln(5/4))·ln 20 < 1", value=step)
         return Certificate(name, {"h": ">= 1", "epsilon": "(0, 1]", "delta": "(0, 1/10)"},
-                           "symbolic+interval", {"(5 - c)·ln 20 - 1": enclose(step)})
+                           "symbolic+interval", {"(5 - c)·ln 20 - 1": enclose(step, 96)})
     if reading != "log2h":
         raise ParameterError("reading", reading, "'L' or 'log2h'")
     s, a = sp.symbols("s A", positive=True)
-    _require(certified_sign(S0 * C_INV - 13) > 0, name, "r0 >= 14 fails")
+    _require(expr_sign(S0 * C_INV - 13) > 0, name, "r0 >= 14 fails")
     case_r0 = 5 * s * a - (1 + C_INV * s) * (a + sp.Rational(1, 13))
     case_l = 5 * s * a - (C_INV * s * a + 2)
     quantities: dict[str, object] = {}
@@ -155,7 +156,7 @@ def check_eq130_instance(h: int, epsilon: object, delta: object,
     margin = _exact_margin(h, cal.epsilon, cal.delta)
     bound = e_h(h, cal.epsilon, cal.delta, constant)
     params = {"h": h, "epsilon": cal.epsilon, "delta": cal.delta}
-    _require(certified_sign(bound - margin) >= 0, "Eq. (130)", "E_h > e_h", **params,
+    _require(expr_sign(bound - margin) >= 0, "Eq. (130)", "E_h > e_h", **params,
              E=margin, e_h=bound)
     return Certificate("Eq. (130)", params, "interval", {"E_h": str(margin), "e_h": str(bound)})
 
@@ -177,7 +178,7 @@ def check_eq130_general() -> Certificate:
     big = 16 * u * (u + t) - 1 - 5 * (u + LN(2)) * (1 + t + c2 + u)
     ok, coeffs = nonnegative_on_box(big, {u: U0, t: sp.Integer(0)})
     _require(ok, "Eq. (130)", "h >= 3: a shifted coefficient is negative", coeffs=coeffs)
-    _require(certified_sign(LN(LN(3))) > 0, "Eq. (130)", "ln ln 3 <= 0")
+    _require(expr_sign(LN(LN(3))) > 0, "Eq. (130)", "ln ln 3 <= 0")
     two = 16 * u * (u + LN(LN(2))) - 1 - 5 * (u + LN(2)) * (1 + LN(2) + u)
     ok2, coeffs2 = nonnegative_on_box(two, {u: U0})
     _require(ok2, "Eq. (130)", "h = 2: a shifted coefficient is negative", coeffs=coeffs2)
@@ -219,13 +220,13 @@ def check_eq147_all_rounds() -> Certificate:
     aa, xx = sp.symbols("A x", positive=True)
     step = sp.simplify((aa + xx) / aa - (aa + xx + t) / (aa + t) - xx * t / (aa * (aa + t)))
     _require(step == 0, name, "Eq. (149): (A+x+t)/(A+t) <= 1 + x/A identity fails", diff=step)
-    _require(certified_sign(U0 - 2) > 0, name, "A > ln 10 > 2 fails")
-    _require(certified_sign(LN(LN(3))) > 0, name, "t = ln ln h > 0 for h >= 3 fails")
+    _require(expr_sign(U0 - 2) > 0, name, "A > ln 10 > 2 fails")
+    _require(expr_sign(LN(LN(3))) > 0, name, "t = ln ln h > 0 for h >= 3 fails")
     return Certificate(name, {"j": ">= 1", "h": ">= 3", "alpha": "(0, 1)",
                               "epsilon": "(0, 1]", "delta": "(0, 1/10)"},
                        "symbolic+interval",
-                       {"ratio": str(claimed), "ln 10 - 2": enclose(U0 - 2),
-                        "ln ln 3": enclose(LN(LN(3)))})
+                       {"ratio": str(claimed), "ln 10 - 2": enclose(U0 - 2, 96),
+                        "ln ln 3": enclose(LN(LN(3)), 96)})
 
 
 @claim("Theorem E.1", "Eq. (147)")
@@ -242,7 +243,7 @@ def check_eq147_schedule(schedule: CountingSchedule, rounds: int) -> Certificate
     for j in range(1, rounds + 1):
         gap = sp.Rational(s.gamma * s.theta(j)) - e_h(
             s.height, s.epsilon_j(j), s.delta_j(j))
-        _require(certified_sign(gap) >= 0, "Theorem E.1", "Eq. (147): e_h(eps_j, delta_j) > "
+        _require(expr_sign(gap) >= 0, "Theorem E.1", "Eq. (147): e_h(eps_j, delta_j) > "
                  "gamma*theta_j", **params, j=j)
     return Certificate("Theorem E.1", params, "interval", {"rounds": rounds},
                        scope=f"j <= {rounds}")

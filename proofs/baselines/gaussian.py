@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from betweencut.errors import Undecided
+from betweencut.exact import refine
 from betweencut.proofs.baselines.gaussian_pairs import (
     GaussianGridPair,
     discrete_gaussian_delta,
@@ -40,25 +41,28 @@ BW_CLAIM = "Analytic Gaussian mechanism (Balle, Wang 2018, Theorem 8)"
 CKS_CLAIM = "Discrete Gaussian privacy profile (Canonne, Kamath, Steinke 2020, Theorem 7)"
 EPS_POINTS: tuple[Fraction, ...] = (Fraction(0), Fraction(1, 3), Fraction(1), Fraction(7, 3),
                                     Fraction(4))
-PRECISIONS = (64, 128, 256)
 ClosedForm = Callable[[Fraction], Enclosure]
 
 
 def _compare(claimed: Enclosure, computed: Enclosure) -> tuple[str, int, tuple[Fraction, ...]]:
     """`inside` once `claimed`'s enclosure lies inside `computed`'s, `disjoint` once they are
-    apart, at 64, 128, 256 bits (the closed form evaluated 64 bits finer, so that its ball can
-    fit inside an enclosure as narrow as rounding); with the precision and the four end
-    points."""
-    for prec in PRECISIONS:
+    apart, at 64, 128, ... bits (the package's one rising-precision loop, `refine`, up to its
+    cap; the closed form evaluated 64 bits finer, so that its ball can fit inside an enclosure
+    as narrow as rounding); with the precision and the four end points."""
+
+    def decided(prec: int) -> tuple[str, tuple[Fraction, ...]] | None:
         c_lo, c_hi = claimed.enclose(prec + 64)
         d_lo, d_hi = computed.enclose(prec)
         ends = (c_lo, c_hi, d_lo, d_hi)
         if c_hi < d_lo or d_hi < c_lo:
-            return "disjoint", prec, ends
+            return "disjoint", ends
         if d_lo <= c_lo and c_hi <= d_hi:
-            return "inside", prec, ends
-    raise Undecided(f"{claimed.label} overlaps {computed.label} without lying inside it at "
-                    f"{PRECISIONS[-1]} bits")
+            return "inside", ends
+        return None
+
+    (verdict, ends), prec = refine(
+        decided, lambda: f"{claimed.label} overlaps {computed.label} without lying inside it")
+    return verdict, prec, ends
 
 
 def _verdicts(name: str, params: dict[str, object], eps_points: Sequence[Fraction],
@@ -93,8 +97,8 @@ def check_analytic_gaussian_mechanism(
     above; no formula for `δ` is used on that side.
     Returns: one `Certificate` per `ε` (both enclosures, the precision that decided).
     Raises: `ClaimRefuted` at the first `ε` where the two enclosures are disjoint;
-    `Undecided` if they overlap at 256 bits without containment; `ParameterError` for bad
-    parameters or without python-flint.
+    `Undecided` if they overlap without containment at the precision cap; `ParameterError`
+    for bad parameters or without python-flint.
     """
     pair = GaussianGridPair(sigma, sensitivity, steps=steps)
     form = closed_form or (lambda eps: analytic_gaussian_delta(eps, sigma, sensitivity))
@@ -120,7 +124,7 @@ def check_discrete_gaussian_profile(
     certified equal to within the enclosure's width (reported).
     Returns: one `Certificate` per `ε`.
     Raises: `ClaimRefuted` at the first `ε` where the enclosures are disjoint; `Undecided` if
-    they overlap at 256 bits without containment.
+    they overlap without containment at the precision cap.
     """
     form = closed_form or (lambda eps: cks_delta(eps, sigma2, sensitivity))
     params: dict[str, object] = {"sigma2": sigma2, "sensitivity": sensitivity}

@@ -4,7 +4,7 @@ A Gaussian mechanism is never pure-DP on every input, so its rows state `(ε, δ
 row's `claim`), audited on every pair `(D, D + z)` with `|D| <= size`, `z ∈ {0, 1, 2}^m` by
 `audit_pairs` with the Gaussian kind (`enumeration.gaussian_noise`): each `δ_pair(ε)` is a
 certified enclosure, compared with the exact claimed `δ` (holds below, refuted above,
-`Undecided` when they straddle at 512 bits). The claims and where they come from:
+`Undecided` when they straddle at the package's precision cap). The claims and where they come from:
 
 * Gaussian SVT (Zhu and Wang, NeurIPS 2020, Theorem 8, `c = 1`): `(α, ε(α))`-RDP with
   `ε(α) = ln k/(α - 1) + αΔ²/σ_ρ² + 2αΔ²/σ_ν²` (`k` queries; the form implemented by autodp's

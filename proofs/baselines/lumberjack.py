@@ -20,9 +20,8 @@ from typing import Any
 from mpmath import iv
 
 from betweencut.baselines.lumberjack import LumberjackCalibration, lumberjack_calibrate
-from betweencut.certified import precision, q
-from betweencut.errors import Undecided
-from betweencut.exact import iv_endpoints
+from betweencut.certified import q
+from betweencut.exact import iv_endpoints, iv_precision, refine
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import claim, register_audit
 
@@ -57,7 +56,7 @@ def ncdf_iv(z: Any) -> Any:
 
 def gaussian_profile(cal: LumberjackCalibration, prec: int) -> tuple[Fraction, Fraction]:
     """Certified bounds of `δ_G(ε)` for `μ = sqrt(L)/σ` at `ε = cal.epsilon`."""
-    with precision(prec):
+    with iv_precision(prec):
         sigma = iv.sqrt(q(cal.sigma_sq_coeff) * iv.log(q(cal.sigma_sq_arg)))
         mu = iv.sqrt(cal.L) / sigma
         eps = q(cal.epsilon)
@@ -83,18 +82,18 @@ def check_lumberjack_calibration(cal: LumberjackCalibration) -> Certificate:
         raise ClaimRefuted(CLAIM, "guard term: (R-1)^2/(2 sigma^2) is not ln(L/delta)",
                            {**params, "guard_arg": cal.guard_arg})
     half = cal.delta / 2
-    prec = 128
-    while prec <= 1 << 12:
+
+    def decided(prec: int) -> tuple[Fraction, Fraction] | None:
         lo, hi = gaussian_profile(cal, prec)
-        if hi <= half:
-            return Certificate(CLAIM, params, "interval",
-                               {"delta_G upper": hi, "delta/2": half, "L": cal.L,
-                                "sigma^2": f"{cal.sigma_sq_coeff}*log({cal.sigma_sq_arg})"})
-        if lo > half:
-            raise ClaimRefuted(CLAIM, "the Gaussian part exceeds delta/2",
-                               {**params, "delta_G lower": lo, "delta/2": half})
-        prec *= 2
-    raise Undecided(f"{CLAIM}: delta_G vs delta/2 at {prec} bits")
+        return (lo, hi) if hi <= half or lo > half else None
+
+    (lo, hi), _ = refine(decided, lambda: f"{CLAIM}: delta_G vs delta/2", 128)
+    if lo > half:
+        raise ClaimRefuted(CLAIM, "the Gaussian part exceeds delta/2",
+                           {**params, "delta_G lower": lo, "delta/2": half})
+    return Certificate(CLAIM, params, "interval",
+                       {"delta_G upper": hi, "delta/2": half, "L": cal.L,
+                        "sigma^2": f"{cal.sigma_sq_coeff}*log({cal.sigma_sq_arg})"})
 
 
 LJ_GRID = [(h, Fraction(e), Fraction(d)) for h in (1, 3, 15, 1000, 2**30)

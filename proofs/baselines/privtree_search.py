@@ -43,11 +43,11 @@ from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.bt_laws import exact_law
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "PairLoss", "Ratio", "check_privtree_worst_pair", "closed_member", "is_partition",
-    "loss_table", "pair_loss", "privtree_rules",
-    "reachable", "search_multiplicities", "worst_pair",
+    "pair_loss", "privtree_rules", "reachable", "search_multiplicities", "worst_pair",
 ]
 
 CLAIM = "PrivTree epsilon-DP (worst pair, many points)"
@@ -109,8 +109,8 @@ class PairLoss:
 
     def worst(self) -> tuple[Ratio, str, tuple[tuple[Box, str], ...]]:
         if self.backward.exceeds(self.forward):
-            return self.backward, "D+z||D", self.backward_event
-        return self.forward, "D||D+z", self.forward_event
+            return self.backward, Direction.BACKWARD, self.backward_event
+        return self.forward, Direction.FORWARD, self.forward_event
 
 
 def pair_loss(mech: PrivTree, db: Counts, z: Point) -> PairLoss:
@@ -206,7 +206,7 @@ def worst_pair(mech: PrivTree, max_size: int) -> WorstPair:
             ratio, counts, event = _best_counts(mech, path, max_size, forward)
             if found is None or ratio.exceeds(found.ratio):
                 found = WorstPair(ratio, _database(mech, path, counts, z), z,
-                                  "D||D+z" if forward else "D+z||D", event, 0)
+                                  Direction.of(forward), event, 0)
     if found is None:  # pragma: no cover - the domain is never empty
         raise ParameterError("box", mech.box, "a non-empty domain")
     width = len(domain(mech))  # databases of at most N points over W cells: C(N + W, W)
@@ -332,21 +332,6 @@ def check_privtree_worst_pair(mech: PrivTree, max_size: int,
         raise ClaimRefuted(CLAIM, f"loss above eps = {eps}", {**claimed, **evidence})
     return Certificate(CLAIM, claimed, "enumerated", evidence,
                        scope=f"|D| <= {max_size} ({search.__name__})")
-
-
-def loss_table(mech_of_rule: Mapping[str, PrivTree], sizes: Sequence[int]
-               ) -> list[dict[str, Any]]:
-    """The largest loss per membership rule and database size (the README's table)."""
-    rows = []
-    for rule, mech in mech_of_rule.items():
-        for size in sizes:
-            search = worst_pair if is_partition(mech) else search_multiplicities
-            found = search(mech, size)
-            rows.append({"rule": rule, "size": size, "search": search.__name__,
-                         **found.as_json(), "eps": str(mech.epsilon),
-                         "holds": not found.ratio.exceeds(
-                             Ratio(ExpPoly.exp(mech.epsilon), ExpPoly.const(1)))})
-    return rows
 
 
 def closed_member(point: Point, box: Box) -> bool:

@@ -12,7 +12,10 @@ increasing precision, which always terminates because the value is not zero.
 
 The one comparison gate is `sign(x)` (and `certainly_le`, `certainly_lt` on top): it accepts a
 `Fraction`, an `ExpPoly`, an `ExpRational`, a `LogReal` or an mpmath interval, returns the exact
-sign, and raises `Undecided` when (and only when) an interval straddles zero.
+sign, and raises `Undecided` when (and only when) an interval straddles zero. Non-zero values
+are signed by the package's one rising-precision gate, `betweencut.exact.certified_sign`, with its
+one cap; `enclose(x, bits)` is the one certified enclosure of any exact number (sympy closed forms
+included, through `betweencut.proofs.exact.symbolic`).
 """
 
 from __future__ import annotations
@@ -21,19 +24,18 @@ import functools
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Final, Union
+from typing import Any, Union
 
 from mpmath import iv
 
 from betweencut.errors import Undecided
-from betweencut.exact import LogReal, certified_sign, iv_endpoints, iv_precision
+from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_endpoints, iv_precision
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",
     "enclose", "exact_str", "sign",
 ]
 
-MAX_PRECISION_BITS: Final = 1 << 13
 _ZERO = Fraction(0)
 
 
@@ -81,15 +83,16 @@ class ExpPoly:
         }
 
     @staticmethod
-    def _of_fractions(terms: dict[Fraction, Fraction]) -> ExpPoly:
-        """Internal: build from a dict whose keys and values are already `Fraction`s."""
+    def of_fractions(terms: dict[Fraction, Fraction]) -> ExpPoly:
+        """Build from a dict whose keys and values are already `Fraction`s (no conversion;
+        zero coefficients dropped): the fast constructor for exact arithmetic code."""
         out = ExpPoly.__new__(ExpPoly)
         out.terms = {x: c for x, c in terms.items() if c}
         return out
 
     @staticmethod
     def const(c: Fraction | int) -> ExpPoly:
-        return ExpPoly._of_fractions({_ZERO: Fraction(c)})
+        return ExpPoly.of_fractions({_ZERO: Fraction(c)})
 
     @staticmethod
     def exp(x: Fraction | int, coeff: Fraction | int = 1) -> ExpPoly:
@@ -111,12 +114,12 @@ class ExpPoly:
         out = dict(self.terms)
         for x, c in o.terms.items():
             out[x] = out[x] + c if x in out else c
-        return ExpPoly._of_fractions(out)
+        return ExpPoly.of_fractions(out)
 
     __radd__ = __add__
 
     def __neg__(self) -> ExpPoly:
-        return ExpPoly._of_fractions({x: -c for x, c in self.terms.items()})
+        return ExpPoly.of_fractions({x: -c for x, c in self.terms.items()})
 
     def __sub__(self, other: ExpPoly | Fraction | int) -> ExpPoly:
         o = self._coerce(other)
@@ -141,7 +144,7 @@ class ExpPoly:
                 for y, d in o.terms.items():
                     z = x + y
                     out[z] = out[z] + c * d if z in out else c * d
-            return ExpPoly._of_fractions(out)
+            return ExpPoly.of_fractions(out)
         return _product(self.terms, o.terms)
 
     __rmul__ = __mul__
@@ -212,7 +215,7 @@ class ExpPoly:
         value = self.rational_value()
         if value is not None:
             return (value > 0) - (value < 0)
-        return certified_sign(self.enclose, self.__str__, MAX_PRECISION_BITS)
+        return certified_sign(self.enclose, self.__str__)
 
     def __str__(self) -> str:
         if not self.terms:
@@ -351,12 +354,9 @@ def sign(x: object) -> int:
         return int(certified())
     if getattr(x, "_mpi_", None) is not None:
         lo, hi = iv_endpoints(x)
-        if lo > 0:
-            return 1
-        if hi < 0:
-            return -1
-        if lo == hi == 0:
-            return 0
+        decided = enclosure_sign(lo, hi)
+        if decided is not None:
+            return decided
         raise Undecided(f"interval [{lo}, {hi}] contains 0: raise the precision")
     raise TypeError(f"sign() does not know {type(x).__name__}")
 
@@ -379,13 +379,27 @@ def certainly_lt(x: object, y: object) -> bool:
     return sign(_difference(x, y)) < 0
 
 
-def enclose(x: Number, prec: int = 64) -> tuple[Fraction, Fraction]:
-    """Certified rational bounds of an exact number (for display and for reports)."""
+def enclose(x: Number | Any, prec: int = 64) -> tuple[Fraction, Fraction]:
+    """Certified rational bounds `lo <= x <= hi` of an exact number at `prec` bits: a rational,
+    `LogReal`, `ExpPoly`, `ExpRational`, any number that encloses itself (`x.enclose(prec)`:
+    an `enclosure.Enclosure`, a depth `ExactValue`), or a closed sympy expression
+    (`symbolic.sympy_interval` evaluates it in mpmath `iv`, rounding outward). The one
+    `enclose` of the package."""
+    if isinstance(x, bool | float):
+        raise TypeError(f"no float is enclosed as if it were exact: got {x!r}")
     if isinstance(x, int | Fraction):
         return Fraction(x), Fraction(x)
     if isinstance(x, LogReal):
         return x.bounds(prec)
-    return x.enclose(prec)
+    if isinstance(x, ExpPoly | ExpRational):
+        return x.enclose(prec)
+    own = getattr(x, "enclose", None)
+    if callable(own):
+        return own(prec)  # type: ignore[no-any-return]
+    from betweencut.proofs.exact.symbolic import sympy_interval  # sympy only when asked
+
+    with iv_precision(prec):
+        return iv_endpoints(sympy_interval(x))
 
 
 def exact_str(x: Number) -> str:

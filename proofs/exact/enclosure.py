@@ -9,9 +9,10 @@ outward); exact numbers (`Fraction`, `ExpPoly`, `ExpRational`) enter through the
 `enclose`.
 
 An enclosure never decides equality from its bounds: `sign()` (the hook `certified_sign` the
-gate `betweencut.proofs.exact.arith.sign` calls) evaluates at 64, 128, ... bits up to
-`max_prec` and returns the sign once the enclosure excludes 0 (or is the point 0), and raises
-`Undecided` when it still straddles 0 at `max_prec` (the two sides may be equal). Two exact
+gate `betweencut.proofs.exact.arith.sign` calls) is the package's one sign gate
+(`betweencut.exact.certified_sign`): 64, 128, ... bits up to the one precision cap, the sign
+once the enclosure excludes 0 (or is the point 0), `Undecided` when it still straddles 0 at the
+cap (the two sides may be equal). Two exact
 facts are kept instead: a structural zero (`Enclosure.zero()`, e.g. an answer sequence whose
 constraints on a shared draw are inconsistent; `is_zero()` is True only for those), and a
 structural `key`: two enclosures built by the same computation from the same exact inputs
@@ -28,13 +29,13 @@ from fractions import Fraction
 from typing import Union
 
 from betweencut.errors import ParameterError, Undecided
+from betweencut.exact import certified_sign
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 
-__all__ = ["GUARD_BITS", "MAX_PREC", "Bounds", "Enclosure", "Operand", "round_bounds"]
+__all__ = ["GUARD_BITS", "Bounds", "Enclosure", "Operand", "round_bounds"]
 
 Bounds = tuple[Fraction, Fraction]
 Operand = Union["Enclosure", Fraction, int, ExpPoly, ExpRational]
-MAX_PREC = 512
 GUARD_BITS = 16
 _ZERO = Fraction(0)
 
@@ -148,27 +149,15 @@ class Enclosure:
         """True only when the number is known to be exactly 0 (an impossible event)."""
         return self.structural_zero
 
-    def certified_sign(self, max_prec: int = MAX_PREC) -> int:
-        """The sign, once an enclosure excludes 0 (64, 128, ... bits up to `max_prec`), or 0
-        when it is the point 0.
+    def certified_sign(self) -> int:
+        """The sign, once an enclosure excludes 0 (the package's gate: 64, 128, ... bits up to
+        its cap), or 0 when it is the point 0 or a structural zero.
 
-        Raises: `Undecided` when the enclosure still contains 0 at `max_prec` bits.
+        Raises: `Undecided` when the enclosure still contains 0 at the cap.
         """
         if self.structural_zero:
             return 0
-        prec = 64
-        while prec <= max_prec:
-            lo, hi = self.enclose(prec)
-            if lo > 0:
-                return 1
-            if hi < 0:
-                return -1
-            if lo == hi == 0:  # the enclosure is the point 0: the number is exactly 0
-                return 0
-            prec *= 2
-        lo, hi = self.enclose(max_prec)
-        raise Undecided(f"{self.label}: the certified enclosure [{_show(lo)}, {_show(hi)}] "
-                        f"contains 0 at {max_prec} bits (the two sides may be equal)")
+        return certified_sign(self.enclose, lambda: f"{self.label} (the two sides may be equal)")
 
     sign = certified_sign
 

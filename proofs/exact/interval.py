@@ -6,44 +6,33 @@ explicit precision `prec` (bits), rounding outward. Inputs are exact numbers (`F
 or `LogReal`); only the evaluation is approximate, and the branch of each Laplace tail formula
 (`d <= 0` or not) is decided exactly on the input. Comparisons go through the one gate
 `betweencut.proofs.exact.arith.sign`, which raises `Undecided` when an interval straddles zero;
-`decide_sign` retries at doubled precision up to a cap, so a caller only sees `Undecided` when
-the two sides may be equal.
+a caller that needs a decision recomputes at rising precision through the package's one loop
+(`betweencut.exact.refine`, up to its one cap), so it only sees `Undecided` when the two sides
+may be equal. Precision is set only through `betweencut.exact.iv_precision`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, Final, Union
 
 from mpmath import iv
 
-from betweencut.errors import ParameterError, Undecided
+from betweencut.errors import ParameterError
 from betweencut.exact import LogReal, iv_endpoints, iv_precision
 from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import sign
 
 __all__ = [
-    "Interval", "Real", "bounds", "contains", "decide_sign", "interval_delta0",
-    "interval_law", "interval_theorem_5_4_bound", "mechanism_interval_law", "precision",
+    "Interval", "Real", "bounds", "contains", "interval_delta0", "interval_law",
+    "interval_theorem_5_4_bound", "mechanism_interval_law", "to_iv",
 ]
 
 Interval = Any  # an mpmath `iv.mpf`
 Real = Union[Fraction, int, LogReal]  # noqa: UP007
 DEFAULT_PREC: Final = 64
-MAX_PREC: Final = 1 << 12
 OUTCOMES = (Outcome.L, Outcome.B, Outcome.H)
-
-
-@contextmanager
-def precision(prec: int) -> Iterator[None]:
-    """Run the block with `iv.prec = prec` (restored after; one thread at a time)."""
-    if not isinstance(prec, int) or prec < 16:
-        raise ParameterError("prec", prec, "an integer number of bits >= 16")
-    with iv_precision(prec):
-        yield
 
 
 def to_iv(x: Real) -> Interval:
@@ -93,7 +82,7 @@ def interval_law(count: Real, a: Real, b: Real, lam: Real, prec: int = DEFAULT_P
         raise ParameterError("a", a, f"a <= b = {b}")
     if sign(lam) <= 0:
         raise ParameterError("lam", lam, "lambda > 0")
-    with precision(prec):
+    with iv_precision(prec):
         lam_i = to_iv(lam)
         low = _below(_diff(a, count), lam_i)
         high = _below(_diff(count, b), lam_i)
@@ -105,14 +94,14 @@ def mechanism_interval_law(mechanism: BT, count: int, prec: int = DEFAULT_PREC
     """The law of the real `mechanism` (BT or GuardedBT) on `count`: guard first, exactly."""
     decided = mechanism.guard(count)
     if decided is not None:
-        with precision(prec):
+        with iv_precision(prec):
             return {s: iv.mpf(1 if s is decided else 0) for s in OUTCOMES}
     return interval_law(count, mechanism.a, mechanism.b, mechanism.lam, prec)
 
 
 def interval_delta0(lam: Real, R: Real, prec: int = DEFAULT_PREC) -> Interval:
     """`δ0 = ½·e^{-λ(R-1)}` (Eq. (19)) as an interval, for any exact real `λ`, `R`."""
-    with precision(prec):
+    with iv_precision(prec):
         return iv.exp(-to_iv(lam) * (to_iv(R) - 1)) / 2
 
 
@@ -121,7 +110,7 @@ def interval_theorem_5_4_bound(L: int, lam: Real, R: Real, r: int, prec: int = D
     """Theorem 5.4, Eq. (22): `(L/2)·e^{-λ(R-1)} + 1{r<L}·(1 - q_λ)^r`, as an interval."""
     if not (isinstance(L, int) and isinstance(r, int) and 1 <= r <= L):
         raise ParameterError("r", r, f"an integer 1 <= r <= L = {L}")
-    with precision(prec):
+    with iv_precision(prec):
         lam_i = to_iv(lam)
         out = L * iv.exp(-lam_i * (to_iv(R) - 1)) / 2
         if r < L:
@@ -138,19 +127,3 @@ def bounds(x: Interval) -> tuple[Fraction, Fraction]:
 def contains(x: Interval, value: Fraction | int) -> bool:
     lo, hi = bounds(x)
     return lo <= value <= hi
-
-
-def decide_sign(compute: Callable[[int], Interval], start: int = DEFAULT_PREC,
-                max_prec: int = MAX_PREC) -> tuple[int, int]:
-    """The sign of the value `compute(prec)` encloses, doubling `prec` until the gate decides.
-
-    Returns `(sign, prec used)`; raises `Undecided` past `max_prec` (the value may be 0).
-    """
-    prec = start
-    while True:
-        try:
-            return sign(compute(prec)), prec
-        except Undecided:
-            if prec * 2 > max_prec:
-                raise
-            prec *= 2

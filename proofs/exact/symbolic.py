@@ -1,11 +1,13 @@
 """Sympy expressions evaluated in certified interval arithmetic, and a positivity gate.
 
-`enclose(expr)` evaluates a closed sympy expression built from integers, rationals, `+`, `*`,
-integer powers, `log`, `exp` and `sqrt` in mpmath `iv` (outward rounding): no float is ever
-formed. `nonnegative_on_box(poly, lower)` proves `poly(v) >= 0` for all `v_i >= lower_i` by the
-shift `v_i = lower_i + x_i` and checking that every coefficient of the expanded polynomial in
-`x >= 0` is certified `>= 0` (a sufficient condition: a polynomial with nonnegative
-coefficients is nonnegative on the orthant).
+`sympy_interval(expr)` evaluates a closed sympy expression built from integers, rationals, `+`,
+`*`, integer powers, `log`, `exp` and `sqrt` in mpmath `iv` (outward rounding, at the precision
+in force): no float is ever formed. `betweencut.proofs.exact.arith.enclose` encloses it at given
+bits, `expr_sign` signs it through the package's one gate (`betweencut.exact.refine`).
+`nonnegative_on_box(poly, lower)` proves `poly(v) >= 0` for all `v_i >= lower_i` by the shift
+`v_i = lower_i + x_i` and checking that every coefficient of the expanded polynomial in `x >= 0`
+is certified `>= 0` (a sufficient condition: a polynomial with nonnegative coefficients is
+nonnegative on the orthant).
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ from typing import Any
 import sympy as sp
 from mpmath import iv
 
-from betweencut.certified import precision
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_endpoints
+from betweencut.exact import enclosure_sign, iv_endpoints, iv_precision, refine
 
 
 def sympy_fraction(expr: Any) -> Fraction:
@@ -42,6 +43,13 @@ def as_expr(value: object) -> Any:
         raise ParameterError("expr", value, "a sympy expression, an int or a Fraction (text is "
                              "not evaluated: read numbers with betweencut.exact_text)")
     return sp.sympify(value, strict=True)
+
+
+def sympy_interval(expr: Any) -> Any:
+    """An mpmath interval containing the closed sympy expression `expr` (`as_expr`: text is
+    refused, never evaluated) at the current `iv` precision; `Undecided` for anything it
+    cannot enclose."""
+    return _iv(as_expr(expr))
 
 
 def _iv(expr: Any) -> Any:
@@ -74,26 +82,26 @@ def _iv(expr: Any) -> Any:
     raise Undecided(f"cannot enclose {expr} (free symbols: {expr.free_symbols})")
 
 
-def enclose(expr: Any, prec: int = 96) -> tuple[Fraction, Fraction]:
-    """Certified rational bounds of a closed sympy expression."""
-    with precision(prec):
-        return iv_endpoints(_iv(as_expr(expr)))
+def _bounds(expr: Any, prec: int) -> tuple[Fraction, Fraction]:
+    """`arith.enclose` of a sympy expression (which calls this module: no import back)."""
+    with iv_precision(prec):
+        return iv_endpoints(_iv(expr))
 
 
-def certified_sign(expr: Any, max_prec: int = 1 << 12) -> int:
-    """The sign (-1, 0, 1) of a closed expression; 0 only if sympy simplifies it to 0."""
+def expr_sign(expr: Any) -> int:
+    """The sign (-1, 0, 1) of a closed expression: by certified enclosures at rising precision
+    (the package's gate), 0 only if sympy simplifies it to 0 (tried once, when the first
+    enclosure straddles 0); `Undecided` at the precision cap."""
     e = as_expr(expr)
-    prec = 64
-    while prec <= max_prec:
-        lo, hi = enclose(e, prec)
-        if lo > 0:
-            return 1
-        if hi < 0:
-            return -1
-        if prec == 64 and sp.simplify(e) == 0:
+    first = 64
+
+    def decided(prec: int) -> int | None:
+        found = enclosure_sign(*_bounds(e, prec))
+        if found is None and prec == first and sp.simplify(e) == 0:
             return 0
-        prec *= 2
-    raise Undecided(f"sign of {e} at {max_prec} bits")
+        return found
+
+    return refine(decided, lambda: f"the sign of {e}", first)[0]
 
 
 def nonnegative_on_box(
@@ -107,12 +115,22 @@ def nonnegative_on_box(
     bounds: dict[str, tuple[Fraction, Fraction]] = {}
     ok = True
     for monom, coeff in p.terms():
-        lo, hi = enclose(coeff)
-        prec = 96
-        while lo < 0 <= hi and prec < 1 << 12:
-            prec *= 2
-            lo, hi = enclose(coeff, prec)
+        try:
+            lo, hi = _coefficient_bounds(coeff)
+        except Undecided:  # not certified >= 0 at the cap: reported at 96 bits
+            lo, hi = _bounds(coeff, 96)
         bounds[str(monom)] = (lo, hi)
         if lo < 0:
             ok = False
     return ok, bounds
+
+
+def _coefficient_bounds(coeff: Any) -> tuple[Fraction, Fraction]:
+    """Bounds of `coeff` from 96 bits up, once they decide `>= 0` or `< 0` (no longer straddle
+    with `lo < 0`); `Undecided` at the cap."""
+
+    def settled(prec: int) -> tuple[Fraction, Fraction] | None:
+        lo, hi = _bounds(coeff, prec)
+        return None if lo < 0 <= hi else (lo, hi)
+
+    return refine(settled, lambda: f"the sign of the coefficient {coeff}", 96)[0]

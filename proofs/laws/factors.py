@@ -18,11 +18,12 @@ from functools import lru_cache
 
 from betweencut.noisy_test import BTQuery, Outcome
 from betweencut.proofs.exact.arith import ExpPoly
+from betweencut.proofs.exact.dyadic import round_out
 from betweencut.proofs.laws.bt_laws import OUTCOMES, exact_law
 
 __all__ = [
     "Bag", "FactorKey", "bag_enclosure", "bag_value", "bags_value", "factor_id", "factor_key",
-    "factor_value", "law_key", "make_bag", "query_factor_ids", "query_factors", "round_out",
+    "factor_value", "law_key", "make_bag", "query_factor_ids", "query_factors",
 ]
 
 FactorKey = tuple[Fraction, Fraction, Fraction, Outcome]  # (a - c, b - c, λ, outcome)
@@ -109,24 +110,6 @@ def bag_enclosure(bag: Bag) -> tuple[Fraction, Fraction]:
         f_lo, f_hi = _factor_enclosure(factor)
         lo, hi = lo * max(f_lo, Fraction(0)) ** power, hi * f_hi**power
     return round_out(lo, hi)
-
-
-KEEP_BITS = 96
-
-
-def round_out(lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
-    """A wider enclosure `[lo', hi'] ⊇ [lo, hi]` of dyadic rationals with about `KEEP_BITS`
-    significant bits (keeps the certified interval arithmetic cheap; never narrower)."""
-
-    def scale(x: Fraction) -> int:
-        if x == 0:
-            return KEEP_BITS
-        return KEEP_BITS - (abs(x.numerator).bit_length() - x.denominator.bit_length())
-
-    k = max(scale(lo), scale(hi), 0)
-    den = 1 << k
-    return Fraction((lo.numerator << k) // lo.denominator, den), Fraction(
-        -((-hi.numerator << k) // hi.denominator), den)
 
 
 def make_bag(factors: Sequence[int]) -> Bag:

@@ -27,12 +27,12 @@ from typing import TypeVar
 
 from mpmath import iv
 
-from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import LogReal
+from betweencut.errors import ParameterError
+from betweencut.exact import LogReal, iv_precision, refine
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.exact.interval import bounds, precision
+from betweencut.proofs.exact.interval import bounds
 from betweencut.proofs.exact.lp import solve, verify_farkas, verify_point
 from betweencut.proofs.laws.witness import TargetWitness, verify_target_witness
 from betweencut.proofs.registry import claim
@@ -89,7 +89,7 @@ def tightest_lambda(P0: Mapping[K, Value], P1: Mapping[K, Value],
         lam = LogReal(Fraction(0), Fraction(1), best)
         return Indistinguishability(best, arg, lam.exact_str(), lam.bounds(prec))
     lo, hi = enclose(best, prec)
-    with precision(prec):
+    with iv_precision(prec):
         low = iv.log(iv.mpf(lo.numerator) / lo.denominator)
         high = iv.log(iv.mpf(hi.numerator) / hi.denominator)
         lam_iv = iv.mpf([low.a, high.b])  # ln is increasing: the hull of the two ends
@@ -268,20 +268,21 @@ def check_q_target(P0: Mapping[Outcome, Fraction], P1: Mapping[Outcome, Fraction
 def decide_q_target_lambda(P0: Mapping[Outcome, Fraction], P1: Mapping[Outcome, Fraction],
                            lam: Fraction, kappa: Fraction, q: Fraction,
                            target: frozenset[Outcome] = frozenset({Outcome.B}),
-                           max_prec: int = 1024) -> tuple[TargetDecision, Fraction]:
+                           ) -> tuple[TargetDecision, Fraction]:
     """As `decide_q_target` for a rational `λ` (so `ξ = e^λ` is transcendental), exactly.
 
     The feasible set grows with `ξ` (only `n_0 <= ξ·n_1`, `n_1 <= ξ·n_0` involve it), so with
     certified rationals `ξ_lo < e^λ < ξ_hi`: feasible at `ξ_lo` gives a witness valid at `e^λ`;
     infeasible at `ξ_hi` gives a Farkas certificate that also excludes `e^λ`. Otherwise the
-    bracket is narrowed (precision doubled); `Undecided` past `max_prec` bits (the answer
-    changes exactly at `e^λ`). Returns the decision and the rational `ξ` it was made at.
+    bracket is narrowed (precision doubled, `betweencut.exact.refine`); `Undecided` at the
+    package's precision cap (the answer changes exactly at `e^λ`). Returns the decision and the
+    rational `ξ` it was made at.
     """
     lam = Fraction(lam)
     if lam <= 0:
         raise ParameterError("lam", lam, "lambda > 0")
-    prec = 64
-    while prec <= max_prec:
+
+    def decided(prec: int) -> tuple[TargetDecision, Fraction] | None:
         lo, hi = enclose(ExpPoly.exp(lam), prec)
         low = decide_q_target(P0, P1, lo, kappa, q, target)
         if low.feasible:
@@ -289,9 +290,9 @@ def decide_q_target_lambda(P0: Mapping[Outcome, Fraction], P1: Mapping[Outcome, 
         high = decide_q_target(P0, P1, hi, kappa, q, target)
         if not high.feasible:
             return high, hi
-        prec *= 2
-    raise Undecided(f"q-target at lambda = {lam}: the answer flips within 2^-{max_prec} "
-                    "of e^lambda")
+        return None
+
+    return refine(decided, lambda: f"the q-target at lambda = {lam} (it may flip at e^lambda)")[0]
 
 
 @claim("Def. 5.1", "q-target, rational lambda")

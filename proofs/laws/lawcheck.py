@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
+from betweencut.exact import enclosure_sign, refine
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import sign
@@ -21,7 +22,6 @@ from betweencut.proofs.exact.interval import (
     Real,
     bounds,
     contains,
-    decide_sign,
     interval_delta0,
     interval_law,
     mechanism_interval_law,
@@ -141,7 +141,10 @@ def check_kappa_interval(mechanism: GuardedBT, counts: Iterable[int],
             kappa = [law[y] for y in OUTCOMES if y is not out]
             return interval_delta0(mechanism.lam, mechanism.R, p) - kappa[0] - kappa[1]
 
-        verdict, p_used = decide_sign(gap, prec)
+        def decided(p: int, gap: Callable[[int], Interval] = gap) -> int | None:
+            return enclosure_sign(*bounds(gap(p)))
+
+        verdict, p_used = refine(decided, lambda: "delta0 - kappa at a guard crossing", prec)
         used = max(used, p_used)
         if verdict < 0:
             raise ClaimRefuted("Lemma 5.3", "Eq. (105): kappa > delta0",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Final, Protocol
+from typing import Final
 
 from betweencut.errors import ParameterError
 from betweencut.exact import LogReal
@@ -23,7 +23,13 @@ from betweencut.params import Params
 from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.models import exact_model
-from betweencut.proofs.privacy.accountants.accountant import UpperDelta, accountant, delta0_upper
+from betweencut.proofs.privacy.accountants.accountant import (
+    Accountant,
+    EnvelopeAccountant,
+    KovAccountant,
+    accountant,
+    delta0_upper,
+)
 from betweencut.proofs.privacy.accountants.envelope import bt_envelope_upper, envelope_delta_upper
 from betweencut.proofs.privacy.accountants.kov import (
     kov_delta,
@@ -46,12 +52,6 @@ KOV: Final = "KOV composition bound (Kairouz et al. 2015) for BetweenCut's trans
 ENVELOPE: Final = "GuardedBT envelope pair dominates every GuardedBT pair"
 DOMINATES: Final = "Tight accountant dominates every enumerated pair"
 BRUTE_FORCE_MAX_L: Final = 4
-
-
-class UpperAccountant(Protocol):
-    """Anything with a certified-upper `delta_upper(ε)` (an `Accountant`, or a broken one)."""
-
-    def delta_upper(self, eps: Fraction) -> UpperDelta: ...
 
 
 def default_grid(L: int, lam: Fraction) -> list[Fraction]:
@@ -77,7 +77,7 @@ def check_kov_composition(
     Returns: a Certificate (method `exact`) with the number of pairs and points checked.
     Raises: `ClaimRefuted` with the pair (τ, c, direction) or the `ε` where a step fails.
     """
-    acc = accountant("kov", L=L, lam=lam, R=R)
+    acc = KovAccountant.of(L, lam, R)
     d0 = delta0_upper(acc.lam, acc.R)
     params = {"L": L, "lambda": acc.lam, "R": acc.R.exact_str(), "delta0": exact_str(d0)}
     pairs = 0
@@ -127,7 +127,7 @@ def check_envelope_pair(
     `(ε, bound)` compared (`claimed`), with the number of comparisons.
     Raises: `ClaimRefuted` with `τ`, `c`, the order, `ε` and both numbers.
     """
-    acc = accountant("envelope", L=1, lam=lam, R=R)
+    acc = EnvelopeAccountant.of(1, lam, R)
     d0 = acc.delta0_rational_upper()
     grid = list(eps_grid) if eps_grid is not None else [
         Fraction(i, 4) * acc.lam for i in (0, 1, 2, 3, 4, 8)]
@@ -160,7 +160,7 @@ def check_envelope_pair(
 
 @claim(DOMINATES, "Eq. (112)")
 def check_accountant_enumerated(
-    tree: PublicTree, params: Params, size: int, acc: UpperAccountant | None = None,
+    tree: PublicTree, params: Params, size: int, acc: Accountant | None = None,
     eps_grid: Sequence[Fraction] | None = None, name: str = "tight",
 ) -> Certificate:
     """Claim: Tight accountant dominates every enumerated pair.
@@ -202,10 +202,10 @@ def check_accountant_enumerated(
                        scope=f"every pair with |D| <= {size}, transcript")
 
 
-def _described(acc: UpperAccountant) -> dict[str, object]:
+def _described(acc: Accountant) -> dict[str, object]:
     """The accountant as the claim it is: its own name, `L`, `λ`, `R` (those it computes its
     bounds from, which need not be the audited mechanism's) and what it rests on."""
-    describe = getattr(acc, "describe", None)
+    describe = getattr(acc, "describe", None)  # a deliberately wrong test object may lack it
     if callable(describe):
         return dict(describe())
     return {"accountant": type(acc).__name__}

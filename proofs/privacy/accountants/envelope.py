@@ -45,13 +45,13 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
 from betweencut.errors import ParameterError, Undecided
 from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.packed import mul_round_up
 
 __all__ = ["EnvelopePair", "bt_envelope_upper", "envelope_delta_upper", "envelope_pair"]
 
@@ -251,26 +251,6 @@ def envelope_pair(lam: Fraction, delta0: Fraction, m: int = GRID) -> EnvelopePai
                         {j: alpha[j] for j in nu}, neutral)
 
 
-def _pack(coeffs: Sequence[int], slot: int) -> int:
-    return int.from_bytes(b"".join(c.to_bytes(slot, "little") for c in coeffs), "little")
-
-
-def _unpack(x: int, slot: int, n: int) -> list[int]:
-    raw = x.to_bytes(slot * n, "little")
-    return [int.from_bytes(raw[i * slot:(i + 1) * slot], "little") for i in range(n)]
-
-
-def _mul_up(a: list[int], b: list[int], bits: int) -> list[int]:
-    """`ceil(a * b / 2^bits)` coefficient-wise for polynomials with non-negative integer
-    coefficients (Kronecker substitution: one big-integer product)."""
-    n = len(a) + len(b) - 1
-    top = max(max(a), max(b)).bit_length()
-    slot = (2 * top + min(len(a), len(b)).bit_length() + 8) // 8 + 1
-    prod = _unpack(_pack(a, slot) * _pack(b, slot), slot, n)
-    mask = (1 << bits) - 1
-    return [(c >> bits) + (1 if c & mask else 0) for c in prod]
-
-
 @functools.lru_cache(maxsize=64)
 def _composed(lam: Fraction, delta0: Fraction, L: int, m: int, bits: int) -> tuple[
         tuple[int, ...], Fraction]:
@@ -284,10 +264,10 @@ def _composed(lam: Fraction, delta0: Fraction, L: int, m: int, bits: int) -> tup
     power, n = base, L
     while n:
         if n & 1:
-            result = power if result is None else _mul_up(result, power, bits)
+            result = power if result is None else mul_round_up(result, power, bits)
         n >>= 1
         if n:
-            power = _mul_up(power, power, bits)
+            power = mul_round_up(power, power, bits)
     if result is None:
         raise ParameterError("L", L, "L >= 1")
     return tuple(result), pair.g_inf

@@ -30,7 +30,8 @@ from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, exact_str, sign
 
 __all__ = [
-    "ExactValue", "kov_delta", "kov_pair", "pair_hockey_stick", "product_hockey_stick",
+    "ExactValue", "kov_delta", "kov_delta_float", "kov_pair", "pair_hockey_stick",
+    "product_hockey_stick",
 ]
 
 ExactValue = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -68,6 +69,13 @@ def kov_delta(k: int, eps0: Fraction, delta0: ExactValue, eps: Fraction) -> ExpR
     d = delta0 if isinstance(delta0, ExpPoly) else ExpPoly.const(Fraction(delta0))
     keep = ExpPoly.const(1) - d
     return ExpRational(den - keep**k * (den - num), den)
+
+
+def kov_delta_float(k: int, eps0: float, delta0: float, eps: float) -> float:
+    """A float estimate of `kov_delta` (a search's speed path only: never a verdict)."""
+    s = sum(math.comb(k, i) * max(0.0, math.exp((k - i) * eps0) - math.exp(eps + i * eps0))
+            for i in range(k + 1)) / (1 + math.exp(eps0)) ** k
+    return 1 - (1 - delta0) ** k * (1 - s)
 
 
 def kov_pair(eps0: Fraction, delta0: ExactValue) -> tuple[list[ExpRational], list[ExpRational]]:

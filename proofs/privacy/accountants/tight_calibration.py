@@ -26,19 +26,23 @@ from typing import Final
 
 from betweencut.calibration import Calibration, calibrate, check_privacy_budget
 from betweencut.errors import ParameterError, Undecided, public_height
-from betweencut.exact import LogReal
+from betweencut.exact import LogReal, certified_sign
 from betweencut.proofs.exact.arith import certainly_le, exact_str
+from betweencut.proofs.exact.bisection import certified_bisect
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.accountants.accountant import accountant, float_kov
+from betweencut.proofs.privacy.accountants.accountant import accountant
 from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper
+from betweencut.proofs.privacy.accountants.kov import kov_delta_float
 from betweencut.proofs.registry import claim, register_audit
 
-__all__ = ["CLAIM", "calibrate_tight", "check_tight_calibration", "tight_guard"]
+__all__ = [
+    "CALIBRATIONS", "CLAIM", "calibrate_by", "calibrate_tight", "check_tight_calibration",
+    "tight_guard",
+]
 
 CLAIM: Final = "Tight calibration (certified delta, E <= Theorem 5.5's E)"
 _GRID: Final = 400
 _FINE: Final = 20000
-_BITS: Final = 80
 _REFINE_STEPS: Final = 8
 MAX_TIGHT_L: Final = 64  # heights below 2^64: the certified search stays within seconds
 
@@ -52,7 +56,7 @@ def tight_guard(lam: Fraction, delta0: Fraction) -> LogReal:
 
 def _float_best_delta0(L: int, lam: float, eps: float, delta: float) -> float:
     """The largest `δ0` with KOV's `δ(ε) <= δ` (float): `(1-δ0)^L >= (1-δ)/(1-S)`."""
-    s = float_kov(L, lam, 0.0, eps)
+    s = kov_delta_float(L, lam, 0.0, eps)
     if s >= delta:
         return 0.0
     return float(1 - ((1 - delta) / (1 - s)) ** (1 / L))
@@ -100,26 +104,37 @@ def _round_down(x: Fraction) -> Fraction:
 
 def _envelope_refine(L: int, lam: Fraction, eps: Fraction, delta: Fraction,
                      d0: Fraction) -> Fraction:
-    """Raise `δ0` (bisection on `[δ0, 2δ0]`, exact checks) while the envelope accountant's
-    certified `δ(ε) <= δ`: the envelope is below KOV, so a larger `δ0` (a smaller `R`) fits."""
-    lo, hi = d0, min(2 * d0, Fraction(1, 2))
-    for _ in range(_REFINE_STEPS):
-        mid = _round_down((lo + hi) / 2)
-        if mid <= lo:
-            break
+    """Raise `δ0` (bisection on `[δ0, 2δ0]`, `certified_bisect`, exact checks) while the
+    envelope accountant's certified `δ(ε) <= δ`: the envelope is below KOV, so a larger `δ0`
+    (a smaller `R`) fits."""
+
+    def fits(x: Fraction) -> bool:
         try:
-            fits = certainly_le(envelope_delta_upper(L, lam, mid, eps), delta)
+            return certainly_le(envelope_delta_upper(L, lam, x, eps), delta)
         except Undecided:
-            fits = False
-        lo, hi = (mid, hi) if fits else (lo, mid)
-    return lo
+            return False
+
+    def short_middle(good: Fraction, bad: Fraction) -> Fraction | None:
+        mid = _round_down((good + bad) / 2)
+        return mid if mid > good else None
+
+    good, _ = certified_bisect(fits, d0, min(2 * d0, Fraction(1, 2)), short_middle,
+                               steps=_REFINE_STEPS)
+    return good
 
 
 def _smaller(x: LogReal, y: LogReal) -> bool:
-    """`x < y`, certified by interval bounds (False when undecided: then keep the paper's)."""
-    _, x_hi = x.bounds(_BITS)
-    y_lo, _ = y.bounds(_BITS)
-    return x_hi < y_lo
+    """`x < y`, certified by the gate on interval bounds (False when the gate cannot decide:
+    then the paper's calibration is kept)."""
+
+    def difference(prec: int) -> tuple[Fraction, Fraction]:
+        (x_lo, x_hi), (y_lo, y_hi) = x.bounds(prec), y.bounds(prec)
+        return x_lo - y_hi, x_hi - y_lo
+
+    try:
+        return certified_sign(difference, lambda: f"{x.exact_str()} - ({y.exact_str()})") < 0
+    except Undecided:
+        return False
 
 
 def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibration:
@@ -151,6 +166,19 @@ def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibrati
     if not _smaller(big_e, paper.E):
         return paper
     return Calibration(h, eps, dlt, paper.L, paper.r0, paper.r, lam, w, big_r, big_e, "tight")
+
+
+CALIBRATIONS: Final = ("paper", "tight")
+
+
+def calibrate_by(name: str, height: object, epsilon: object, delta: object) -> Calibration:
+    """The calibration of the accountant `name` for public `(h, ε, δ)`: `paper` (Theorem 5.5)
+    or `tight` (`calibrate_tight`); the one lookup by name (the CLI and the library call it)."""
+    if name == "tight":
+        return calibrate_tight(height, epsilon, delta)
+    if name == "paper":
+        return calibrate(height, epsilon, delta)
+    raise ParameterError("accountant", name, ", ".join(CALIBRATIONS))
 
 
 @claim(CLAIM)

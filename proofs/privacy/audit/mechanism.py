@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar, Union
 
-from betweencut.errors import MechanismError, ParameterError, Undecided
+from betweencut.errors import MechanismError, ParameterError
 from betweencut.exact import as_rational
 from betweencut.notation import database_text, record_text
 from betweencut.progress import current
@@ -191,10 +191,10 @@ def tighter(a: PointResult, b: PointResult) -> bool:
         return True
     if a_hi < b_lo or sign(a.bound) <= 0 or sign(b.bound) <= 0:
         return False
-    try:
-        return sign(a.delta * b.bound - b.delta * a.bound) > 0
-    except Undecided:  # certified (Gaussian) values that may tie: keep the first, no verdict
-        return False
+    difference = a.delta * b.bound - b.delta * a.bound
+    if callable(getattr(difference, "certified_sign", None)):
+        return False  # certified (Gaussian) values not apart in their enclosures: keep the first
+    return sign(difference) > 0  # exact values: ties are recognised exactly
 
 
 def _pairs(pairs: object) -> Iterable[tuple[object, object]]:

@@ -18,7 +18,8 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from betweencut.errors import ParameterError
+from betweencut.errors import ParameterError, Undecided
+from betweencut.exact import refine
 from betweencut.notation import database_text, record_text
 from betweencut.proofs.exact.arith import ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.audit.mechanism import display
@@ -78,19 +79,24 @@ class Regression:
 
 def rational_inside(lo: LogOf, hi: LogOf | None) -> Fraction:
     """A simple rational strictly inside `(lo, hi)` (`hi` None: `+∞`), certified by the gate."""
-    prec = 64
-    while prec <= 4096:
+
+    def named(prec: int) -> Fraction | None:
         _, lo_hi = lo.enclose(prec)
         top = lo_hi + 2 if hi is None else hi.enclose(prec)[0]
-        if lo_hi < top:
-            mid = (lo_hi + top) / 2
-            for den in (1, 2, 4, 8, 10, 16, 100, 1000):
-                guess = Fraction(round(mid * den), den)
-                if lo_hi < guess < top:
-                    return guess
-            return mid
-        prec *= 2
-    raise ParameterError("interval", f"({lo}, {hi})", "an interval wide enough to name a point")
+        if not lo_hi < top:
+            return None
+        mid = (lo_hi + top) / 2
+        for den in (1, 2, 4, 8, 10, 16, 100, 1000):
+            guess = Fraction(round(mid * den), den)
+            if lo_hi < guess < top:
+                return guess
+        return mid
+
+    try:
+        return refine(named, lambda: f"a rational inside ({lo}, {hi})")[0]
+    except Undecided:
+        raise ParameterError("interval", f"({lo}, {hi})",
+                             "an interval wide enough to name a point") from None
 
 
 def find_regressions(

@@ -32,7 +32,8 @@ from betweencut.tree import kary_tree
 
 __all__ = [
     "DepthAudit", "audit_profiles", "band_setup", "check_theorem_5_4_at_depth",
-    "claimed_points", "gallery_at_depth", "paper_bounds", "single_leaf_band", "step_profiles",
+    "claimed_points", "gallery_at_depth", "paper_bounds", "row_facts", "single_leaf_band",
+    "step_profiles",
 ]
 
 

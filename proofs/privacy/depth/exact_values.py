@@ -15,10 +15,12 @@ at the one denominator `D^most` (`most` the largest weight), so `δ_dir(ε_r)·D
 integer polynomial in `x` (times a known power of `x`), and the whole computation is integer
 multiplication and addition: no `Fraction` is built per term.
 
-Backends, same integers: `flint.fmpz_mpoly` (python-flint, the `fast` extra; sparse polynomials
-in C: the polynomials here have a few hundred terms spread over degrees up to ~10^4, so a dense
-`fmpz_poly` is measured slower than even the pure path, see `bench/depth_exact.py`) when it is
-importable, else pure Python dicts. `set_backend` chooses; the tests compare the two exactly.
+Backends, same integers (`betweencut.proofs.exact.intpoly`): `flint.fmpz_mpoly` (python-flint,
+the `fast` extra; sparse polynomials in C: the polynomials here have a few hundred terms spread
+over degrees up to ~10^4, so a dense `fmpz_poly` is measured slower than even the pure path, see
+`bench/depth_exact.py`) when it is importable, else pure Python dicts. `ExactTables` takes the
+backend as an argument, or from the context (`intpoly.use_backend`) when it is built; the tests
+compare the two exactly.
 
 Text grammar (`ExactValue.text`, read exactly by `sympy.sympify`):
 
@@ -43,82 +45,21 @@ from typing import Any
 
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
+from betweencut.proofs.exact.intpoly import (
+    Poly,
+    add_into,
+    flint_context,
+    mul,
+    resolve_backend,
+    tree_sum,
+)
 from betweencut.proofs.laws.bt_laws import OUTCOMES
 from betweencut.proofs.laws.factors import factor_value
 from betweencut.proofs.privacy.depth.paths import Signature
 
-__all__ = ["BACKENDS", "ExactTables", "ExactValue", "backend", "flint_available", "set_backend"]
+__all__ = ["ExactTables", "ExactValue", "Violating"]
 
-BACKENDS = ("flint", "pure")
 Violating = tuple[int, Signature, int]  # (largest violating r, signature, multiplicity)
-
-
-def flint_available() -> bool:
-    """True when python-flint's sparse integer polynomials (`fmpz_mpoly`) can be used."""
-    return _flint_context() is not None
-
-
-def _flint_context() -> Any:
-    try:
-        import flint
-    except ImportError:
-        return None
-    ctx_type = getattr(flint, "fmpz_mpoly_ctx", None)
-    if ctx_type is None:
-        return None
-    try:
-        if hasattr(ctx_type, "get"):
-            return ctx_type.get(("x",), "lex")
-        return ctx_type.get_context(1, flint.Ordering.lex, "x")  # python-flint 0.7
-    except Exception:  # an API this module does not know: the pure path is exact too
-        return None
-
-
-_state: dict[str, str] = {"backend": "flint" if flint_available() else "pure"}
-
-
-def backend() -> str:
-    """The backend in use: `flint` or `pure`."""
-    return _state["backend"]
-
-
-def set_backend(name: str) -> str:
-    """Choose the backend (`flint` needs python-flint, the `fast` extra); returns the previous.
-
-    Raises: `ParameterError` for an unknown name or `flint` when it is not importable.
-    """
-    if name not in BACKENDS:
-        raise ParameterError("backend", name, "flint or pure")
-    if name == "flint" and not flint_available():
-        raise ParameterError("backend", name, "pure (python-flint is not importable)",
-                             "pip install 'betweencut[fast]'")
-    previous = _state["backend"]
-    _state["backend"] = name
-    return previous
-
-
-# -- the pure backend: dicts exponent -> integer coefficient (no zero coefficients) ------------
-
-def _mul(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
-    if len(a) < len(b):
-        a, b = b, a
-    if len(b) == 1:
-        (f, d), = b.items()
-        return {e + f: c * d for e, c in a.items()}
-    out: dict[int, int] = {}
-    for f, d in b.items():
-        for e, c in a.items():
-            out[e + f] = out.get(e + f, 0) + c * d
-    return {e: c for e, c in out.items() if c}
-
-
-def _add(acc: dict[int, int], b: dict[int, int]) -> None:
-    for e, c in b.items():
-        s = acc.get(e, 0) + c
-        if s:
-            acc[e] = s
-        else:
-            acc.pop(e, None)
 
 
 # -- exact values -------------------------------------------------------------------------------
@@ -192,7 +133,7 @@ class _Side:
     impossible: then no signature with it is summed here)."""
 
     def __init__(self, laws: Sequence[dict[Any, int | None]], N: int, D: int) -> None:
-        self.base: list[dict[int, int] | None] = []
+        self.base: list[Poly | None] = []
         self.shift: list[int] = []
         self.noisy: list[bool] = []
         self.impossible: list[bool] = []
@@ -222,7 +163,7 @@ class _Side:
             base = self.base[col]
             if base is None:
                 raise ParameterError("column", col, "a noisy answer (a factor value)")
-            found = base if n == 1 else _mul(self.power(col, n - 1), base)
+            found = base if n == 1 else mul(self.power(col, n - 1), base)
             self.powers[key] = found
         return found
 
@@ -234,7 +175,7 @@ class _Side:
             shift = weight = 0
             for col, n in enumerate(sig):
                 if n and self.noisy[col]:
-                    poly = _mul(poly, self.power(col, n))
+                    poly = mul(poly, self.power(col, n))
                     shift += n * self.shift[col]
                     weight += n
             found = self.products[sig] = (poly, shift, weight)
@@ -249,13 +190,16 @@ class ExactTables:
     (or the output it belongs to, `depth_heavy`) violates (`P > e^{ε_r}Q`) in that direction,
     in non-increasing `t` (as `profile_rows` decides them); a signature a database cannot give
     adds nothing to its side. Everything is computed on
-    the first `value` call, in one pass per direction (violating sets grow as `r` falls).
+    the first `value` call, in one pass per direction (violating sets grow as `r` falls), with
+    `backend` (`flint` or `pure`, `intpoly.resolve_backend`: None takes the context's).
     """
 
     def __init__(self, laws: Sequence[tuple[dict[Any, int | None], dict[Any, int | None]]],
                  eps: Sequence[Fraction],
-                 violating: tuple[list[Violating], list[Violating]]) -> None:
+                 violating: tuple[list[Violating], list[Violating]],
+                 backend: str | None = None) -> None:
         self.laws, self.eps, self.violating = laws, [Fraction(e) for e in eps], violating
+        self.backend = resolve_backend(backend)  # fixed now: the values are computed lazily
         self.top = len(self.eps)
         self._tables: list[Tables] | None = None
         self._values: dict[tuple[bool, int], ExactValue] = {}
@@ -335,7 +279,7 @@ class ExactTables:
         ks = [e * N for e in (Fraction(0), *self.eps)]  # e^{ε_r} = x^k
         if any(k.denominator != 1 for k in ks):
             raise ParameterError("N", N, "a common denominator of the claimed eps")
-        run = _flint_direction if backend() == "flint" else _pure_direction
+        run = _flint_direction if self.backend == "flint" else _pure_direction
         self._common = (N, D, most)
         out: list[Tables] = []
         for forward, found in zip((True, False), self.violating, strict=True):
@@ -365,12 +309,12 @@ def _pure_direction(x_side: _Side, y_side: _Side, found: list[Violating], ks: li
         while i < len(found) and found[i][0] >= r:
             _, sig, n = found[i]
             if _possible(x_side, sig):  # a merged output's sequence may be impossible here
-                _add(p_acc, _scaled(x_side.product(sig), n, D, most))
+                add_into(p_acc, _scaled(x_side.product(sig), n, D, most))
             if _possible(y_side, sig):
-                _add(q_acc, _scaled(y_side.product(sig), n, D, most))
+                add_into(q_acc, _scaled(y_side.product(sig), n, D, most))
             i += 1
         total = dict(p_acc)
-        _add(total, {e + ks[r]: -c for e, c in q_acc.items()})
+        add_into(total, {e + ks[r]: -c for e, c in q_acc.items()})
         out[r] = total
     return [lambda t=t: t for t in out]  # type: ignore[misc]
 
@@ -390,7 +334,9 @@ def _flint_direction(x_side: _Side, y_side: _Side, found: list[Violating], ks: l
     columns' powers, times `Σ mult·F_j^{n_j}` (a linear combination of `F_j`'s powers). `j`
     is the column that leaves the fewest groups (for the single-leaf family about 130 instead
     of about 2,000 products per direction)."""
-    ctx = _flint_context()
+    ctx = flint_context()
+    if ctx is None:
+        raise ParameterError("backend", "flint", "pure (python-flint is not importable)")
     C = most // 2  # every signature has at most C answers
     width = len(x_side.base)
 
@@ -456,8 +402,8 @@ def _flint_direction(x_side: _Side, y_side: _Side, found: list[Violating], ks: l
                 if t is None or self.prefix(rest) is None:
                     continue
                 by_rest.setdefault(rest, []).append(t * m)
-            parts = [self.prefix(rest) * _tree_sum(ts) for rest, ts in by_rest.items()]
-            return _tree_sum(parts) if parts else None
+            parts = [self.prefix(rest) * tree_sum(ts) for rest, ts in by_rest.items()]
+            return tree_sum(parts) if parts else None
 
     xs, ys = Side(x_side), Side(y_side)
     p_acc = ctx.constant(0)
@@ -485,10 +431,3 @@ def _reader(p_acc: Any, q_acc: Any, shift: Any, lift: int) -> Callable[[], dict[
         total = p_acc - q_acc * shift
         return {int(e[0]) - lift: int(c) for e, c in total.to_dict().items()}
     return read
-
-
-def _tree_sum(items: list[Any]) -> Any:
-    while len(items) > 1:
-        items = [items[j] + items[j + 1] if j + 1 < len(items) else items[j]
-                 for j in range(0, len(items), 2)]
-    return items[0]

@@ -30,16 +30,15 @@ the all-`H` right tail of each interval carried up, so the cost stays polynomial
 The probability of an output is `P(prefix)·(P(tail_L) + P(tail_B))` under each database, with
 the law values of the query object the mechanism built (`depth.depth_pair`, principle 2). The
 decisions `P > e^{ε_r}·Q` reuse `depth`'s certified log boxes of the prefix
-(`SignatureSide.boxes`) plus a
-certified interval log of the tail sum (mpmath `iv`, one per distinct tail), and go to the exact
-`ExpPoly` sign when the boxes straddle; the sums are the same certified dyadic enclosures, and the
-exact `δ` the exact sum of the violating outputs' factor bags. The tests compare all of it, as
+(`SignatureSide.boxes`) plus a certified interval log of the tail sum (`boxes.ln_box`, one per
+distinct tail), and go to the exact `ExpPoly` sign when the boxes straddle; the sums are the same
+certified dyadic enclosures, and the exact `δ` the exact sum of the violating outputs' factor
+bags. The tests compare all of it, as
 data and as `δ(ε_r)` for every `r`, with full enumeration of the real code's `heavy` projection.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
@@ -47,14 +46,12 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_precision
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.boxes import add_boxes, ln_box
 from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value
 from betweencut.proofs.privacy.depth.exact_values import ExactTables, Violating
 from betweencut.proofs.privacy.depth.paths import (
@@ -82,6 +79,7 @@ from betweencut.proofs.privacy.divergence.profiles import (
     bag_exceeds,
     check_eps,
 )
+from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "PROJECTIONS_AT_DEPTH", "HeavyJoint", "HeavyKey", "TailKey", "check_heavy_offpath", "check_on",
@@ -170,7 +168,7 @@ def heavy_outputs(
 @lru_cache(maxsize=64)
 def _outputs(height: int, starts: tuple[int, ...], supports: Supports) -> Counter[HeavyKey]:
     """`heavy_outputs`, shared by profiles with one segment layout and support (stand-in counts,
-    as `depth._signatures`: the counts do not enter the search)."""
+    as the transcript's signature tables: the counts do not enter the search)."""
     n = len(starts)
     stand_in = PathProfile(height, tuple((d, n - k) for k, d in enumerate(starts)))
     return heavy_outputs(stand_in, lambda k: supports[k])
@@ -262,7 +260,7 @@ class HeavyJoint(PairProfile):
         p_event, q_event = bags_value(in_p), bags_value(in_q)
         delta = p_event - q_event * ExpPoly.exp(eps)
         return HockeyStick(eps, delta, size, p_event, q_event,
-                           "D||D+z" if forward else "D+z||D", lambda: tuple(shown))
+                           Direction.of(forward), lambda: tuple(shown))
 
 
 def check_heavy_offpath(mechanism: BetweenCut, profile: PathProfile) -> None:
@@ -295,18 +293,6 @@ def heavy_pair(mechanism: BetweenCut, profile: PathProfile) -> HeavyJoint:
 
 # -- fast certified evaluation ----------------------------------------------------------------
 
-def _ln_box(lo: Fraction, hi: Fraction) -> tuple[float, float]:
-    """Certified float bounds of `ln x` for `0 < lo <= x <= hi` (mpmath `iv`, then one ulp)."""
-    if lo <= 0:
-        raise Undecided("a tail probability is not certified positive")
-    with iv_precision(90):
-        box = iv.log(iv.mpf([iv.mpf(lo.numerator) / lo.denominator,
-                             iv.mpf(hi.numerator) / hi.denominator]))
-        a, b = box._mpi_
-    return (math.nextafter(float(Fraction(*to_rational(a))), -math.inf),
-            math.nextafter(float(Fraction(*to_rational(b))), math.inf))
-
-
 def _tail_boxes(pair: HeavyJoint, tails: list[TailKey], side: int) -> Boxes:
     """Per tail: possible under `side`?, and certified bounds of `ln(P(tail_L) + P(tail_B))`."""
     ok = np.zeros(len(tails), dtype=bool)
@@ -321,7 +307,7 @@ def _tail_boxes(pair: HeavyJoint, tails: list[TailKey], side: int) -> Boxes:
                 s_lo, s_hi = s_lo + b_lo, s_hi + b_hi
                 ok[t] = True
         if ok[t]:
-            lo[t], hi[t] = _ln_box(s_lo, s_hi)
+            lo[t], hi[t] = ln_box(s_lo, s_hi)
     return ok, lo, hi
 
 
@@ -330,10 +316,8 @@ def _boxes(side: SignatureSide, matrix: npt.NDArray[np.float64], tails: Boxes,
     """Per output: possible?, certified bounds of `ln P(prefix) + ln(P(tail_L) + P(tail_B))`."""
     p_ok, p_lo, p_hi = side.boxes(matrix)
     t_ok, t_lo, t_hi = tails
-    ok = p_ok & t_ok[index]
-    lo = np.nextafter(p_lo + t_lo[index], -np.inf)
-    hi = np.nextafter(p_hi + t_hi[index], np.inf)
-    return ok, lo, hi
+    lo, hi = add_boxes(p_lo, p_hi, t_lo[index], t_hi[index])
+    return p_ok & t_ok[index], lo, hi
 
 
 def _possible(side: SignatureSide, sig: Signature) -> bool:
@@ -386,7 +370,7 @@ def _direction(pair: HeavyJoint, forward: bool, steps: ClaimedSteps,
                                                      list[tuple[int, int]]]:
     """Per output the largest `r` with `P > e^{ε_r}·Q` (certified boxes, exact inside them);
     returns per `r` the certified `Σ P`, `Σ Q` over the outputs violating at `r` (integers at
-    scale `2^-SCALE`) and the violating `(r, output index)` in decreasing `r`."""
+    scale `2^-SUM_SCALE`) and the violating `(r, output index)` in decreasing `r`."""
     x_ix, y_ix = (0, 1) if forward else (1, 0)
     x_side, y_side = sides[x_ix], sides[y_ix]
     (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = boxes[x_ix], boxes[y_ix]

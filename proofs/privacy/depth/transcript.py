@@ -40,17 +40,24 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from mpmath import iv
-from mpmath.libmp import to_rational
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_precision
 from betweencut.guarded_bt import BT
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
+from betweencut.proofs.exact.boxes import FloatBox, ln_box, log_dot, point_boxes, sub_boxes
+from betweencut.proofs.exact.dyadic import (
+    ONE,
+    SUM_SCALE,
+    Dyadic,
+    absolute,
+    dyadic,
+    exp_enclosure,
+    mul,
+)
 from betweencut.proofs.laws.bt_laws import OUTCOMES
-from betweencut.proofs.laws.factors import Bag, bag_enclosure, make_bag, round_out
+from betweencut.proofs.laws.factors import Bag, bag_enclosure, make_bag
 from betweencut.proofs.privacy.depth.exact_values import ExactTables, ExactValue
 from betweencut.proofs.privacy.depth.paths import (
     OUTCOME_INDEX,
@@ -65,8 +72,9 @@ from betweencut.proofs.verdict import SHOWN_EVENT, Direction, Refutation, Row
 from betweencut.tree import PublicTree
 
 __all__ = [
-    "ClaimedBound", "DepthRow", "PathJoint", "SegmentLaw", "check_offpath", "depth_pair",
-    "law_at", "profile_rows", "worst_row",
+    "Boxes", "ClaimedBound", "ClaimedSteps", "DepthRow", "PathJoint", "SegmentLaw",
+    "SignatureSide", "check_offpath", "depth_pair", "law_at", "profile_rows", "rows_from_sums",
+    "violating_by_r", "worst_row",
 ]
 
 SegmentLaw = dict[Outcome, int | None]  # outcome -> factor id, None = probability 1 (guard)
@@ -226,65 +234,17 @@ def _signatures(height: int, starts: tuple[int, ...],
 
 # -- fast certified evaluation ----------------------------------------------------------------
 #
-# Dyadic intervals `[lo·2^e, hi·2^e]` with `PREC`-bit integer mantissas, every product rounded
-# outward (floor for `lo`, ceiling for `hi`); sums are kept as integers at the absolute scale
-# `2^-SCALE` (a term below it is enclosed by `[0, 2^-SCALE]`, still certified).
-
-PREC = 96
-SCALE = 2400
-Dyadic = tuple[int, int, int]
-
-
-def _dyadic(lo: Fraction, hi: Fraction) -> Dyadic:
-    """A dyadic interval containing `[lo, hi]`, `0 <= lo <= hi`, `hi > 0`."""
-    e = hi.numerator.bit_length() - hi.denominator.bit_length() - PREC
-    scale = Fraction(2) ** -e
-    return math.floor(max(lo, Fraction(0)) * scale), math.ceil(hi * scale), e
-
-
-def _mul(x: Dyadic, y: Dyadic) -> Dyadic:
-    lo, hi, e = x[0] * y[0], x[1] * y[1], x[2] + y[2]
-    shift = hi.bit_length() - PREC
-    if shift > 0:
-        lo, hi, e = lo >> shift, -((-hi) >> shift), e + shift
-    return lo, hi, e
-
-
-def _absolute(x: Dyadic) -> tuple[int, int]:
-    """`[lo, hi]` with `lo·2^-SCALE <= x <= hi·2^-SCALE`."""
-    lo, hi, e = x
-    k = e + SCALE
-    if k >= 0:
-        return lo << k, hi << k
-    return lo >> -k, -((-hi) >> -k)
-
-
-_ONE: Dyadic = (1 << PREC, 1 << PREC, -PREC)
-
-
-def _down(x: float) -> float:
-    return math.nextafter(x, -math.inf)
-
-
-def _up(x: float) -> float:
-    return math.nextafter(x, math.inf)
-
+# Per factor: a certified float box of `ln F` (`betweencut.proofs.exact.boxes`) and a dyadic
+# enclosure of `F` (`betweencut.proofs.exact.dyadic`); sums of signature probabilities are
+# integers at the absolute scale `2^-SUM_SCALE`.
 
 @lru_cache(maxsize=4096)
-def _factor_tables(fid: int) -> tuple[tuple[float, float], Dyadic]:
+def _factor_tables(fid: int) -> tuple[FloatBox, Dyadic]:
     """Certified float bounds of `ln F` and a dyadic enclosure of `F`, `F` = factor `fid`."""
     lo, hi = bag_enclosure((fid,))
     if lo <= 0:
         raise Undecided(f"factor {fid} not certified positive at {ENCLOSURE_BITS} bits")
-    with iv_precision(90):
-        box = iv.log(iv.mpf([iv.mpf(lo.numerator) / lo.denominator,
-                             iv.mpf(hi.numerator) / hi.denominator]))
-        a, b = box._mpi_
-    ln = (_down(float(Fraction(*to_rational(a)))), _up(float(Fraction(*to_rational(b)))))
-    return ln, _dyadic(lo, hi)
-
-
-GAMMA_SLACK = 4  # float dot products of length W err by at most W·u·Σ|a_i·b_i| (u = 2^-53)
+    return ln_box(lo, hi), dyadic(lo, hi)
 
 
 class SignatureSide:
@@ -303,36 +263,30 @@ class SignatureSide:
                 i = 3 * k + OUTCOME_INDEX[s]
                 fid = law.get(s)
                 self.zero[i] = s not in law
-                table = [_ONE] * (top + 1)
+                table = [ONE] * (top + 1)
                 if fid is not None:
                     (self.ln_lo[i], self.ln_hi[i]), base = _factor_tables(fid)
                     for n in range(1, top + 1):
-                        table[n] = _mul(table[n - 1], base)
+                        table[n] = mul(table[n - 1], base)
                 self.powers.append(table)
 
     def boxes(self, matrix: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.bool_],
                                                                 npt.NDArray[np.float64],
                                                                 npt.NDArray[np.float64]]:
-        """Per signature row: possible here?, and certified bounds of `ln P(sig)`.
-
-        The dot products are widened by `GAMMA_SLACK·W·2^-53·Σ|n·ln|` (the textbook bound for
-        any summation order, doubled) and one ulp outward."""
+        """Per signature row: possible here?, and certified bounds of `ln P(sig)`
+        (`boxes.log_dot`)."""
         possible: npt.NDArray[np.bool_] = np.asarray(~(matrix[:, self.zero] > 0).any(axis=1))
-        width = matrix.shape[1]
-        absmax = np.maximum(np.abs(self.ln_lo), np.abs(self.ln_hi))
-        err = (GAMMA_SLACK * (width + 2) * 2.0**-53) * (matrix @ absmax) + 2.0**-1000
-        lo = np.nextafter(matrix @ self.ln_lo - err, -np.inf)
-        hi = np.nextafter(matrix @ self.ln_hi + err, np.inf)
+        lo, hi = log_dot(matrix, self.ln_lo, self.ln_hi)
         return possible, lo, hi
 
     def value(self, sig: Signature) -> tuple[int, int]:
         found = self.values.get(sig)
         if found is None:
-            out = _ONE
+            out = ONE
             for n, table in zip(sig, self.powers, strict=True):
                 if n:
-                    out = _mul(out, table[n])
-            found = self.values[sig] = _absolute(out)
+                    out = mul(out, table[n])
+            found = self.values[sig] = absolute(out)
         return found
 
 
@@ -352,8 +306,8 @@ class ClaimedSteps:
                                      "claimed points exact and increasing, 0 < eps_1 < eps_2")
         self.eps = [Fraction(e) for e in points]
         self.top = len(eps)
-        self.lo = np.array([_down(float(e)) for e in self.eps] + [math.inf])
-        self.hi = np.array([_up(float(e)) for e in self.eps] + [math.inf])
+        lo, hi = point_boxes(self.eps)
+        self.lo, self.hi = np.append(lo, math.inf), np.append(hi, math.inf)
 
     @staticmethod
     def of(bounds: Sequence[ClaimedBound]) -> ClaimedSteps:
@@ -367,7 +321,7 @@ class ClaimedSteps:
 @dataclass
 class _Direction:
     """One direction (`D‖D+z` or `D+z‖D`): per `r`, certified `Σ P` and `Σ Q` over the
-    signatures with `P > e^{ε_r}·Q` (integers at scale `2^-SCALE`), and those signatures."""
+    signatures with `P > e^{ε_r}·Q` (integers at scale `2^-SUM_SCALE`), and those signatures."""
 
     forward: bool
     a: list[tuple[int, int]]
@@ -418,8 +372,7 @@ def violating_by_r(
     impossible `P` at none. Returns `r -> group indices` for `r >= 1`."""
     (x_ok, x_lo, x_hi), (y_ok, y_lo, y_hi) = x_box, y_box
     top = steps.top
-    d_lo = np.nextafter(x_lo - y_hi, -np.inf)
-    d_hi = np.nextafter(x_hi - y_lo, np.inf)
+    d_lo, d_hi = sub_boxes(x_lo, x_hi, y_lo, y_hi)
     sure = np.clip(np.searchsorted(steps.hi, d_lo, side="left") - 1, 0, top)
     never = np.searchsorted(steps.lo, d_hi, side="right")
     t = np.where(y_ok, sure, top)
@@ -434,11 +387,6 @@ def violating_by_r(
     for g in np.flatnonzero(t > 0).tolist():
         by_r.setdefault(int(t[g]), []).append(g)
     return by_r
-
-
-@lru_cache(maxsize=1024)
-def _exp_box(eps: Fraction) -> tuple[Fraction, Fraction]:
-    return round_out(*ExpPoly.exp(eps).enclose(ENCLOSURE_BITS))
 
 
 @dataclass(frozen=True)
@@ -457,7 +405,7 @@ class ClaimedBound:
     def of(r: int, eps: Fraction, value: object) -> ClaimedBound:
         if not isinstance(eps, Fraction | int) or isinstance(eps, bool) or eps <= 0:
             raise ParameterError("eps", eps, "an exact rational eps > 0 (the claim's)")
-        lo, hi = enclose(value, 64)  # type: ignore[arg-type]
+        lo, hi = enclose(value, 64)
         return ClaimedBound(r, Fraction(eps), value, lo, hi)
 
 
@@ -572,7 +520,7 @@ def profile_rows(
     return rows_from_sums(profile, bounds, ((fwd.a, fwd.b), (bwd.a, bwd.b)), tables, exact)
 
 
-Sums = Sequence[tuple[int, int]]  # integer sums at scale 2^SCALE
+Sums = Sequence[tuple[int, int]]  # integer sums at scale 2^SUM_SCALE
 
 
 def rows_from_sums(
@@ -581,14 +529,14 @@ def rows_from_sums(
 ) -> list[DepthRow]:
     """One `DepthRow` per bound from the certified sums of each direction (forward, backward):
     `a[r]`, `b[r]` enclose `Σ P` and `Σ Q` over the groups violating at `r`, scaled by
-    `2^SCALE`; `δ(ε_r)` is enclosed by `(a - e^{ε_r}·b)_+` and decided by the enclosure, or by
+    `2^SUM_SCALE`; `δ(ε_r)` is enclosed by `(a - e^{ε_r}·b)_+` and decided by the enclosure, or by
     the exact value from `tables` when it straddles the bound (shared by the transcript's
     `profile_rows` and the Heavy set's `heavy_rows`)."""
-    unit = Fraction(1, 1 << SCALE)
+    unit = Fraction(1, 1 << SUM_SCALE)
     rows = []
     for claimed in bounds:
         r, eps = claimed.r, claimed.eps
-        x_lo, x_hi = _exp_box(eps)
+        x_lo, x_hi = exp_enclosure(eps, ENCLOSURE_BITS)
         encl: list[tuple[Fraction, Fraction]] = []
         for a, b in sums:
             (a_lo, a_hi), (b_lo, b_hi) = a[r], b[r]
@@ -599,7 +547,7 @@ def rows_from_sums(
             return _larger(lambda: tables.value(True, r), lambda: tables.value(False, r), encl)
 
         lo, hi = max(encl[0][0], encl[1][0]), max(encl[0][1], encl[1][1])
-        direction = "D||D+z" if sum(encl[0]) >= sum(encl[1]) else "D+z||D"  # display only
+        direction = Direction.of(sum(encl[0]) >= sum(encl[1]))  # display only
         row = DepthRow(profile, r, eps, lo, hi, claimed, True, direction, value, tables=tables)
         if hi <= claimed.lo:
             row.holds = True

@@ -31,8 +31,8 @@ from typing import Union
 
 from mpmath import iv
 
-from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_endpoints, iv_precision
+from betweencut.errors import ParameterError
+from betweencut.exact import iv_endpoints, iv_precision, refine
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.laws.factors import Bag, bag_value, bags_value
 from betweencut.proofs.privacy.divergence.profiles import Law
@@ -44,7 +44,6 @@ __all__ = [
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
 ENCLOSURE_BITS = 64
-MAX_BITS = 1 << 12
 
 
 def _ratio(x: Exact) -> ExpRational:
@@ -80,25 +79,18 @@ class LogOf:
         (xd, cd), = den.terms.items()
         return xn - xd if cn == cd else None
 
-    def _x_enclosure(self, prec: int) -> tuple[Fraction, Fraction]:
+    def _x_enclosure(self, prec: int) -> tuple[Fraction, Fraction] | None:
+        """Bounds of `x` at `prec` bits once they are certified positive, else None."""
         lo, hi = enclose(self.x, prec)
-        if lo <= 0:
-            raise Undecided(f"the enclosure of {self.x} reaches 0 at {prec} bits")
-        return lo, hi
+        return (lo, hi) if lo > 0 else None
 
     def enclose(self, prec: int = ENCLOSURE_BITS) -> tuple[Fraction, Fraction]:
-        """Certified rational bounds of `ln x` (outward-rounded mpmath intervals)."""
+        """Certified rational bounds of `ln x` (outward-rounded mpmath intervals); the bounds of
+        `x` are taken at rising precision from `prec` until they exclude 0 (`refine`)."""
         if prec == ENCLOSURE_BITS and self._enc is not None:
             return self._enc
-        bits = prec
-        while True:
-            try:
-                lo, hi = self._x_enclosure(bits)
-                break
-            except Undecided:
-                bits *= 2
-                if bits > MAX_BITS:
-                    raise
+        (lo, hi), _ = refine(self._x_enclosure, lambda: f"the enclosure of {self.x} above 0",
+                             prec)
         with iv_precision(prec + 8):
             a = iv_endpoints(iv.log(iv.mpf(lo.numerator) / lo.denominator))[0]
             b = iv_endpoints(iv.log(iv.mpf(hi.numerator) / hi.denominator))[1]

@@ -18,7 +18,6 @@ factors (Lemma 4.2) decide, and that decision is cached across outputs and datab
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -28,55 +27,17 @@ from functools import lru_cache, partial
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value, round_out
+from betweencut.proofs.exact.bisection import certified_bisect, halving
+from betweencut.proofs.exact.boxes import FloatBox, box_exceeds, float_box, weighted_sum
+from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value
+from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "Grouped", "HockeyStick", "Joint", "Law", "PairProfile", "bag_exceeds", "bags_box",
-    "box_exceeds", "check_eps", "epsilon_for_delta", "hockey_stick", "profile",
+    "check_eps", "epsilon_for_delta", "hockey_stick", "profile",
 ]
 
 Grouped = Mapping[Hashable, Counter[Bag]]
-ENCLOSURE_BITS = 64
-
-
-@lru_cache(maxsize=1024)
-def _exp_enclosure(eps: Fraction) -> tuple[Fraction, Fraction]:
-    return round_out(*ExpPoly.exp(eps).enclose(ENCLOSURE_BITS))
-
-
-FloatBox = tuple[float, float]
-
-
-def _down(x: float) -> float:
-    return math.nextafter(x, -math.inf)
-
-
-def _up(x: float) -> float:
-    return math.nextafter(x, math.inf)
-
-
-def float_box(enc: tuple[Fraction, Fraction]) -> FloatBox:
-    """A certified float enclosure of a certified rational one: `float()` rounds to nearest,
-    so one ulp outward on each side still encloses (IEEE 754 double)."""
-    return _down(float(enc[0])), _up(float(enc[1]))
-
-
-@lru_cache(maxsize=1024)
-def _exp_box(eps: Fraction) -> FloatBox:
-    return float_box(_exp_enclosure(eps))
-
-
-def box_exceeds(p_box: FloatBox, q_box: FloatBox, eps: Fraction) -> bool | None:
-    """`P > e^ε·Q` for `P, Q >= 0` from certified float boxes (every product rounded outward
-    by one ulp; comparisons of floats are exact), or None when the boxes cannot decide."""
-    x_lo, x_hi = _exp_box(eps)
-    if p_box[0] > _up(x_hi * q_box[1]):
-        return True
-    if p_box[1] < _down(x_lo * q_box[0]):
-        return False
-    return None
-
-
 def _exceeds(
     p_box: FloatBox, q_box: FloatBox, eps: Fraction,
     exact_p: Callable[[], ExpPoly], exact_q: Callable[[], ExpPoly],
@@ -145,12 +106,7 @@ class Law:
 
 def bags_box(bags: Iterable[tuple[Bag, int]]) -> FloatBox:
     """Certified float bounds of `Σ n·bag_value(bag)` (sums and products rounded outward)."""
-    lo, hi = 0.0, 0.0
-    for bag, n in bags:
-        b_lo, b_hi = _bag_box(bag)
-        lo = _down(lo + _down(n * b_lo))
-        hi = _up(hi + _up(n * b_hi))
-    return max(lo, 0.0), hi
+    return weighted_sum((_bag_box(bag), n) for bag, n in bags)
 
 
 @dataclass(frozen=True)
@@ -253,7 +209,7 @@ class Joint(PairProfile):
                 event.append(o)
         p_event, q_event = bags_value(in_p), bags_value(in_q)
         delta = p_event - q_event * ExpPoly.exp(eps)
-        direction = "D||D+z" if forward else "D+z||D"
+        direction = Direction.of(forward)
 
         def shown() -> tuple[Hashable, ...]:
             found = [o for key in keys for o in self.examples.get(key, [])]
@@ -283,7 +239,8 @@ def epsilon_for_delta(
     """The smallest `ε` with `δ(ε) <= target`, certified to an interval `(lo, hi]` of `width`.
 
     `δ(ε)` is non-increasing in `ε`; the answer is `(lo, hi)` with `δ(hi) <= target` and either
-    `lo = hi = 0` (`δ(0) <= target`) or `δ(lo) > target`, both decided exactly. Returns None if
+    `lo = hi = 0` (`δ(0) <= target`) or `δ(lo) > target`, both decided exactly (doubling to a
+    bracket, then the package's one bisection, `certified_bisect`). Returns None if
     `δ(eps_max) > target` (no finite `ε` up to `eps_max`; e.g. an output possible under one
     database only, of probability above the target). `target` is a rational or an exact
     `ExpPoly` (e.g. a claim's `δ` such as `e^{-λ(R-1)}/2`), compared exactly either way.
@@ -306,10 +263,5 @@ def epsilon_for_delta(
         lo, hi = hi, hi * 2
         if hi > eps_max:
             return None
-    while hi - lo > width:
-        mid = (lo + hi) / 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    hi, lo = certified_bisect(ok, hi, lo, halving(width))
     return lo, hi

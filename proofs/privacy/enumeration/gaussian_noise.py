@@ -18,7 +18,7 @@ decided, so outputs with `P(o) = e^ε Q(o)` cannot make it undecidable); exact t
 exact) are decided exactly. A verdict compares the enclosure of `δ` with the claimed `δ`
 through the gate: it holds when the upper bound is below, is refuted when the lower bound is
 above, and raises `Undecided` when they straddle at the largest precision
-(`enclosure.MAX_PREC`): never a float decision.
+(the package's one cap, `betweencut.exact.MAX_PRECISION_BITS`): never a float decision.
 
 `GaussianLawCache` is the `LawCache` kind `audit_pairs` hands such a mechanism to (its first
 noisy query is Gaussian, `enumeration.cache.KINDS`); it accepts Laplace primitives too (their
@@ -65,6 +65,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     answer_sequences,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
 
 __all__ = [
@@ -246,7 +247,7 @@ class CertifiedJoint(PairProfile):
         # HockeyStick is typed for exact values; an Enclosure offers the same arithmetic, the
         # gate's `certified_sign`, `enclose` and `str` (see the module doc).
         return HockeyStick(eps, cast(ExpPoly, delta), len(event), cast(ExpPoly, p_event),
-                           cast(ExpPoly, q_event), "D||D+z" if forward else "D+z||D",
+                           cast(ExpPoly, q_event), Direction.of(forward),
                            lambda: shown)
 
     def profile(self, eps: Fraction) -> HockeyStick:

@@ -33,14 +33,14 @@ from betweencut.betweencut import BetweenCut, path_counts
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly
-from betweencut.proofs.laws.factors import Bag, bags_value
+from betweencut.proofs.exact.packed import Packer
+from betweencut.proofs.laws.factors import Bag, bags_value, factor_value
 from betweencut.proofs.privacy.divergence.profiles import PairProfile
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, Mechanism, with_record
 from betweencut.proofs.privacy.enumeration.pair_classes import (
     AlignedJoint,
     NotAligned,
     OutcomeTable,
-    Packer,
     PairClasses,
     Weights,
 )
@@ -106,7 +106,7 @@ class SharedTreeCache(LawCache):
         self.direct_runs = 0
         self.tables: dict[Database, OutcomeTable | None] = {}
         self.weights: dict[tuple[Database, Database], Weights] = {}
-        self.packer = Packer(mechanism.params.lam)  # Theorem 5.4 asks at ε = rλ
+        self.packer = Packer(mechanism.params.lam, factor_value)  # Theorem 5.4 asks at ε = rλ
         self._laws: dict[int, dict[Outcome, int | None] | None] = {}
         self.nodes = [u for d in range(mechanism.tree.height) for u in mechanism.tree.level(d)]
         self._pair: tuple[tuple[Database, Node, Database], PairClasses] | None = None

@@ -20,16 +20,15 @@ the path of `z`. Three facts make the profile cheap and keep it exact:
   decided by that alone; only outputs mixing both sides are compared through their values:
   certified float boxes, then an exact identity of packed integers, then the exact sign.
 
-All sums are exact integers on one `Lattice` (`betweencut.proofs.exact.packed`). The result is the
-same
+All sums are exact integers on one `Lattice`, bag values packed by a `Packer`
+(`betweencut.proofs.exact.packed`). The result is the same
 `HockeyStick` (δ, P(S), Q(S), |S| and S) as the general `Joint` computes from the two directly
 enumerated laws; the tests compare the two exactly.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -40,23 +39,23 @@ import numpy.typing as npt
 from betweencut.noisy_test import Outcome
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.exact.packed import Lattice, abs_sum
-from betweencut.proofs.laws.factors import Bag, factor_value
+from betweencut.proofs.exact.boxes import FloatBox, box_exceeds
+from betweencut.proofs.exact.packed import Packer
+from betweencut.proofs.laws.factors import Bag
 from betweencut.proofs.privacy.divergence.profiles import (
     SHOWN,
-    FloatBox,
     HockeyStick,
     PairProfile,
     bag_exceeds,
     bags_box,
-    box_exceeds,
     check_eps,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
+from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
 
 __all__ = [
-    "AlignedJoint", "FactorShape", "NotAligned", "OutcomeTable", "Packer", "PairClasses", "Weights",
+    "AlignedJoint", "NotAligned", "OutcomeTable", "PairClasses", "Weights",
 ]
 
 Ints = npt.NDArray[np.int64]
@@ -231,99 +230,6 @@ def _answer(law: Mapping[Outcome, int | None], code: int, factors: list[int]) ->
     return True
 
 
-@dataclass(frozen=True)
-class FactorShape:
-    """One factor (the law of one answer) as an integer polynomial: `den·f = Σ d_k·t^k` with
-    `t = e^(1/n)`, `k >= low·n`; `size = Σ |d_k|` bounds the digits of any product with it."""
-
-    value: ExpPoly
-    n: int
-    den: int
-    low: Fraction
-    size: int
-
-    @staticmethod
-    def of(value: ExpPoly) -> FactorShape:
-        terms = value.terms
-        n = math.lcm(*(x.denominator for x in terms))
-        den = math.lcm(*(c.denominator for c in terms.values()))
-        return FactorShape(value, n, den, min(terms), int(abs_sum(value) * den))
-
-
-class Packer:
-    """The value of each factor bag as one integer on a `Lattice`, by multiplying the packed
-    factors (Kronecker substitution: the product of packed integers is the packed product, as
-    long as no digit overflows, which the width guarantees). Widened when a new bag does not
-    fit; every value packed before is then packed again (`version` changes)."""
-
-    def __init__(self, unit: Fraction) -> None:
-        # every ε asked is a multiple of `unit` (rλ): its e^ε must be a shift
-        self.n, self.den, self.low = Fraction(unit).denominator, 1, Fraction(0)
-        self.transcripts, self.max_abs = 1, Fraction(0)
-        self.lattice = self._lattice()
-        self.version = 0
-        self._shapes: dict[int, FactorShape] = {}
-        self._bags: dict[Bag, tuple[int, Fraction]] = {}  # bag -> (Π den_f, Σ low_f)
-        self._packed: dict[Bag, int] = {}
-        self._factors: dict[int, int] = {}
-
-    def _lattice(self) -> Lattice:
-        # a bag's digits (and those of its partial products) are at most den·Π size_f/den_f;
-        # a packed value is a sum over the answer sequences of one tree, or P(S) - e^ε Q(S)
-        return Lattice.of(self.n, self.den, self.low, 2 * self.transcripts * self.max_abs)
-
-    def shape(self, factor: int) -> FactorShape:
-        found = self._shapes.get(factor)
-        if found is None:
-            found = self._shapes[factor] = FactorShape.of(factor_value(factor))
-        return found
-
-    def admit(self, bags: Iterable[Bag], transcripts: int) -> None:
-        """Make the lattice hold every value of `bags` and sums over `transcripts` of them."""
-        self.transcripts = max(self.transcripts, transcripts)
-        for bag in bags:
-            if bag in self._bags:
-                continue
-            den, low, size = 1, Fraction(0), 1
-            for f in bag:
-                shape = self.shape(f)
-                den, low, size = den * shape.den, low + shape.low, size * shape.size
-                self.n = math.lcm(self.n, shape.n)
-            self._bags[bag] = (den, low)
-            self.den, self.low = math.lcm(self.den, den), min(self.low, low)
-            self.max_abs = max(self.max_abs, Fraction(size, den))
-        lattice = self._lattice()
-        if lattice != self.lattice:
-            self.lattice, self.version = lattice, self.version + 1
-            self._packed.clear()
-            self._factors.clear()
-
-    def _factor(self, factor: int) -> int:
-        """`den_f·f` packed from its own lowest exponent (digits need no common denominator)."""
-        found = self._factors.get(factor)
-        if found is None:
-            shape, lat = self.shape(factor), self.lattice
-            found = 0
-            for x, c in shape.value.terms.items():
-                k = (x - shape.low) * lat.n
-                found += (c * shape.den).numerator << (lat.width * k.numerator)
-            self._factors[factor] = found
-        return found
-
-    def pack(self, bag: Bag) -> int:
-        """`lattice.encode(bag_value(bag))`, computed as a product of packed factors."""
-        found = self._packed.get(bag)
-        if found is None:
-            den, low = self._bags[bag]
-            lat = self.lattice
-            product = 1
-            for f in bag:
-                product *= self._factor(f)
-            shift = lat.width * ((low * lat.n).numerator - lat.low)
-            found = self._packed[bag] = (product * (lat.den // den)) << shift
-        return found
-
-
 class PairClasses:
     """The answer sequences of `(D, D + z)` grouped by `σ`, their answers on the path of `z`,
     with the on-path factor bags `p_σ` (counts of `D`) and `q_σ` (counts of `D + z`)."""
@@ -477,7 +383,7 @@ class AlignedJoint(PairProfile):
                             chosen.append(o)
         lat = self.lattice
         delta = self._difference(p_in, q_in, eps)
-        direction = "D||D+z" if forward else "D+z||D"
+        direction = Direction.of(forward)
         return HockeyStick(eps, delta, size, lat.decode(p_in), lat.decode(q_in), direction,
                            lambda: self._shown(above, chosen, x))
 

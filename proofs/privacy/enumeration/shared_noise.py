@@ -56,6 +56,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
 
 __all__ = [
@@ -252,7 +253,7 @@ class ExactJoint(PairProfile):
             event.append(o)
         shown = tuple(event[:SHOWN])
         return HockeyStick(eps, p_event - q_event * grow, len(event), p_event, q_event,
-                           "D||D+z" if forward else "D+z||D", lambda: shown)
+                           Direction.of(forward), lambda: shown)
 
 
 def infinite_loss_event(joint: ExactJoint) -> tuple[Hashable, ExpPoly, str] | None:
@@ -260,9 +261,9 @@ def infinite_loss_event(joint: ExactJoint) -> tuple[Hashable, ExpPoly, str] | No
     for o in joint.outputs:
         po, qo = joint.p.get(o, ExpPoly()), joint.q.get(o, ExpPoly())
         if qo.is_zero() and not po.is_zero():
-            return o, po, "D||D+z"
+            return o, po, Direction.FORWARD
         if po.is_zero() and not qo.is_zero():
-            return o, qo, "D+z||D"
+            return o, qo, Direction.BACKWARD
     return None
 
 
