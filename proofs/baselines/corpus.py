@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 from betweencut.baselines import svt_corpus as sc
-from betweencut.errors import ParameterError
+from betweencut.errors import MechanismError, ParameterError
 from betweencut.noisy_queries import GAUSSIAN, LAPLACE
 from betweencut.notation import database_text, record_text
 from betweencut.proofs.baselines.corpus_rows import (
@@ -179,7 +179,11 @@ def audit_row(row: CorpusRow, size: int = 0) -> RowResult:
 
         zeros = _zeros(row.m)
         user_run = row.make(row.m)
-        if asks_gaussian(lambda test: user_run(zeros, test)):  # a user's Gaussian mechanism
+        try:
+            gaussian = asks_gaussian(lambda test: user_run(zeros, test))
+        except MechanismError:  # the audit runs it again and names the pair it fails on
+            gaussian = False
+        if gaussian:  # a user's Gaussian mechanism
             row = replace(row, noise=GAUSSIAN, claim=((row.eps, Fraction(0)),))
     if row.noise == GAUSSIAN:
         from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
