@@ -1,9 +1,14 @@
 """Running the console script in a subprocess with a time limit, measuring its peak memory.
 
-Shared by the hardening and fuzz tests: `run_script(argv)` runs `betweencut ARGV`, kills it
-past `timeout` seconds, caps its address space at `MEMORY_LIMIT` (so a run that would grow past
-it fails instead of swapping the machine) and reads its peak resident memory from the kernel
-(`os.wait4`'s resource usage of that one child) and its CPU time.
+Shared by the hardening and fuzz tests and `bench/hardening_commands.py`: `run_script(argv)`
+runs `betweencut ARGV`, kills it past `timeout` seconds (a hang guard, far above any command's
+time even on a loaded machine), caps its address space at `MEMORY_LIMIT` (so a run that would
+grow past it fails instead of swapping the machine) and reads its peak resident memory from the
+kernel (`os.wait4`'s resource usage of that one child) and its CPU time.
+
+The tests check the contract and the memory bound, which do not depend on the machine's load;
+how long a command takes (the issue's 10 s) is measured by `bench/hardening_commands.py`, never
+asserted in the default run (principle 6: the machine is shared, 2 cores).
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 MEMORY_LIMIT = 2 << 30  # bytes: the 2 GB the hardening issue allows a command
-CPU_LIMIT = 10.0  # seconds of CPU the hardening issue allows a command
-WALL_LIMIT = 30.0  # seconds on the clock (the test machine is shared: 2 cores, other jobs)
+TIME_LIMIT = 10.0  # seconds the hardening issue allows a command: measured, see the docstring
+HANG_SECONDS = 300.0  # on the clock: only a hang gets here, however loaded the machine
 SCRIPT = shutil.which("betweencut")
 # A small process forks the command and reads its resource usage: the peak RSS a child reports
 # starts at its parent's resident size (copied at fork, kept across exec), so the command is
@@ -50,11 +55,12 @@ class Ran:
     rss_mb: float
     killed: bool
 
-    def contract(self, limit: float = CPU_LIMIT) -> None:
-        """Exit 0/1/3 with its normal output, or 2 with one line on stderr; no traceback; within
-        `limit` seconds of CPU (and `WALL_LIMIT` on the clock) and under 2 GB."""
+    def contract(self, cpu_limit: float | None = None) -> None:
+        """Exit 0/1/3 with its normal output, or 2 with one line on stderr; no traceback; under
+        2 GB; no hang; within `cpu_limit` seconds of CPU when given (the bench and the slow run
+        only)."""
         where = (self.argv, self.status, self.err[-600:])
-        assert not self.killed, ("no answer within the time limit", *where)
+        assert not self.killed, ("no answer: killed as hung", *where)
         assert "Traceback" not in self.err and "Traceback" not in self.out, where
         assert self.status in (0, 1, 2, 3), where
         if self.status == 2:
@@ -63,14 +69,15 @@ class Ran:
             assert len(lines[0]) <= 600, where
         else:
             assert self.out.strip(), ("no output", *where)
-        assert self.cpu_seconds <= limit, (f"{self.cpu_seconds:.1f} s of CPU", *where)
+        if cpu_limit is not None:
+            assert self.cpu_seconds <= cpu_limit, (f"{self.cpu_seconds:.1f} s of CPU", *where)
         assert self.rss_mb * (1 << 20) < MEMORY_LIMIT, (f"{self.rss_mb:.0f} MB", *where)
 
 
-def run_script(argv: list[str], *, cwd: str | None = None, timeout: float = WALL_LIMIT,
+def run_script(argv: list[str], *, cwd: str | None = None, timeout: float = HANG_SECONDS,
                stdin: Any = subprocess.DEVNULL, env: dict[str, str] | None = None) -> Ran:
     """`betweencut ARGV` (or `python -m betweencut.cli` when the script is not installed),
-    killed past `timeout` seconds on the clock, its address space capped at 2 GB."""
+    killed past `timeout` seconds on the clock (a hang), its address space capped at 2 GB."""
     command = [SCRIPT] if SCRIPT else [sys.executable, "-m", "betweencut.cli"]
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "usage")

@@ -4,8 +4,10 @@ exit, return unreplayable outputs, call the debugger or loop, audited under a bu
 
 `cases(seed, n, workdir)` writes the files a case needs under `workdir` and returns `n` command
 lines, drawn by a seeded `random.Random` (the same cases for the same seed). `run_case(argv)`
-runs one in-process with a time limit and checks the contract: exit 0, 1 or 3 with its normal
-output, or 2 with one line on stderr, never a traceback, within `CASE_SECONDS`.
+runs one in-process under a hang guard (`HANG_SECONDS`) and checks the contract: exit 0, 1 or 3
+with its normal output, or 2 with one line on stderr, never a traceback, never a hang. How long
+a case takes is measured, not asserted (principle 6: the machine is shared): the long run
+reports the slowest case and how many took longer than the issue's `CASE_SECONDS`.
 
 Run as a script, it is the long fuzz run (`-m slow` starts it in a subprocess whose address
 space is capped at 2 GB, so that the peak memory of every case is measured and bounded):
@@ -13,7 +15,8 @@ space is capped at 2 GB, so that the peak memory of every case is measured and b
     python tests/fuzz_families.py --n 3000 --seed 1 --workdir DIR
 
 and prints one JSON object: cases, failures (each with its command line and why), seconds,
-the slowest case, the peak RSS of the process (an upper bound of every case's).
+the slowest case, the cases past `CASE_SECONDS`, the peak RSS of the process (an upper bound
+of every case's).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-CASE_SECONDS = 10
+CASE_SECONDS = 10  # the issue's bound on a command: measured and reported
+HANG_SECONDS = 120  # in-process, on the clock: only a hang gets here on a loaded machine
 FAMILIES = ("table", "directory", "glob", "mechanism", "corpus")
 
 MECHANISMS = '''
@@ -373,7 +377,7 @@ def violation(argv: list[str], status: int, out: str, err: str) -> str | None:
     return None
 
 
-def run_case(argv: list[str], folder: Path, seconds: float = CASE_SECONDS
+def run_case(argv: list[str], folder: Path, seconds: float = HANG_SECONDS
              ) -> tuple[str | None, float, str]:
     """Run `betweencut ARGV` in-process in `folder` (its working directory and first import
     path): (why it breaks the contract or None, seconds, stderr)."""
@@ -409,18 +413,22 @@ def main() -> None:
     drawn = cases(args.seed, args.n, Path(args.workdir))
     failures: list[dict[str, Any]] = []
     slowest = (0.0, [""])
+    over: list[dict[str, Any]] = []
     by_family: dict[str, int] = {}
     for family, argv, folder in drawn:
         why, took, err = run_case(argv, folder)
         by_family[family] = by_family.get(family, 0) + 1
         if took > slowest[0]:
             slowest = (took, argv)
+        if took > CASE_SECONDS:
+            over.append({"argv": argv, "seconds": round(took, 2)})
         if why is not None:
             failures.append({"argv": argv, "why": why, "stderr": err[-400:]})
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"cases": len(drawn), "families": by_family, "failures": failures,
                       "seconds": round(time.monotonic() - start, 1),
                       "slowest": {"seconds": round(slowest[0], 2), "argv": slowest[1]},
+                      f"over_{CASE_SECONDS:g}_s": over,
                       "peak_rss_mb": round(usage.ru_maxrss / 1024)}))
 
 
