@@ -1,4 +1,4 @@
-"""The accountants' table (issue 13 Part 2, README section "Accountants").
+"""The accountants' table (docs/benchmarks.md, "Accountants").
 
 For h in {15, 2^10 - 1, 2^20 - 1, 2^64 - 1} and (eps, delta) in {(1, 0.05), (1, 1e-6),
 (0.1, 1e-6)}: the margin E of Theorem 5.5's calibration (paper), the margin E of the tight
@@ -42,7 +42,7 @@ def _up(x: Fraction) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--markdown", action="store_true", help="print the README table only")
+    parser.add_argument("--markdown", action="store_true", help="print the table only (Markdown)")
     args = parser.parse_args()
     rows = []
     t_paper = t_tight = 0.0

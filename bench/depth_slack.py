@@ -1,6 +1,6 @@
 """How much slack the accountants leave at depth (issue 13, "Show it"): for each point of the
-README's accountant table, the largest exact transcript δ(ε) found at depth beside the paper's
-and the tight accountant's certified bounds at the same ε.
+accountant table of docs/benchmarks.md, the largest exact transcript δ(ε) found at depth
+beside the paper's and the tight accountant's certified bounds at the same ε.
 
 BetweenCut is calibrated by Theorem 5.5 (the paper), so ε = r·λ is a point of the audit's grid
 (r = min(L, r0)); the single-leaf family C vs C + 1 across the whole band at τ = ceil(E) is

@@ -1,5 +1,5 @@
-"""PrivTree's largest loss found per membership rule and database size: the README's table
-(issue 16), generated.
+"""PrivTree's largest loss found per membership rule and database size: the table of
+docs/benchmarks.md (issue 16), generated.
 
 For each rule on `[0, 8)` (`ε = 1`, `θ = 0`) and each size `N`, the largest loss
 `ln max_o P(o)/Q(o)` over the pairs `(D, D + z)`, both directions, with `|D| <= N`:

@@ -25,6 +25,17 @@ class ParameterError(BetweenCutError, ValueError):
         super().__init__(text)
 
 
+class MissingExtra(BetweenCutError, ImportError):
+    """An optional library is not installed: the message names the extra that installs it
+    (`pip install 'betweencut[fast]'`); the command line exits 2 with that one line."""
+
+    def __init__(self, extra: str, needed_for: str) -> None:
+        self.extra = extra
+        self.needed_for = needed_for
+        super().__init__(f"{needed_for} needs the '{extra}' extra: "
+                         f"pip install 'betweencut[{extra}]'")
+
+
 class InputFileError(ParameterError):
     """An input file cannot be read as its format requires (`betweencut.engines.sources`).
 

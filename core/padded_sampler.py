@@ -46,7 +46,8 @@ round: how many rounds depends on the stream and the public thresholds only), th
 loops (no loop runs over the count), the lines executed (`tests/test_core_padded_sampler.py`
 checks calls and lines). What is not: Python-level timing (big integers are not constant-time in
 the final products and comparisons with the count; the OS CSPRNG block pattern, caches and the
-allocator follow the stream, not the count, but nothing makes them constant; see the README).
+allocator follow the stream, not the count, but nothing makes them constant; see
+docs/explanation/release.md).
 """
 
 from __future__ import annotations

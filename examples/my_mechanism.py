@@ -1,4 +1,4 @@
-"""A user's mechanism, audited from the command line (README, "Auditing your own mechanism").
+"""A user's mechanism, audited from the command line (docs/tutorials/audit-your-mechanism.md).
 
 `flag` is a mechanism function `(db, test) -> output`: it releases one noisy threshold test of
 the record count, BT(|D|; 1, 2, 1/2) (Alg. 4), asked through the noisy test it is handed, so the

@@ -1,4 +1,4 @@
-"""A user's PrivTree, audited from the command line (README, "PrivTree, searched like the rest").
+"""A user's PrivTree, audited from the command line (docs/how-to/privtree.md).
 
 A callable without parameters that returns a `PrivTree` is audited through the reachable
 decomposition, on databases given as multiplicities (`--db 4*2 --add 4`: two copies of 4 and an

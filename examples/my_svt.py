@@ -1,5 +1,5 @@
 """A user's sparse-vector mechanisms, audited from the command line like `my_mechanism.py`
-(README, "Auditing your own mechanism", shared-noise mechanisms).
+(docs/how-to/shared-noise.md).
 
 Each function is a mechanism `(db, test) -> output`: the queries are the record counts under
 each child of the root (`q_i(D)` = records whose leaf starts with `i`, sensitivity 1), the

@@ -1,8 +1,9 @@
 """Which checker checks which claim, and which checks the main `betweencut audit` runs.
 
 `@claim("Lemma 5.2", "Eq. (86)")` records a checker under the paper's numbering, so a test can
-check that the README's claims table and the code agree. `register_audit` adds a default case
-to `betweencut audit`: a function returning `Certificate`s (or raising `ClaimRefuted`).
+check that the claims table (docs/reference/claims.md, generated) and the code agree.
+`register_audit` adds a default case to `betweencut audit`: a function returning
+`Certificate`s (or raising `ClaimRefuted`).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def test_structural_audit_check_rejects_a_broken_variant(claim: str, variant: ty
 
 
 def test_every_audit_row_is_a_registered_claim_and_every_claim_has_a_row() -> None:
-    """The audit's rows are the registry's claims, so its count matches the README's table
+    """The audit's rows are the registry's claims, so its count matches the claims table's
     (one row per claim there may list several checkers)."""
     cases = audit_cases_all()
     claims_of_cases = {registry_claim(c.title.split(" on ")[0]) for c in cases

@@ -39,7 +39,7 @@ from betweencut.engines.common import (
 )
 from betweencut.engines.memory import read_leaves
 from betweencut.engines.select import choose_engine
-from betweencut.errors import ParameterError, RecordError
+from betweencut.errors import MissingExtra, ParameterError, RecordError
 from betweencut.exact import LogReal
 from betweencut.noisy_test import RecordingTest
 from betweencut.params import Params
@@ -451,8 +451,9 @@ def test_missing_engine_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(builtins, "__import__", no_duckdb)
     monkeypatch.delitem(sys.modules, "duckdb")
-    with pytest.raises(ParameterError, match=r"betweencut\[duckdb\]"):
+    with pytest.raises(MissingExtra, match=r"betweencut\[duckdb\]") as raised:
         duck.connect()
+    assert raised.value.extra == "duckdb"
 
 
 # -- the command line -----------------------------------------------------------------------------

@@ -46,7 +46,7 @@ from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import kary_tree
 
 # (arity, height, tau, lambda, R): small R and lambda = 1 make delta large (power against
-# wrong accountants); lambda = 1/2 with R = 2 is the README's running case.
+# wrong accountants); lambda = 1/2 with R = 2 is the running case of the docs.
 ENUMERATED = [  # one case per tree in the default run, the others with -m slow
     (2, 2, F(1), F(1), F(1)),
     (2, 3, F(1), F(1), F(1)),

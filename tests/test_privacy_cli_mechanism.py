@@ -75,8 +75,8 @@ def test_mechanism_refuted_claim_exits_1_with_counterexample(
 def test_mechanism_regression_mode_on_the_readme_example(
     user_module: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """README: `flag_v2` (λ doubled) still meets its claim (2, 0), but regresses against
-    `flag`; `flag` against itself has no regression."""
+    """The mechanism tutorial: `flag_v2` (λ doubled) still meets its claim (2, 0), but
+    regresses against `flag`; `flag` against itself has no regression."""
     base = ["audit", "privacy", "--height", "3", "--exhaustive", "1", "--json"]
     assert main([*base, "--mechanism", "my_mechanism:flag_v2", "--baseline", "my_mechanism:flag",
                  "--epsilon", "2", "--delta", "0"]) == 1
@@ -186,29 +186,33 @@ def test_builtin_pair_mode_reports_epsilon_at_delta(capsys: pytest.CaptureFixtur
     assert main(["audit", "privacy", *TREE, "--tau", "2", "--baseline", "m:f"]) == 2
 
 
-def test_readme_audit_commands_run_on_the_example(
+def test_docs_audit_commands_run_on_the_example(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every `betweencut audit privacy --mechanism` line of the README runs as documented from
-    `examples/`: the first two hold, the regression line exits 1 with regressions; then the
-    shared-noise ones (`my_svt`): holds, refuted, regressions. (The `my_privtree` lines are run
-    by `tests/test_privtree_cli.py`.)"""
-    import re
+    """Every `betweencut audit privacy --mechanism` line of the mechanism tutorial and the
+    shared-noise guide runs from `examples/` with the exit status the page states: `flag` holds
+    (also with `--plot`), a claim of 1/4 is refuted, `flag_v2` regresses against `flag`; `svt`
+    holds, `svt_no_query_noise` is refuted, `svt_sharp` regresses. (The `my_privtree` lines are
+    run by `tests/test_privtree_cli.py`; `tests/test_docs_examples.py` runs every page whole.)"""
     import shlex
 
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    lines = re.findall(r"^    (betweencut audit privacy --mechanism (?!my_privtree:).*?)"
-                       r"(?<!\\)$",
-                       readme.replace("\\\n        ", ""), flags=re.M)
-    assert len(lines) == 6
+    from docs_blocks import shown_commands
+
+    prefix = "betweencut audit privacy --mechanism"
+    lines = [*shown_commands("tutorials/audit-your-mechanism.md", prefix),
+             *shown_commands("how-to/shared-noise.md", prefix)]
+    mechanisms = [shlex.split(line)[4] for line, _ in lines]
+    assert {"my_mechanism:flag", "my_mechanism:flag_v2", "my_svt:svt",
+            "my_svt:svt_no_query_noise", "my_svt:svt_sharp"} <= set(mechanisms)
     monkeypatch.syspath_prepend(str(EXAMPLES))
     monkeypatch.chdir(tmp_path)
     statuses = []
-    for line in lines:
-        argv = shlex.split(line)[1:]
+    for line, _ in lines:
+        argv = shlex.split(line.split(">")[0])[1:]
         statuses.append(main(argv))
         capsys.readouterr()
-    assert statuses == [0, 0, 1, 0, 1, 1]
+    assert statuses == [status for _, status in lines]
+    assert 0 in statuses and 1 in statuses
     assert (tmp_path / "curve.png").exists()
 
 

@@ -123,19 +123,20 @@ def test_cli_privtree_bad_usage_is_one_line(argv: list[str],
     assert "error:" in err and "\n" not in err and "Traceback" not in err
 
 
-def test_readme_privtree_commands_run_on_the_example(
+def test_docs_privtree_commands_run_on_the_example(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """Every README line auditing `my_privtree` runs as documented: the half-open rule holds
-    over every database of 100 points, the closed rule is refuted twice."""
-    import re
+    """Every line of the PrivTree guide auditing `my_privtree` runs with the exit status the
+    page states: the half-open rule holds over every database of 100 points, the closed rule is
+    refuted twice."""
     import shlex
 
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    lines = re.findall(r"^    (betweencut audit privacy --mechanism my_privtree:.*)$", readme,
-                       flags=re.M)
-    assert len(lines) == 3
+    from docs_blocks import shown_commands
+
+    lines = shown_commands("how-to/privtree.md",
+                           "betweencut audit privacy --mechanism my_privtree:")
+    assert [status for _, status in lines] == [0, 1, 1]
     statuses = []
-    for line in lines:
-        statuses.append(main(shlex.split(line)[1:]))
+    for line, _ in lines:
+        statuses.append(main(shlex.split(line.split(">")[0])[1:]))
         capsys.readouterr()
     assert statuses == [0, 1, 1]

@@ -1,56 +1,88 @@
-"""The README's claims table and commands agree with the code and with CI."""
+"""The README stays short and opens with its two commands; CI runs its test command; the claims
+table of the documentation (generated from the registry) names existing tests."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 
-from betweencut.proofs import CLAIMS
-from betweencut.proofs.registry import audit_cases
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+INSTALL = "python -m pip install . && betweencut audit"
+TESTS = ("python -m pip install -e '.[dev]' --config-settings editable_mode=strict"
+         " && python -m pytest")
 
 
-def _table_rows() -> list[list[str]]:
-    section = README.split("## Claims table", 1)[1].split("\n## ", 1)[0]
-    rows = [
-        [cell.strip() for cell in line.strip().strip("|").split("|")]
-        for line in section.splitlines()
-        if line.startswith("|") and not line.startswith("|---")
-    ]
-    return rows[1:]
+def docs_hooks() -> ModuleType:
+    """`docs/hooks/generate.py`, the MkDocs hook that generates the claims table."""
+    if "docs_generate" in sys.modules:
+        return sys.modules["docs_generate"]
+    spec = importlib.util.spec_from_file_location("docs_generate",
+                                                  ROOT / "docs" / "hooks" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["docs_generate"] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_every_registered_checker_is_in_the_claims_table() -> None:
-    audit_cases()  # imports every checker module of proofs/
-    import betweencut.properties.coupling
-    import betweencut.properties.heavy_only
-    import betweencut.properties.margin
-    import betweencut.properties.predicates  # noqa: F401
-    listed = {row[1].strip("`") for row in _table_rows()}
-    registered = {
-        f"{fn.__module__.removeprefix('betweencut.')}.{fn.__name__}"
-        for fns in CLAIMS.values() for fn in fns
-    }
-    assert registered - listed == set(), "checkers missing from the README claims table"
-    assert listed - registered == set(), "README lists checkers that are not registered"
-
-
-def test_every_table_row_names_an_existing_test() -> None:
-    for row in _table_rows():
-        path, _, name = row[2].strip("`").partition("::")
-        source = (ROOT / path).read_text(encoding="utf-8")
-        assert re.search(rf"def {re.escape(name)}\b", source), f"{row[2]} does not exist"
-        assert row[3].split()[0].rstrip(",") in {"exact", "interval", "enumerated", "property"}, row
+def test_readme_is_at_most_150_lines_and_opens_with_the_two_commands() -> None:
+    assert len(README.splitlines()) <= 150
+    commands = re.findall(r"^\$ (.*)$", README, flags=re.M)
+    assert commands[:2] == [INSTALL, TESTS]
+    assert "## " not in README.split(TESTS)[0], "a section comes before the two commands"
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    commands = re.findall(r"^    (python -m pip install -e .*)$", README, flags=re.M)
-    assert commands, "README has no test command"
-    assert commands[0] in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert TESTS in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
-def test_readme_opens_with_the_two_commands() -> None:
-    head = README.split("## Claims table")[0]
-    assert "betweencut audit" in head and "python -m pytest" in head
+def test_every_registered_checker_is_in_the_claims_table() -> None:
+    """The generated table has one row per registered checker; the build refuses a registered
+    checker without its description in docs/hooks/claims.toml, or a description of none."""
+    hooks = docs_hooks()
+    rows = hooks.claim_rows()
+    registered = hooks.registered_checkers()
+    assert {r.checker for r in rows} == set(registered)
+    table = hooks.claims_table()
+    for checker in registered:
+        assert f"[`{checker}`]" in table, checker
+
+
+def test_the_claims_table_refuses_drift(monkeypatch: pytest.MonkeyPatch,
+                                        tmp_path: Path) -> None:
+    """The check can fail: a description dropped, or one added for no checker, stops it."""
+    hooks = docs_hooks()
+    text = hooks.CLAIMS_DATA.read_text(encoding="utf-8")
+    first = text.index('["proofs.calibration.check_theorem_5_5"]')
+    second = text.index("\n[", first + 1)
+    dropped = tmp_path / "dropped.toml"
+    dropped.write_text(text[:first] + text[second + 1:], encoding="utf-8")
+    monkeypatch.setattr(hooks, "CLAIMS_DATA", dropped)
+    with pytest.raises(hooks.DocsDrift, match="registered but not described"):
+        hooks.claim_rows()
+    extra = tmp_path / "extra.toml"
+    extra.write_text(text + '\n["proofs.nowhere.check_nothing"]\nclaim = "x"\ntest = "t"\n'
+                     'method = "exact"\n', encoding="utf-8")
+    monkeypatch.setattr(hooks, "CLAIMS_DATA", extra)
+    with pytest.raises(hooks.DocsDrift, match="described but not registered"):
+        hooks.claim_rows()
+
+
+def test_every_claims_table_row_names_an_existing_test() -> None:
+    for row in docs_hooks().claim_rows():
+        path, _, name = row.test.partition("::")
+        source = (ROOT / path).read_text(encoding="utf-8")
+        assert re.search(rf"def {re.escape(name)}\b", source), f"{row.test} does not exist"
+        assert row.method.split()[0].rstrip(",") in {"exact", "interval", "enumerated",
+                                                     "property"}, row
+
+
+def test_the_claims_page_is_generated_from_the_registry() -> None:
+    page = (ROOT / "docs" / "reference" / "claims.md").read_text(encoding="utf-8")
+    assert "<!-- generated: claims -->" in page

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from betweencut.errors import ParameterError, Undecided
+from betweencut.errors import MissingExtra, ParameterError, Undecided
 from betweencut.proofs import CLAIMS, AuditCase, Certificate, ClaimRefuted, audit_cases
 from betweencut.proofs.exact.certificate import jsonable
 from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED
@@ -19,6 +19,8 @@ from betweencut.schemas import header
 
 HOLDS, REFUTED, UNDECIDED = "holds", "REFUTED", "undecided"
 TEXT_COLUMNS = 100  # the text report wraps to this width (a refuted claim's detail aside)
+NOT_CHECKED = "not checked"  # needs an optional extra that is not installed
+EXIT_MISSING_EXTRA = 2
 
 
 def cases(group: str | None = None) -> list[AuditCase]:
@@ -48,6 +50,7 @@ class ClaimRow:
     detail: str = ""
     counterexample: dict[str, Any] | None = None
     seconds: float = 0.0
+    extra: str = ""  # the optional extra a "not checked" claim needs
 
     @property
     def holds(self) -> bool:
@@ -66,14 +69,29 @@ class ClaimRow:
 @dataclass
 class ClaimsVerdict:
     """The answer of `audit()`: one row per registered claim; `refutation` the first refuted
-    claim's counterexample; `exit_status` 0 all hold, 1 one refuted, 3 one undecided."""
+    claim's counterexample; `exit_status` 0 all hold, 1 one refuted, 3 one undecided.
+
+    A claim whose checker needs an optional extra that is not installed is "not checked" (its
+    `detail` names the extra): `holds` speaks of the claims checked, `not_checked` lists the
+    others, and `exit_status` is 2 when a group was asked for and some of it could not be
+    checked. The whole audit (no group) checks what the installation can and exits 0 when all
+    of that holds; its last line names the extra that checks the rest."""
 
     rows: list[ClaimRow] = field(default_factory=list)
     group: str | None = None
 
     @property
     def holds(self) -> bool:
-        return all(row.holds for row in self.rows)
+        return all(row.holds for row in self.rows if row.verdict != NOT_CHECKED)
+
+    @property
+    def not_checked(self) -> list[ClaimRow]:
+        return [row for row in self.rows if row.verdict == NOT_CHECKED]
+
+    def missing_extras(self) -> str:
+        """`pip install 'betweencut[fast]'` for the extras the not-checked claims need."""
+        extras = sorted({row.extra for row in self.not_checked})
+        return f"pip install 'betweencut[{','.join(extras)}]'" if extras else ""
 
     @property
     def worst(self) -> ClaimRow | None:
@@ -95,15 +113,20 @@ class ClaimsVerdict:
     @property
     def exit_status(self) -> int:
         verdicts = {row.verdict for row in self.rows}
-        if verdicts - {HOLDS, UNDECIDED}:
+        if verdicts - {HOLDS, UNDECIDED, NOT_CHECKED}:
             return EXIT_REFUTED
-        return EXIT_UNDECIDED if UNDECIDED in verdicts else EXIT_HOLDS
+        if UNDECIDED in verdicts:
+            return EXIT_UNDECIDED
+        if NOT_CHECKED in verdicts and self.group is not None:
+            return EXIT_MISSING_EXTRA
+        return EXIT_HOLDS
 
     def as_json(self, diagnostics: bool = False) -> dict[str, Any]:
         worst = self.worst
         return {**header("claims"), "group": self.group, "holds": self.holds,
                 "worst": None if worst is None else worst.as_json(),
                 "refutation": self.refutation,
+                "not_checked": [row.claim for row in self.not_checked],
                 "rows": [row.as_json(diagnostics) for row in self.rows]}
 
     def to_json(self) -> str:
@@ -123,7 +146,11 @@ class ClaimsVerdict:
             if not r.holds:
                 out.append(f"{indent}{r.detail}")
         held = sum(r.holds for r in self.rows)
-        out.append(f"{held} of {len(self.rows)} claims hold")
+        last = f"{held} of {len(self.rows)} claims hold"
+        if self.not_checked:
+            last += (f"; {len(self.not_checked)} not checked here, for want of an optional "
+                     f"extra: {self.missing_extras()} checks them")
+        out.append(last)
         return "\n".join(out)
 
 
@@ -182,6 +209,11 @@ def audit(
             failed[name] = {"verdict": UNDECIDED, "detail": str(exc)}
             found = []
             _note(name, case.group, order, where)
+        except MissingExtra as exc:
+            name = registry_claim(case.title)
+            failed[name] = {"verdict": NOT_CHECKED, "detail": str(exc), "extra": exc.extra}
+            found = []
+            _note(name, case.group, order, where)
         took = time.perf_counter() - start
         for cert in found:
             name = registry_claim(cert.claim)
@@ -199,7 +231,7 @@ def audit(
         out.rows.append(ClaimRow(
             ", ".join(where[name]), name, extra.get("verdict", verdict), "; ".join(methods),
             len(mine), _checked(mine), extra.get("detail", ""), extra.get("counterexample"),
-            seconds.get(name, 0.0)))
+            seconds.get(name, 0.0), extra.get("extra", "")))
     return out
 
 

@@ -12,14 +12,16 @@ import sys
 from collections.abc import Sequence
 
 from betweencut.cli import audit, calibrate, classify, margins
-from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError, make_parser
+from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, Parser, UsageError, make_parser
 from betweencut.errors import BetweenCutError, Undecided, one_line
 
 EXIT_BROKEN_PIPE = 141
 COMMANDS = [classify, calibrate, audit, margins]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser(audit_groups: bool = True) -> Parser:
+    """The whole command line's parser (the documentation's CLI reference is generated from
+    it); the `audit` groups import every checker, so `main` adds them only when asked for."""
     parser = make_parser(
         "betweencut",
         "BetweenCut: differentially private heavy-node classification on public trees, "
@@ -29,12 +31,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="store_true",
                         help="print the package version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=type(parser))
-    words = list(sys.argv[1:] if argv is None else argv)
     for command in COMMANDS:
-        if command is audit:  # its groups import every checker: only when asked for
-            audit.add_parser(sub, groups="audit" in words)
+        if command is audit:
+            audit.add_parser(sub, groups=audit_groups)
         else:
             command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(audit_groups="audit" in words)
     args = None
     try:
         args = parser.parse_args(argv)

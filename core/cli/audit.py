@@ -62,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
     with tracking(tracker):
         verdict = audit(args.group, progress=bar)
     status = print_verdict(verdict, args.json)
+    if verdict.not_checked and status != 0:  # a group asked for, and part of it needs an extra
+        sys.stdout.flush()
+        print(f"betweencut: error: {len(verdict.not_checked)} claim(s) of '{args.group}' not "
+              f"checked: {verdict.missing_extras()}", file=sys.stderr)
     if args.diagnostics:
         for row in verdict.rows:
             print(f"audit: {row.claim}: {row.seconds:.2f} s", file=sys.stderr)

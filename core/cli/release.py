@@ -38,7 +38,7 @@ GUARANTEE = (
 TIGHT_TERMS = (
     "lambda: the rate of each noisy test's Laplace noise; w = 1/lambda the half-width of its band "
     "[tau - w, tau + w] (Eq. (13)); lambda and R minimise E subject to the tight accountant's "
-    "certified delta(eps) <= delta (docs/accountant.md)",
+    "certified delta(eps) <= delta (docs/explanation/accountant.md)",
     "R = 1 + ln(1/(2 delta0))/lambda: the guard width (delta0 the guards' share of delta); a "
     "count <= tau - w - R is Light and one >= tau + w + R is Heavy without noise (Alg. 1); "
     "E = w + R",
@@ -93,7 +93,7 @@ def release_text(result: Classification) -> list[str]:
         f"accountant: {d['accountant']}",
         "guarantee: (eps, delta)-differential privacy for adding or removing one record "
         + ("(Theorem 5.5)." if d["accountant"] == "paper"
-           else "(certified by the tight accountant, docs/accountant.md)."),
+           else "(certified by the tight accountant, docs/explanation/accountant.md)."),
         f"margin E = {d['E_exact']} ~ {e_shown} (Theorem 5.6): with probability 1, every node "
         "with count >= tau + E is Heavy and every node with count <= tau - E is Light; nodes "
         "in between may go either way.",

@@ -53,7 +53,7 @@ from betweencut.engines.sources import FORMATS as FORMATS
 from betweencut.engines.sources import column_index as column_index
 from betweencut.engines.sources import csv_rows as sources_csv_rows
 from betweencut.engines.sources import resolve
-from betweencut.errors import BetweenCutError, ParameterError, RecordError
+from betweencut.errors import BetweenCutError, MissingExtra, ParameterError, RecordError
 from betweencut.guarded_bt import GuardedBT
 from betweencut.params import Params
 from betweencut.records import parse_records
@@ -85,10 +85,7 @@ def require(module: str, extra: str, engine: str) -> ModuleType:
     try:
         return import_module(module)
     except ImportError:
-        raise ParameterError(
-            "engine", engine, f"an installed engine: pip install 'betweencut[{extra}]'",
-            f"the {module} package is missing",
-        ) from None
+        raise MissingExtra(extra, f"--engine {engine} (the {module} package)") from None
 
 
 # -- the input -------------------------------------------------------------------------------

@@ -360,7 +360,7 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
     return out
 
 
-@register_audit("corpus", "SVT corpus and report-noisy-max: exact verdicts vs the literature")
+@register_audit("corpus", CLAIM)
 def audit_corpus_default() -> list[Certificate]:
     return check_corpus_verdicts()
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from betweencut.errors import Undecided
+from betweencut.errors import MissingExtra
 from betweencut.exact import refine
 from betweencut.proofs.baselines.gaussian_pairs import (
     GaussianGridPair,
@@ -135,11 +135,11 @@ def check_discrete_gaussian_profile(
 
 @register_audit("gaussian", BW_CLAIM)
 def audit_analytic_gaussian() -> list[Certificate]:
-    """The Balle-Wang check (needs python-flint: without it the row is undecided, not
-    skipped silently)."""
+    """The Balle-Wang check (needs python-flint: without it the claim is reported "not
+    checked", naming the extra, never skipped silently)."""
     if not flint_available():
-        raise Undecided("python-flint is not installed (pip install 'betweencut[fast]'): the "
-                        "Gaussian mechanism's profile is not enclosed")
+        raise MissingExtra("fast", "the Gaussian mechanism's profile (enclosed with "
+                           "python-flint's Arb)")
     return check_analytic_gaussian_mechanism()
 
 

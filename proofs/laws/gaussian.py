@@ -33,7 +33,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from betweencut.errors import ParameterError, Undecided
+from betweencut.errors import MissingExtra, ParameterError, Undecided
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
 
 __all__ = [
@@ -57,8 +57,8 @@ def flint_available() -> bool:
 
 def _flint() -> Any:
     if not flint_available():
-        raise ParameterError("noise", "gaussian", "python-flint installed (pip install "
-                             "'betweencut[fast]'): Gaussian laws are enclosed with Arb")
+        raise MissingExtra("fast", "Gaussian noise (its laws are enclosed with python-flint's "
+                           "Arb)")
     import flint
 
     return flint

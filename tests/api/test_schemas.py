@@ -46,7 +46,10 @@ def _valid(kind: str, out: Any) -> None:
     mixed = {k: t for k, t in types.items() if len(t - {"int"} if "float" in t else t) > 1}
     # a float quantity may be an integer-valued int in JSON (0, 1); anything else is mixed
     assert not {k: t for k, t in mixed.items() if k not in ("value",)}, mixed
-    assert out["schema"] == f"betweencut/{kind}" and out["version"]
+    from importlib.metadata import version
+
+    # the header names the output kind and the installed version (`betweencut --version`'s)
+    assert out["schema"] == f"betweencut/{kind}" and out["version"] == version("betweencut")
 
 
 @pytest.mark.parametrize("kind", KINDS)

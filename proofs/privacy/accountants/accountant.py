@@ -10,7 +10,7 @@ Postcondition: for every rational `ε >= 0`, `δ_{D,D'}(ε) = max(H_{e^ε}(Tr(D)
 H_{e^ε}(Tr(D')‖Tr(D))) <= Accountant.delta_upper(ε)`, the transcript `Tr` of Eq. (112) (so also
 for the Heavy set, a function of it).
 
-Derivation (in full in `docs/accountant.md`):
+Derivation (in full in `docs/explanation/accountant.md`):
 
 1. Eq. (4): only the counts on `z`'s root-to-leaf path differ, by exactly one (`c` vs `c + 1`).
 2. Lemma 4.2 (Eq. (14)): on every run, whatever the data, at most `L` nodes of any root-to-leaf

@@ -2,10 +2,10 @@
 
 * "KOV composition bound (Kairouz et al. 2015) for BetweenCut's transcript"
   (`check_kov_composition`): the two steps of the reduction (`accountant` module docstring,
-  `docs/accountant.md`) that arithmetic can check: every GuardedBT pair of the band, counts
-  `(c, c + 1)` in both orders, is `(λ, δ0)`-indistinguishable (Lemma 5.3, exact hockey-stick at
-  `e^λ`), and KOV's closed form equals the hockey-stick of the `L`-fold product of KOV's pair
-  computed by brute force (small `L`).
+  `docs/explanation/accountant.md`) that arithmetic can check: every GuardedBT pair of the
+  band, counts `(c, c + 1)` in both orders, is `(λ, δ0)`-indistinguishable (Lemma 5.3,
+  exact hockey-stick at `e^λ`), and KOV's closed form equals the hockey-stick of the `L`-fold
+  product of KOV's pair computed by brute force (small `L`).
 * "Tight accountant dominates every enumerated pair" (`check_accountant_enumerated`): on a tree
   where exhaustive enumeration of the real mechanism runs, every neighbouring pair's exact
   transcript `δ(ε)` is `<=` the accountant's `delta_upper(ε)` at every `ε` of a grid.

@@ -1,6 +1,6 @@
 """A dominating pair for the whole GuardedBT family, composed L times with a pessimistic PLD.
 
-Claim (used by the `tight` accountant, derivation in `docs/accountant.md`, section 5): for
+Claim (used by the `tight` accountant; docs/explanation/accountant.md, section 5): for
 rational `0 < λ <= 1`, `R >= 1`, every `τ` and every count `c`, the pair `(P, Q)` built here
 dominates both `(GuardedBT(c), GuardedBT(c+1))` and `(GuardedBT(c+1), GuardedBT(c))`:
 `H_α(A‖B) <= H_α(P‖Q)` for every `α >= 0`. Hence (adaptive composition of dominating pairs,
