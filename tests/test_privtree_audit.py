@@ -15,7 +15,7 @@ import pytest
 
 from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest
+from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.baselines.privtree_audit import (
     DecompositionMismatch,
     PrivTreeLawCache,
@@ -28,10 +28,12 @@ from betweencut.proofs.baselines.privtree_audit import (
     privtree_run,
     profile,
 )
-from betweencut.proofs.baselines.privtree_search import closed_member, privtree_rules
+from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss, privtree_rules
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.divergence.profiles import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
 RULES = privtree_rules()
 EPS = [Fraction(0), Fraction(1, 2), Fraction(1), Fraction(3, 2)]
@@ -92,18 +94,84 @@ def test_reduced_laws_equal_direct_enumeration_of_the_real_run(name: str) -> Non
     assert fast.transcripts < slow.transcripts  # only T_z is expanded
 
 
-def test_keep_set_is_closed_under_parents_for_a_non_monotone_rule() -> None:
+def test_keep_set_is_the_path_of_the_added_point_for_a_non_monotone_rule() -> None:
+    """`T_z` is reached through boxes that accept `z`: the shifted rule accepts 6 in `[0, 2)`,
+    but `[0, 4)` rejects it and `PrivTree.run` drops it there, so `[0, 2)` is left out (the
+    equality with direct enumeration above covers this pair)."""
     mech = MECHS["shifted"]
     keep = keep_set(mech, (6,))
-    assert ((0, 2),) in keep and ((0, 4),) in keep and ((0, 8),) in keep  # 6 counts in [0, 2)
-    assert not mech.member((6,), ((0, 4),))
+    assert keep == {((0, 8),), ((4, 8),)}
+    assert mech.member((6,), ((0, 2),)) and not mech.member((6,), ((0, 4),))
     with pytest.raises(ParameterError):
         keep_set(mech, (8,))
 
 
-def test_a_run_that_does_not_count_with_member_is_refused() -> None:
-    cache = PrivTreeLawCache(variant(GlobalTheta, RULES["half-open"]))
-    with pytest.raises(DecompositionMismatch):
+def test_keep_set_grows_with_the_path_not_the_domain() -> None:
+    """On `[0, 2^20)` the closed rule's `T_z` of the midpoint is two paths of 20 boxes."""
+    wide = PrivTree.of(((0, 1 << 20),), 1, member=closed_member)
+    assert len(keep_set(wide, (1 << 19,))) == 1 + 2 * 20
+    assert len(keep_set(PrivTree.of(((0, 1 << 20),), 1), (12345,))) == 21
+
+
+class WholeDatabaseRun(PrivTree):
+    """A variant replacing `run`: each box counts the points of the *whole* database its rule
+    accepts (not its parent's), so with the shifted rule `z = 6` changes the count of
+    `[0, 2)` below `[0, 4)`, which rejects it: outside the decomposition's proof."""
+
+    def run(self, points: Sequence[Point], test: NoisyTest | None = None) -> frozenset[Box]:
+        noisy = test if test is not None else (lambda q: Outcome.L)
+        leaves: list[Box] = []
+        stack: list[tuple[Box, int]] = [(self.box, 0)]
+        while stack:
+            box, depth = stack.pop()
+            kids = self.split.children(box)
+            count = sum(1 for p in points if self.member(p, box))
+            if not kids or noisy(self.query(count, depth, box)) is not Outcome.H:
+                leaves.append(box)
+                continue
+            stack.extend((c, depth + 1) for c in reversed(kids))
+        return frozenset(leaves)
+
+
+def test_a_variant_replacing_run_falls_back_to_direct_enumeration() -> None:
+    """The decomposition's assumption fails for `WholeDatabaseRun` on the shifted rule: cut
+    back to `T_z` its law would be wrong (shown), so the cache enumerates its real run
+    directly (equal to `LawCache`), and `pair_loss` refuses it; `GlobalTheta` likewise."""
+    leaky = variant(WholeDatabaseRun, MECHS["shifted"])
+    fast, slow = PrivTreeLawCache(leaky), LawCache(privtree_run(leaky))
+    assert fast.refusal is not None and "run" in fast.refusal
+    db, z = as_points({(6,): 4}), (6,)  # fewer copies are clamped alike at depth 2
+    for eps in EPS:
+        a = fast.profile(db, z, "output", eps)
+        b = slow.profile(db, z, "output", eps)
+        assert sign(a.delta - b.delta) == 0 and sign(a.p_event - b.p_event) == 0
+    forced = PrivTreeLawCache(leaky)
+    forced.refusal = None  # what the cut back laws would say: wrong for this variant
+    wrong = Joint(*forced.reduced_pair(db, z))
+    assert any(sign(wrong.hockey_stick(e, True).delta - slow.joint(db, z, "output")
+                    .hockey_stick(e, True).delta) != 0 for e in EPS)
+    with pytest.raises(ParameterError):
+        pair_loss(leaky, {(6,): 1}, (6,))
+    other = variant(GlobalTheta, RULES["half-open"])
+    cache = PrivTreeLawCache(other)
+    direct = LawCache(privtree_run(other))
+    one = as_points({(0,): 1})
+    assert sign(cache.profile(one, (7,), "output", Fraction(1)).delta
+                - direct.profile(one, (7,), "output", Fraction(1)).delta) == 0
+
+
+def test_a_seam_with_hidden_state_is_caught() -> None:
+    """A query seam whose answer depends on how often it was called (hidden state) is never
+    certified: a replay or a box outside `T_z` asks a different query."""
+
+    class Counting(PrivTree):
+        def query(self, n_points: int, depth: int, box: Box) -> BTQuery:
+            calls = self.__dict__.setdefault("_calls", [0])
+            calls[0] += 1
+            return super().query(n_points + calls[0] % 2, depth, box)
+
+    cache = PrivTreeLawCache(variant(Counting, RULES["half-open"]))
+    with pytest.raises((DecompositionMismatch, MechanismNotReplayable)):
         cache.profile(as_points({(0,): 1}), (7,), "output", Fraction(1))
 
 

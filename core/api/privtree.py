@@ -14,7 +14,13 @@ its own claim). `N` of `exhaustive=N` and `search=N` is a database size:
   law), refused past a cap;
 * `search=N`: every database of at most `N` points made of copies of at most two distinct
   points (one, when two would pass the cap), the count DP's worst pair first for a partition
-  rule.
+  rule; for a pure claim on a rule the symmetric search knows
+  (`betweencut.proofs.baselines.privtree_depth`), every database of at most `N` copies of one
+  point too, on boxes of any size (the listing is left out when it would pass the cap).
+
+`epsilon_at_delta` is the largest `ε` at `δ` over *every* pair covered, with the pair attaining
+it (`privtree_audit.epsilon_bound`); the claim holds on every pair covered iff it holds on that
+pair, which is the one audited for the verdict.
 """
 
 from __future__ import annotations
@@ -82,16 +88,23 @@ def audit_privtree(
 def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
            exhaustive: int | None, search: int | None, eps: Any, dlt: Any,
            progress: Callable[[Iterable[Any], int], Iterable[Any]] | None) -> Verdict:
-    from betweencut.proofs.baselines.privtree_audit import PrivTreeLawCache, privtree_run
+    from betweencut.proofs.baselines.privtree_audit import (
+        PrivTreeLawCache,
+        epsilon_bound,
+        privtree_run,
+    )
     from betweencut.proofs.privacy.audit.mechanism import audit_pairs
-    from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
 
     mech = user.built
     cache = PrivTreeLawCache(mech)
     chosen, covered, databases = _pairs(mech, pairs, exhaustive, search, dlt)
     claim = Claim.dp(eps, dlt)
     shown = progress(chosen, len(chosen)) if progress else chosen
-    found = audit_pairs(privtree_run(mech), shown, [(eps, dlt)], on="output", cache=cache,
+    # the largest epsilon at delta over every pair covered; the claim holds on all of them iff
+    # it holds on the pair attaining it (privtree_audit.epsilon_bound), which is audited
+    bound = epsilon_bound(cache, shown, dlt)
+    decisive = chosen if bound is None else [(bound.db, bound.z)]
+    found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
                         keep=True)
     subject = {
         "mechanism": user.name, "kind": user.kind,
@@ -99,23 +112,22 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
                 f"{getattr(mech.member, '__name__', repr(mech.member))}",
         "parameters": {"epsilon": mech.epsilon, "theta": mech.theta},
         "covered": covered, "databases": databases}
-    out = Verdict("mechanism", subject, claim, found.holds, pairs=found.pairs)
+    out = Verdict("mechanism", subject, claim, found.holds, pairs=len(chosen))
     if found.refutation is not None:
         out.refutation = found.refutation.refutation(claim.text, EVENT_NOTE, _output_text)
     worst = found.refutation or found.tightest
     if worst is not None:
         out.rows = [res.row() for res in found.results
-                    if (res.db, res.z) == (worst.db, worst.z)] if exhaustive is not None or \
-            search is not None else [res.row() for res in found.results]
-    bound = epsilon_lower_bound(cache, chosen[:found.pairs], dlt, "output")
+                    if (res.db, res.z) == (worst.db, worst.z)]
     if bound is not None:
         from betweencut.api.mechanism import epsilon_facts
         from betweencut.notation import database_text, record_text
 
         out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),
                                        record_text(bound.z), "output"))
-        out.facts["curve"] = bound.curve.to_json()
-        out.curve = bound.curve
+        if bound.curve is not None:
+            out.facts["curve"] = bound.curve.to_json()
+            out.curve = bound.curve
     return out
 
 
@@ -138,11 +150,13 @@ def _box_point(text: object, mech: Any, name: str) -> tuple[int, ...]:
 def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
            search: int | None, dlt: Any) -> tuple[list[Any], str, int]:
     """The pairs to audit, what they cover (in words) and how many databases that is."""
+    from betweencut.baselines.privtree import volume
     from betweencut.proofs.baselines import privtree_audit as pa
-    from betweencut.proofs.baselines.privtree_search import is_partition
+    from betweencut.proofs.baselines.privtree_depth import copies_worst_pair, symmetry_refusal
+    from betweencut.proofs.baselines.privtree_search import MAX_DP_CELLS, is_partition
 
     partition = is_partition(mech)
-    width = len(pa.domain(mech))
+    width = volume(mech.box)
     if exhaustive is not None:
         n = exhaustive
         if partition and dlt == 0:
@@ -153,16 +167,28 @@ def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive:
             f"every database of at most {n} points (listed)", math.comb(n + width, width)
     if search is not None:
         n = search
-        first = [pa.dp_pair(mech, n)[0]] if partition else []
+        first = [pa.dp_pair(mech, n)[0]] if partition and width <= MAX_DP_CELLS else []
+        deep = None if dlt != 0 or symmetry_refusal(mech) else copies_worst_pair(mech, n)
+        if deep is not None:
+            first.append((pa.as_points(deep.found.db), deep.found.z))
         try:
             listed, support = pa.multiplicity_pairs(mech, n, 2, LIST_CAP), 2
         except ParameterError:
-            listed, support = pa.multiplicity_pairs(mech, n, 1, LIST_CAP), 1
+            try:
+                listed, support = pa.multiplicity_pairs(mech, n, 1, LIST_CAP), 1
+            except ParameterError:
+                if deep is None:
+                    raise
+                listed, support = [], 0
         rest = [p for p in listed if p not in first]
-        what = (f"every database of at most {n} points on at most {support} distinct "
-                f"point{'s' if support > 1 else ''}" +
-                (" (count DP's worst pair first)" if first else ""))
-        return first + rest, what, len(first) + len(rest)
+        parts = [f"every database of at most {n} points on at most {support} distinct "
+                 f"point{'s' if support > 1 else ''}"] if support else []
+        if deep is not None:
+            parts.append(deep.covered())
+        what = "; ".join(parts) + (" (count DP's worst pair first)"
+                                   if partition and width <= MAX_DP_CELLS else "")
+        dbs = 1 + width * n + (math.comb(width, 2) * n * (n - 1) // 2 if support == 2 else 0)
+        return first + rest, what, dbs
     if pairs is None or isinstance(pairs, str | bytes):
         raise ParameterError("pairs", repr(pairs), "an iterable of (database, added point)")
     out = []

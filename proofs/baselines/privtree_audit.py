@@ -1,27 +1,44 @@
-"""PrivTree through `audit_pairs`: exact laws from the reachable decomposition (issue 16).
+"""PrivTree through `audit_pairs`: exact laws from the reachable decomposition (issues 16, 27).
 
 `PrivTreeLawCache` is a `LawCache` (`betweencut.proofs.privacy.audit.mechanism`) for a `PrivTree`
-(or a variant: another membership rule, split rule, or a subclass overriding `query`/`run`) whose
-pair laws come from the decomposition of `privtree_search`, computed by running the *real*
-`run` (principle 2): for a pair `(D, D + z)` only the boxes of `T_z` are answered by the
-enumeration, `T_z` being the boxes from which a box containing `z` (under the mechanism's own
-`member`) can be reached; every other box is answered "stop" without a noisy test. A box
-outside `T_z` has the same count, hence the same split law, under `D` and `D + z`, and whether
-it is visited depends only on decisions in `T_z`, so with `t(o)` the decisions an output `o`
-makes in `T_z`,
+(or a variant: another membership rule, split rule, or a subclass overriding `query` or
+`score`) whose pair laws come from running the *real* `PrivTree.run` (principle 2) with only
+the boxes of `T_z` answered by the enumeration, every other box answered "stop" without a
+noisy test (`PrunedTest`). The cost grows with `z`'s path, not with the domain.
+
+`T_z` (`keep_set`) is `reachable(mech, z)`: the boxes reached from the root through boxes
+whose `member` rule accepts `z`. Proof that it suffices. (1) In `PrivTree.run` a child's points
+are its parent's points that `member(p, child)` accepts, so by induction a box holds the points
+of `D` accepted by every box on its path, and `D + z` holds one more exactly in the boxes of
+`T_z`, whatever the membership rule (even one that accepts `z` in a box below a box that
+rejects it: the run has already dropped `z` there). (2) `T_z` is closed under parents, so a box
+outside it has its whole subtree outside it: every test there is the same query (`query` is a
+function of the count, depth and box) under `D` and `D + z`. (3) With `t(o)` the decisions an
+output `o` makes in `T_z` (which boxes of `T_z` split; which are visited is fixed by their
+ancestors' decisions), the boxes visited outside `T_z` are fixed by `t(o)`, and
 
     P_D(o) = P_D(t(o))·R(o | t(o)),    P_{D+z}(o) = P_{D+z}(t(o))·R(o | t(o)),
 
-with the same `R`; the likelihood ratio depends on `t(o)` only, hence the hockey stick
-`δ(ε) = Σ_o (P(o) − e^ε·Q(o))_+ = Σ_t (P(t) − e^ε·Q(t))_+` is the same on the reduced outputs
-(the released partition cut back to `T_z`), and so are `P(S)` and `Q(S)` of the violating event
-(the full event is the preimage of the reduced one). An output of the reduced law is the set of
-leaves of the partition cut back to `T_z`: read it as the event "the partition agrees with this
-on `T_z`". Tested for exact equality with direct enumeration of the real code (principle 8),
-including variants overriding the membership rule and the query; as a run-time guard the first
-boxes left out of `T_z` must ask the same queries under `D` and `D + z`
-(`DecompositionMismatch` otherwise). `curve()` on a verdict re-enumerates the whole real
-mechanism (`fresh()`).
+with the same `R` (the product over the visited boxes outside `T_z` of their decisions' laws).
+The likelihood ratio depends on `t(o)` only, hence the hockey stick
+`δ(ε) = Σ_o (P(o) − e^ε·Q(o))_+ = Σ_t (P(t) − e^ε·Q(t))_+` for every `ε` (so the whole privacy
+curve and `ε` at any `δ`), and `P(S)`, `Q(S)` of the violating event (the full event is the
+preimage of the reduced one), are those of the reduced outputs: the released partition cut back
+to `T_z`, read as the event "the partition agrees with this on `T_z`".
+
+Preconditions (`reduction_refusal`): `min_bins = 1` (refused otherwise) and the run is
+`PrivTree.run` itself: a subclass replacing `run` or `force_min_bins` counts in its own way,
+and the cache *falls back* to direct enumeration of its real run for it (`direct`). As a
+run-time guard the boxes left out of `T_z` must ask the same queries under `D` and `D + z`
+(`DecompositionMismatch` otherwise: a seam with hidden state). Tested for exact equality with
+direct enumeration of the real code (principle 8), including variants overriding the
+membership rule, `score` and `run`.
+
+Budget: the number of answer sequences of every enumeration here is counted exactly before it
+starts (`answer_sequences`: one per decision pattern on the public split tree, cut back to
+`T_z` for the reduced laws) and refused past the cache's `limit` (`EnumerationBudgetExceeded`,
+exit 2 at the CLI, with the count). `fresh()` is a direct cache (`DirectPrivTreeCache`) that
+counts too.
 
 Databases are multisets of points given as sorted tuples (a point repeated `k` times is `k`
 copies, `as_points`/`multiplicities` convert from and to `{point: copies}`), so that
@@ -29,48 +46,59 @@ copies, `as_points`/`multiplicities` convert from and to `{point: copies}`), so 
 The pair lists: `exhaustive_pairs` (every database of at most `N` points, deduplicated by the
 counts on `T_z`, which fix the pair's law), `multiplicity_pairs` (at most `support` distinct
 points with any copies) and `dp_pair` (the count DP's worst pair, exact over every database of
-at most `N` points for a partition rule: decisive for a pure claim `δ = 0`).
+at most `N` points for a partition rule: decisive for a pure claim `δ = 0`). `epsilon_bound` is
+the largest `ε` at `δ` over every pair of a list, with the pair and its exact curve.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
-from betweencut.baselines.privtree import Box, Point, PrivTree
-from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.baselines.privtree import Box, Point, PrivTree, volume
+from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.proofs.baselines.privtree_search import WorstPair, is_partition, worst_pair
+from betweencut.proofs.baselines.privtree_count import (
+    DecompositionMismatch,
+    DirectPrivTreeCache,
+    answer_sequences,
+    counted_enumeration,
+    privtree_run,
+)
+from betweencut.proofs.baselines.privtree_search import (
+    Ratio,
+    WorstPair,
+    is_partition,
+    pair_loss,
+    reachable,
+    reduction_refusal,
+    worst_pair,
+)
+from betweencut.proofs.exact.arith import ExpRational, sign
 from betweencut.proofs.laws.factors import law_key
+from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, curve_of_laws
 from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_hashable, with_record
-from betweencut.proofs.privacy.enumeration.transcripts import DEFAULT_LIMIT, enumerate_mechanism
+from betweencut.proofs.privacy.enumeration.transcripts import (
+    DEFAULT_LIMIT,
+    EnumerationBudgetExceeded,
+)
 from betweencut.tree import Node
 
 __all__ = [
-    "MAX_BOXES", "DecompositionMismatch", "PrivTreeLawCache", "PrunedTest", "as_points",
-    "box_tree", "domain", "dp_pair", "exhaustive_pairs", "keep_set", "multiplicities",
-    "multiplicity_pairs", "pair_count", "privtree_run", "profile",
+    "CURVE_SEQUENCES", "MAX_CELLS", "DecompositionMismatch", "DirectPrivTreeCache",
+    "PairEpsilon", "PrivTreeLawCache", "PrunedTest", "answer_sequences", "as_points", "domain",
+    "dp_pair", "epsilon_bound",
+    "exhaustive_pairs", "keep_set", "multiplicities", "multiplicity_pairs", "pair_count",
+    "path_counts", "privtree_run", "profile",
 ]
 
-MAX_BOXES = 1 << 14  # the public box tree is walked once per mechanism (public information)
+MAX_CELLS = 1 << 16  # pair lists name every cell of the public box
 Pair = tuple[Database, Node]
-
-
-class DecompositionMismatch(BetweenCutError):
-    """A box outside `T_z` asked different queries under `D` and `D + z`: the mechanism does not
-    count with its own `member` rule, and the decomposition does not apply to it."""
-
-
-def privtree_run(mech: PrivTree) -> Callable[[Database, NoisyTest], object]:
-    """The real `mech.run` as an audited mechanism `(database, test) -> leaves`."""
-
-    def run(db: Database, test: NoisyTest) -> object:
-        return mech.run(list(db), test)
-
-    return run
 
 
 def as_points(counts: Mapping[Point, int]) -> Database:
@@ -92,45 +120,23 @@ def multiplicities(db: Sequence[Point]) -> dict[Point, int]:
 
 
 @lru_cache(maxsize=64)
-def box_tree(mech: PrivTree) -> dict[Box, tuple[Box, ...]]:
-    """The public split tree: every box with its children (at most `MAX_BOXES` boxes)."""
-    out: dict[Box, tuple[Box, ...]] = {}
-    stack = [mech.box]
-    while stack:
-        box = stack.pop()
-        if box in out:
-            continue
-        if len(out) >= MAX_BOXES:
-            raise ParameterError("box", mech.box, f"a split tree of at most {MAX_BOXES} boxes")
-        out[box] = mech.split.children(box)
-        stack.extend(out[box])
-    return out
-
-
-@lru_cache(maxsize=64)
 def domain(mech: PrivTree) -> tuple[Point, ...]:
-    """Every integer cell of the public box (the points a database may hold)."""
+    """Every integer cell of the public box (the points a database may hold), at most
+    `MAX_CELLS` of them (a larger box is searched by symmetry: `privtree_depth`)."""
+    if volume(mech.box) > MAX_CELLS:
+        raise ParameterError("box", mech.box, f"at most {MAX_CELLS} cells to list one by one "
+                             "(a larger box: privtree_depth's symmetric search)")
     return tuple(tuple(p) for p in itertools.product(*(range(lo, hi) for lo, hi in mech.box)))
 
 
 @lru_cache(maxsize=4096)
 def keep_set(mech: PrivTree, z: Point) -> frozenset[Box]:
-    """`T_z`: the boxes of the split tree from which a box containing `z` can be reached (itself
-    included). Closed under parents; only these are answered by the enumeration."""
+    """`T_z`: the boxes reached from the root through boxes whose `member` rule accepts `z`
+    (`reachable`): exactly the boxes whose count `z` changes in `PrivTree.run` (module doc).
+    Closed under parents; only these are answered by the enumeration."""
     if not mech.member(z, mech.box):
         raise ParameterError("z", z, f"a point inside the public box {mech.box}")
-    tree = box_tree(mech)
-    keep: set[Box] = set()
-
-    def visit(box: Box) -> bool:
-        below = [visit(c) for c in tree[box]]  # every child: no short cut
-        hit = mech.member(z, box) or any(below)
-        if hit:
-            keep.add(box)
-        return hit
-
-    visit(mech.box)
-    return frozenset(keep)
+    return frozenset(box for box, _ in reachable(mech, z))
 
 
 class PrunedTest:
@@ -148,17 +154,29 @@ class PrunedTest:
         return Outcome.L
 
 
+def path_counts(mech: PrivTree, db: Database, z: Point) -> dict[Box, int]:
+    """The count of `D` in every box of `T_z` as `PrivTree.run` counts it (a child keeps its
+    parent's points that its rule accepts)."""
+    tree = reachable(mech, z)
+    out: dict[Box, int] = {}
+    stack: list[tuple[tuple[Box, int], list[Point]]] = [((mech.box, 0), [tuple(p) for p in db])]
+    while stack:
+        (box, depth), inside = stack.pop()
+        out[box] = len(inside)
+        for child in tree[box, depth]:
+            stack.append((child, [p for p in inside if mech.member(p, child[0])]))
+    return out
+
+
 def profile(mech: PrivTree, db: Database, z: Point) -> tuple[tuple[Box, int], ...]:
-    """The counts of `D` on the boxes of `T_z`: they fix the law of the pair `(D, D + z)`."""
-    keep = keep_set(mech, z)
-    counts = multiplicities(db)
-    return tuple(sorted((b, sum(k for p, k in counts.items() if mech.member(p, b)))
-                        for b in keep))
+    """The counts of `D` on the boxes of `T_z`: with `z` they fix the law of `(D, D + z)`."""
+    return tuple(sorted(path_counts(mech, db, z).items()))
 
 
 class PrivTreeLawCache(LawCache):
     """`LawCache` whose pair laws are those of the reduced outputs on `T_z` (module doc), each
-    enumerated from the real `run` once per (database, `T_z`); `law()` and `enumeration()` of
+    enumerated from the real `run` once per (database, `T_z`); a mechanism outside the
+    decomposition's proof (`refusal`) is enumerated directly. `law()` and `enumeration()` of
     the base class still enumerate the whole real mechanism."""
 
     def __init__(self, mech: PrivTree, limit: int = DEFAULT_LIMIT) -> None:
@@ -169,12 +187,13 @@ class PrivTreeLawCache(LawCache):
                                  "1 (post-processing may merge outputs: audit with LawCache)")
         super().__init__(privtree_run(mech), None, limit)
         self.mech = mech
+        self.refusal = reduction_refusal(mech)
         self.reduced_laws: dict[tuple[Database, frozenset[Box]],
                                 tuple[Law, frozenset[tuple[Hashable, object]]]] = {}
 
     def fresh(self) -> LawCache:
-        """A plain cache re-enumerating the whole real mechanism (for curves)."""
-        return LawCache(self.run, self.projections, self.limit)
+        """A direct cache re-enumerating the whole real mechanism (for curves)."""
+        return DirectPrivTreeCache(self.mech, self.limit)
 
     def reduced(self, db: Database, keep: frozenset[Box], on: str
                 ) -> tuple[Law, frozenset[tuple[Hashable, object]]]:
@@ -185,22 +204,102 @@ class PrivTreeLawCache(LawCache):
             project = self.projections[on]
             seen: set[tuple[Hashable, object]] = set()
             run = self.run
-            enum = enumerate_mechanism(lambda test: run(db, PrunedTest(test, keep, seen)),
-                                       self.limit, progress=False)
+            enum = counted_enumeration(
+                self.mech, db, lambda test: run(db, PrunedTest(test, keep, seen)), keep,
+                self.limit, False)
             self.transcripts += enum.transcripts
             law = Law(enum.grouped(lambda o: as_hashable(project(o))))
             found = self.reduced_laws[key] = (law, frozenset(seen))
         return found
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+    def reduced_pair(self, db: Database, z: Node, on: str = "output") -> tuple[Law, Law]:
+        """The reduced laws of `D` and `D + z`, the boxes left out checked alike."""
         keep = keep_set(self.mech, tuple(z))
         p, p_off = self.reduced(db, keep, on)
         q, q_off = self.reduced(with_record(db, z), keep, on)
         if p_off != q_off:
             raise DecompositionMismatch(
                 f"D = {multiplicities(db)}, z = {z}: a box outside T_z asks a different query "
-                "under D and D + z (the run does not count with mech.member)")
-        return Joint(p, q)
+                "under D and D + z (a seam with hidden state)")
+        return p, q
+
+    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+        if self.refusal is not None:
+            return Joint(self.fresh().law(db, on), self.fresh().law(with_record(db, z), on))
+        return Joint(*self.reduced_pair(db, z, on))
+
+    def pair_curve(self, db: Database, z: Node) -> PrivacyCurve:
+        """The pair's exact privacy curve: from the reduced laws (equal to the whole run's, module
+        doc), or by direct enumeration when the decomposition does not apply."""
+        if self.refusal is not None:
+            return self.fresh().curve(db, z, "output")
+        return curve_of_laws(*self.reduced_pair(db, z))
+
+
+CURVE_SEQUENCES = 64  # a pair's curve is drawn when each of its reduced laws has at most this
+
+
+@dataclass
+class PairEpsilon:
+    """The largest `ε` at `δ` over the pairs given (`epsilon`; None: no finite `ε`), the pair
+    attaining it, its exact privacy curve (None when a reduced law of the pair has more than
+    `CURVE_SEQUENCES` answer sequences: not drawn, `epsilon` does not need it) and how many
+    pairs were compared."""
+
+    epsilon: LogOf | None
+    db: Database
+    z: Node
+    curve: PrivacyCurve | None
+    pairs: int
+
+
+def epsilon_bound(cache: PrivTreeLawCache, pairs: Iterable[Pair], delta: Fraction | int
+                  ) -> PairEpsilon | None:
+    """The largest `ε` at `δ` over *every* pair given (None: no pair), with the pair attaining
+    it: a certified lower bound on the mechanism's `ε` at `δ`.
+
+    At `δ = 0` with the decomposition, `ε_at_0` of a pair is its largest loss
+    `ln max_o max(P/Q, Q/P)` (the smallest `ε` with `P(o) <= e^ε·Q(o)` both ways for every
+    output), which `pair_loss` computes exactly without enumerating (tested equal to the curve's
+    `epsilon_at_delta(0)`). Otherwise every pair's curve is computed
+    (`PrivTreeLawCache.pair_curve`). Since `δ_pair(ε) <= δ` iff `ε >= ε_at_δ(pair)`, a claim
+    `(ε, δ)` holds on every pair given iff it holds on the pair returned."""
+    if sign(Fraction(delta)) == 0 and cache.refusal is None:
+        ratio: Ratio | None = None
+        count = 0
+        for db, z in pairs:
+            count += 1
+            loss = pair_loss(cache.mech, multiplicities(db), tuple(z)).worst()[0]
+            if ratio is None or loss.exceeds(ratio):
+                ratio, pair = loss, (db, z)
+        if ratio is None:
+            return None
+        eps = LogOf(ExpRational(ratio.num, ratio.den))
+        return PairEpsilon(eps, *pair, _small_curve(cache, *pair), count)
+    found: PairEpsilon | None = None
+    count = 0
+    for db, z in pairs:
+        count += 1
+        curve = cache.pair_curve(db, z)
+        at = curve.epsilon_at_delta(delta)
+        if found is None or at is None or (
+                found.epsilon is not None and at.compare(found.epsilon) > 0):
+            found = PairEpsilon(at, db, z, curve, 0)
+        if at is None:
+            break  # nothing is larger than +inf
+    if found is not None:
+        found.pairs = count
+    return found
+
+
+def _small_curve(cache: PrivTreeLawCache, db: Database, z: Node) -> PrivacyCurve | None:
+    keep = keep_set(cache.mech, tuple(z))
+    try:
+        for d in (db, with_record(db, z)):
+            answer_sequences(cache.mech, d, keep, CURVE_SEQUENCES)
+    except EnumerationBudgetExceeded:
+        return None
+    return cache.pair_curve(db, z)
 
 
 def pair_count(mech: PrivTree, size: int) -> int:

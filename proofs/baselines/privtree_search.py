@@ -35,11 +35,20 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from betweencut.baselines.privtree import Box, Point, PrivTree
+from betweencut.baselines.privtree import (
+    MIDPOINT_SPLIT,
+    Box,
+    Point,
+    PrivTree,
+    cell_member,
+    volume,
+)
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.noisy_test import Outcome
-from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
+from betweencut.proofs.baselines.privtree_ratio import ONE as LOG_ONE
+from betweencut.proofs.baselines.privtree_ratio import Ratio
+from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.bt_laws import exact_law
 from betweencut.proofs.registry import claim, register_audit
@@ -47,35 +56,15 @@ from betweencut.proofs.verdict import Direction
 
 __all__ = [
     "PairLoss", "Ratio", "check_privtree_worst_pair", "closed_member", "is_partition",
-    "pair_loss", "privtree_rules", "reachable", "search_multiplicities", "worst_pair",
+    "known_rule", "pair_loss", "privtree_rules", "reachable", "reduction_refusal",
+    "search_multiplicities", "worst_pair",
 ]
 
 CLAIM = "PrivTree epsilon-DP (worst pair, many points)"
 Counts = Mapping[Point, int]
 
 
-@dataclass(frozen=True)
-class Ratio:
-    """`num/den` with exact positive `ExpPoly` parts (a probability ratio)."""
-
-    num: ExpPoly
-    den: ExpPoly
-
-    def __mul__(self, other: Ratio) -> Ratio:
-        return Ratio(self.num * other.num, self.den * other.den)
-
-    def exceeds(self, other: Ratio) -> bool:
-        """`self > other`, exactly (denominators are positive)."""
-        return sign(self.num * other.den - other.num * self.den) > 0
-
-    def loss_bounds(self, prec: int = 64) -> tuple[float, float]:
-        """Display only: bounds of `ln(num/den)` from certified enclosures."""
-        n_lo, n_hi = enclose(self.num, prec)
-        d_lo, d_hi = enclose(self.den, prec)
-        return math.log(n_lo / d_hi), math.log(n_hi / d_lo)
-
-
-ONE = Ratio(ExpPoly.const(1), ExpPoly.const(1))
+ONE = Ratio.of_log(LOG_ONE)
 
 
 def reachable(mech: PrivTree, z: Point) -> dict[tuple[Box, int], tuple[tuple[Box, int], ...]]:
@@ -146,18 +135,66 @@ def pair_loss(mech: PrivTree, db: Counts, z: Point) -> PairLoss:
     return PairLoss(fwd, bwd, fwd_event, bwd_event)
 
 
-def _check(mech: PrivTree) -> None:
+RUN_STEPS = ("run", "force_min_bins")  # the steps whose code the decomposition is proved for
+PARTITION_CHECK_CAP = 1 << 22  # boxes × cells that `is_partition` checks one by one
+MAX_DP_CELLS = 1 << 12  # `worst_pair` runs one count DP per cell
+
+
+def reduction_refusal(mech: PrivTree) -> str | None:
+    """Why the reachable decomposition does not apply to `mech`, or None when it does.
+
+    The decomposition reads `PrivTree.run` itself: a child's points are its parent's points
+    that its `member` rule accepts, so adding `z` changes the count of exactly the boxes of
+    `reachable(mech, z)`, whatever `member`, `split`, `query` or `score` are (each a function
+    of its arguments). A subclass that replaces `run` (or the post-processing
+    `force_min_bins`), or a `min_bins` above 1, is outside that proof."""
     if mech.min_bins != 1:
-        raise ParameterError("min_bins", mech.min_bins,
-                             "1 (post-processing merges outputs: use direct enumeration)")
+        return f"min_bins = {mech.min_bins} (post-processing may merge outputs)"
+    steps = [n for n in RUN_STEPS if getattr(type(mech), n, None) is not getattr(PrivTree, n)]
+    if steps:
+        return (f"{type(mech).__name__} replaces {', '.join(steps)}: its counts are not "
+                "PrivTree.run's")
+    return None
+
+
+def _check(mech: PrivTree) -> None:
+    why = reduction_refusal(mech)
+    if why is not None:
+        raise ParameterError("mech", type(mech).__name__,
+                             f"PrivTree.run with min_bins = 1 (here {why}): use direct "
+                             "enumeration of the real run")
 
 
 def domain(mech: PrivTree) -> list[Point]:
     return [tuple(p) for p in itertools.product(*(range(lo, hi) for lo, hi in mech.box))]
 
 
+def known_rule(mech: PrivTree) -> str | None:
+    """"half-open" or "closed" when `mech` splits at midpoints (`MIDPOINT_SPLIT`) with the
+    package's own cells (`cell_member`, `closed_member`), else None: the rules whose geometry
+    the symmetric searches (`betweencut.proofs.baselines.privtree_depth`) know."""
+    if mech.split is not MIDPOINT_SPLIT:
+        return None
+    if mech.member is cell_member:
+        return "half-open"
+    if mech.member is closed_member:
+        return "closed"
+    return None
+
+
 def is_partition(mech: PrivTree) -> bool:
-    """Every splittable box's children split its cells exactly (each cell in one child)."""
+    """Every splittable box's children split its cells exactly (each cell in one child).
+
+    Checked cell by cell on every box; past `PARTITION_CHECK_CAP` box-cell checks only for a
+    `known_rule`: the half-open midpoint children `[lo, mid)`, `[mid, hi)` partition `[lo, hi)`
+    on the split axis (the other axes unchanged), the closed ones share `mid` once the root
+    can split; any other rule is refused (`ParameterError`)."""
+    if volume(mech.box) * 2 * volume(mech.box) > PARTITION_CHECK_CAP:
+        rule = known_rule(mech)
+        if rule is None:
+            raise ParameterError("box", mech.box, "a domain small enough to check the "
+                                 f"membership rule cell by cell ({PARTITION_CHECK_CAP} checks)")
+        return rule == "half-open" or not mech.split.children(mech.box)
     cells = domain(mech)
     stack = [mech.box]
     while stack:
@@ -199,6 +236,9 @@ def worst_pair(mech: PrivTree, max_size: int) -> WorstPair:
     if not is_partition(mech):
         raise ParameterError("member", mech.member, "a rule that partitions every box "
                              "(else use search_multiplicities)")
+    if volume(mech.box) > MAX_DP_CELLS:
+        raise ParameterError("box", mech.box, f"at most {MAX_DP_CELLS} cells (one count DP "
+                             "per added point z)")
     found: WorstPair | None = None
     for z in domain(mech):
         path = _path(mech, z)
@@ -209,7 +249,7 @@ def worst_pair(mech: PrivTree, max_size: int) -> WorstPair:
                                   Direction.of(forward), event, 0)
     if found is None:  # pragma: no cover - the domain is never empty
         raise ParameterError("box", mech.box, "a non-empty domain")
-    width = len(domain(mech))  # databases of at most N points over W cells: C(N + W, W)
+    width = volume(mech.box)  # databases of at most N points over W cells: C(N + W, W)
     found.pairs = width * math.comb(max_size + width, width)
     return found
 

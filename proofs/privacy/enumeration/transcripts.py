@@ -145,9 +145,11 @@ class EnumerationBudgetExceeded(ParameterError):
     sequences done, the estimate of the whole, the time spent."""
 
     def __init__(self, budget: str, value: int, done: int, estimate: int | None,
-                 elapsed: float, why: str) -> None:
+                 elapsed: float, why: str, counted: bool = False) -> None:
         self.done, self.estimate, self.elapsed = done, estimate, elapsed
-        about = f", about {estimate:.3g} estimated in all" if estimate is not None else ""
+        about = "" if estimate is None else (
+            f", exactly {estimate} in all (counted)" if counted else
+            f", about {estimate:.3g} in all (a random-walk estimate, not a bound)")
         super().__init__(
             budget, value, f"an enumeration within {budget} = {value}",
             f"{why}; stopped after {done} answer sequences{about}, {elapsed:.1f} s: use a "
@@ -214,13 +216,17 @@ def _mismatch(prefix: Sequence[Outcome], seen: Sequence[BTQuery],
 
 def _runs(
     run: Callable[[NoisyTest], T], limit: int, max_queries: int = DEFAULT_MAX_QUERIES,
-    progress: bool = True,
+    progress: bool = True, count: int | None = None,
 ) -> Iterator[tuple[T, Bag, tuple[tuple[object, Outcome], ...]]]:
     stack: list[tuple[tuple[Outcome, ...], tuple[BTQuery, ...]]] = [((), ())]
     done = 0
     started = time.monotonic()
     tracker = current()
-    estimate: int | None = None
+    estimate: int | None = count  # exact when the caller counted the answer sequences
+    if count is not None and count > limit:
+        raise EnumerationBudgetExceeded("limit", limit, 0, count, 0.0,
+                                        "the number of answer sequences exceeds the budget",
+                                        counted=True)
     try:
         while stack:
             prefix, before = stack.pop()
@@ -238,16 +244,21 @@ def _runs(
                     f"more than {limit} answer sequences")
             if done == WARMUP and stack:
                 probing = time.monotonic()
-                estimate = estimate_sequences(run, max_queries=max_queries)
-                if estimate > limit:
-                    raise EnumerationBudgetExceeded(
-                        "limit", limit, done, estimate, time.monotonic() - started,
-                        "the estimated number of answer sequences exceeds the budget")
+                if count is None:
+                    estimate = estimate_sequences(run, max_queries=max_queries)
+                    if estimate > limit:
+                        raise EnumerationBudgetExceeded(
+                            "limit", limit, done, estimate, time.monotonic() - started,
+                            "the estimated number of answer sequences exceeds the budget")
                 rate = (probing - started) / done
-                tracker.afford(rate * (estimate - done),
-                               f"the enumeration of about {estimate} answer sequences")
+                about = "" if count is not None else "about "
+                if estimate is not None:
+                    tracker.afford(rate * (estimate - done),
+                                   f"the enumeration of {about}{estimate} answer sequences")
             if done % WARMUP == 0:
-                if progress:
+                if progress and count is not None:  # exact: counted by the caller
+                    tracker.stage(f"{done} answer sequences of {count}", "answer sequences")
+                elif progress:
                     tracker.tick(done, estimate, "answer sequences")
                 else:
                     tracker.check()
@@ -259,7 +270,7 @@ def _runs(
 
 def enumerate_mechanism(
     run: Callable[[NoisyTest], T], limit: int = DEFAULT_LIMIT,
-    max_queries: int = DEFAULT_MAX_QUERIES, progress: bool = True,
+    max_queries: int = DEFAULT_MAX_QUERIES, progress: bool = True, count: int | None = None,
 ) -> Enumeration[T]:
     """Every answer sequence of `run(test)` with its exact probability (as a factor bag).
 
@@ -268,12 +279,15 @@ def enumerate_mechanism(
     Checks (the promises every verdict built on the result relies on): every replay of a prefix
     meets the same noisy tests as the run that created it (the mechanism is a function of its
     answers), and the probabilities of all answer sequences sum to exactly 1.
-    Cost: after the first `WARMUP` answer sequences, if the enumeration is not finished, the
-    whole is estimated (`estimate_sequences`); past `limit` it stops at once, and so it does
-    when the estimate, at the rate of the first sequences, would pass the time budget of the
-    computation it runs in (`betweencut.progress.current()`, `BudgetExceeded`), which it checks
-    every `WARMUP` sequences; the count of sequences (a function of the public inputs) goes to
-    that tracker's progress (if `progress`).
+    Cost: `count`, when the caller knows the exact number of answer sequences (a PrivTree
+    counts them on its public split tree), is checked against the budget before any run;
+    otherwise, after the first `WARMUP` answer sequences, if the enumeration is not finished,
+    the whole is estimated (`estimate_sequences`: Knuth's random walks are unbiased, not a
+    bound); past `limit` it stops at once, and so it does when the count or estimate, at the
+    rate of the first sequences, would pass the time budget of the computation it runs in
+    (`betweencut.progress.current()`, `BudgetExceeded`), which it checks every `WARMUP`
+    sequences; the count of sequences (a function of the public inputs) goes to that tracker's
+    progress (if `progress`).
     Returns: an `Enumeration` whose bag values sum to exactly 1.
     Raises: `MechanismNotReplayable` if the mechanism breaks either promise;
     `EnumerationBudgetExceeded` (a `ParameterError`) past `limit` answer sequences (or an
@@ -284,7 +298,7 @@ def enumerate_mechanism(
     if max_queries < 1:
         raise ParameterError("max_queries", max_queries, "a positive integer")
     out: Enumeration[T] = Enumeration()
-    for output, bag, steps in _runs(run, limit, max_queries, progress):
+    for output, bag, steps in _runs(run, limit, max_queries, progress, count):
         out.leaves.append((output, bag))
         out.steps.append(steps)
     total = out.total()
