@@ -26,7 +26,7 @@ pair, which is the one audited for the verdict.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from betweencut.api.load import UserMechanism, one_line
@@ -102,7 +102,22 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
     shown = progress(chosen, len(chosen)) if progress else chosen
     # the largest epsilon at delta over every pair covered; the claim holds on all of them iff
     # it holds on the pair attaining it (privtree_audit.epsilon_bound), which is audited
-    bound = epsilon_bound(cache, shown, dlt)
+    at: list[tuple[Any, Any]] = []
+
+    def naming(pairs: Iterable[Any]) -> Iterator[Any]:  # the pair a user's seam fails on
+        for pair in pairs:
+            at[:] = [pair]
+            yield pair
+
+    try:
+        bound = epsilon_bound(cache, naming(shown), dlt)
+    except BaseException as exc:
+        if at and not isinstance(exc, (BetweenCutError, KeyboardInterrupt)):
+            from betweencut.notation import database_text, record_text
+
+            exc.add_note(f"auditing the pair D = {database_text(at[0][0])}, "
+                         f"z = {record_text(at[0][1])}")
+        raise
     decisive = chosen if bound is None else [(bound.db, bound.z)]
     found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
                         keep=True)
