@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import product
 
 from betweencut.errors import ParameterError, RecordError, public_height
 from betweencut.interop import exact_integer
@@ -81,25 +82,44 @@ class PublicTree:
         return len(node)
 
     def level(self, d: int) -> Iterator[Node]:
-        """The nodes of depth `d` in public order."""
+        """The nodes of depth `d` in public order (depth first, with a stack of `d` iterators:
+        nothing recursive runs on the height, which may be 4096)."""
         if d == 0:
             yield ()
             return
-        for u in self.level(d - 1):
-            yield from self.children(u)
+        if isinstance(self._child_names, _Uniform) and not self.end_of_record:
+            if d < self.height:  # a closed form: every path of d indices, in public order
+                yield from product(range(len(self._child_names.names)), repeat=d)
+            return
+        stack = [iter(self.children(()))]
+        while stack:
+            u = next(stack[-1], None)
+            if u is None:
+                stack.pop()
+            elif len(u) == d:
+                yield u
+            else:
+                stack.append(iter(self.children(u)))
 
     def nodes(self) -> Iterator[Node]:
         for d in range(self.height):
             yield from self.level(d)
 
     def size(self, limit: int | None = None) -> int:
-        """N = |V|; stops counting (and returns a number > limit) once `limit` is passed."""
+        """N = |V|; stops counting (and returns a number > limit) once `limit` is passed. One
+        depth-first walk (not a walk from the root for each level: h^2 / 2 steps on a path)."""
         total = 0
-        for d in range(self.height):
-            for _ in self.level(d):
-                total += 1
-                if limit is not None and total > limit:
-                    return total
+        stack = [iter(((),))]
+        while stack:
+            u = next(stack[-1], None)
+            if u is None:
+                stack.pop()
+                continue
+            total += 1
+            if limit is not None and total > limit:
+                return total
+            if len(u) + 1 < self.height:
+                stack.append(iter(self.children(u)))
         return total
 
     def node_count(self) -> int:
@@ -161,6 +181,10 @@ class PublicTree:
 
     # -- names -----------------------------------------------------------------------------
     def path_names(self, node: Node) -> tuple[str, ...]:
+        if isinstance(self._child_names, _Uniform) and not self.end_of_record \
+                and len(node) < self.height:  # the same names at every depth: O(d), not O(d^2)
+            uniform = self._child_names.names
+            return tuple(uniform[child] for child in node)
         names: list[str] = []
         for i, child in enumerate(node):
             names.append(self.names_of_children(node[:i])[child])

@@ -4,6 +4,7 @@ cost with a budget that fires."""
 
 from __future__ import annotations
 
+import io
 from fractions import Fraction
 
 import numpy as np
@@ -13,6 +14,7 @@ from betweencut.betweencut import BetweenCut, path_counts
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
+from betweencut.progress import BudgetExceeded, Tracker, tracking
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
 from betweencut.proofs.privacy.claims.setup import betweencut_cache
@@ -131,17 +133,29 @@ def test_enumeration_budget_fires_on_a_mechanism_that_never_halts() -> None:
         enumerate_mechanism(run, max_queries=50)
 
 
-def test_enumeration_shows_progress_only_when_long(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_enumeration_reports_its_public_count_to_the_tracker(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Outside a tracked computation nothing is shown; under a tracker asked to show, the
+    answer sequences done and the estimate (public: a function of the mechanism and the public
+    database), no time; `progress=False` reports nothing."""
     enumerate_mechanism(_tests(6))
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(enum_module, "QUIET_SECONDS", 0.0)
-    out = enumerate_mechanism(_tests(6))
+    stream = io.StringIO()
+    with tracking(Tracker("audit", show=True, stream=stream)) as tracker:
+        tracker.last = -10.0
+        out = enumerate_mechanism(_tests(6))
     assert out.transcripts == 3**6
-    err = capsys.readouterr().err
-    assert "enumerating about 729 answer sequences" in err
-    enumerate_mechanism(_tests(6), progress=False)
-    assert capsys.readouterr().err == ""
+    assert "audit: 256 answer sequences of about 729" in stream.getvalue()
+    assert " s)" not in stream.getvalue()
+    quiet = io.StringIO()
+    with tracking(Tracker("audit", show=True, stream=quiet)):
+        enumerate_mechanism(_tests(6), progress=False)
+    assert quiet.getvalue() == ""
+
+
+def test_enumeration_keeps_the_time_budget() -> None:
+    with tracking(Tracker(budget=1e-9)), pytest.raises(BudgetExceeded, match="answer sequences"):
+        enumerate_mechanism(_tests(7))
 
 
 def test_impossible_answer_sequences_weigh_zero() -> None:

@@ -121,7 +121,6 @@ def test_progress_messages_are_on_stderr_and_public(
     """Issue 25: every message is shown (no timing decides which), the elapsed time only when
     asked for (`--diagnostics`: it depends on the data)."""
     status = StatusLine("classify", force=True)
-    status.start -= 5  # as if the run had been going for 5 s
     status("level 3 of 15 (depth 7)")
     status("level 4 of 15 (depth 11)")
     err = capsys.readouterr().err

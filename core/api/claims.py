@@ -5,6 +5,7 @@ answered as a `ClaimsVerdict` (`holds`, `worst`, `refutation`, `rows`, `as_json(
 from __future__ import annotations
 
 import json
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED
 from betweencut.schemas import header
 
 HOLDS, REFUTED, UNDECIDED = "holds", "REFUTED", "undecided"
+TEXT_COLUMNS = 100  # the text report wraps to this width (a refuted claim's detail aside)
 NOT_CHECKED = "not checked"  # needs an optional extra that is not installed
 EXIT_MISSING_EXTRA = 2
 
@@ -130,17 +132,19 @@ class ClaimsVerdict:
     def to_json(self) -> str:
         return json.dumps(self.as_json())
 
-    def text(self) -> str:
-        width = max((len(r.claim) for r in self.rows), default=5)
-        gwidth = max((len(r.group) for r in self.rows), default=5)
-        vwidth = max([9, *(len(r.verdict) + 1 for r in self.rows)])
-        out = [f"{'group':<{gwidth}} {'claim':<{width}}  {'verdict':<{vwidth}} method"]
+    def text(self, columns: int = TEXT_COLUMNS) -> str:
+        """One block per claim: verdict and claim, then its groups, method and what was
+        checked, wrapped to `columns` (a refuted or undecided claim's detail on one line)."""
+        out: list[str] = []
+        indent = " " * 12
         for r in self.rows:
-            out.append(f"{r.group:<{gwidth}} {r.claim:<{width}}  {r.verdict:<{vwidth}} "
-                       f"{r.method}")
-            out.append(f"{'':<{gwidth}} {'':<{width}}  {'':<{vwidth}} checked: {r.checked}")
+            out.append(f"{r.verdict:<11} {r.claim}")
+            for label, text in (("group", r.group), ("method", r.method),
+                                ("checked", r.checked)):
+                out += textwrap.wrap(f"{label}: {text}", columns, initial_indent=indent,
+                                     subsequent_indent=indent + "  ", break_on_hyphens=False)
             if not r.holds:
-                out.append(f"    {r.detail}")
+                out.append(f"{indent}{r.detail}")
         held = sum(r.holds for r in self.rows)
         last = f"{held} of {len(self.rows)} claims hold"
         if self.not_checked:

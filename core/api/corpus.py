@@ -8,8 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from betweencut.api.load import FUNCTION, resolve
-from betweencut.errors import MechanismError, ParameterError
+from betweencut.api.load import FUNCTION, guarded, resolve
+from betweencut.errors import ParameterError
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, Verdict
 from betweencut.schemas import header
 
@@ -116,27 +117,18 @@ def audit_corpus(
     user = resolve(mechanism)
     if user.kind != FUNCTION:
         raise ParameterError("mechanism", user.name, "a function run(q, test) -> output")
-    row = user_row(user.name, _guarded(user.name, user.target), 2 if queries is None else
-                   queries, as_rational(epsilon, "epsilon"))
-    result = audit_row(row, size, neighbours=relation, method=method, progress=progress)
+    row = user_row(user.name, guarded(user.name, user.target, _answers),
+                   2 if queries is None else queries, as_rational(epsilon, "epsilon"))
+    try:
+        result = audit_row(row, size, neighbours=relation, method=method, progress=progress)
+    except MechanismNotReplayable as exc:
+        raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
+            from None
     return CorpusVerdict([result.as_verdict()], size, relation.text())
 
 
-def _guarded(name: str, run: Any) -> Any:
-    from betweencut.answers import DataDependent
-    from betweencut.api.load import one_line
-    from betweencut.noisy_queries import UnansweredNoisyQuery
-
-    def call(q: Any, test: Any) -> Any:
-        try:
-            return run(q, test)
-        except (UnansweredNoisyQuery, DataDependent):
-            raise
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:
-            raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on the query "
-                                 f"answers {tuple(str(x) for x in q)}") from None
-
-    return call
-
+def _answers(q: Any) -> str:
+    try:
+        return f"the query answers {tuple(str(x) for x in q)}"
+    except Exception:  # never from the audit, which hands tuples of Fractions
+        return f"the query answers {q!r}"

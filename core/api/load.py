@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import io
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,8 +48,15 @@ class UserMechanism:
 
 
 def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    """An exception as `Type: first line of its message`, with its notes (`add_note`: the
+    audit adds the pair it was auditing) after it."""
+    try:
+        text = str(exc).strip().splitlines()
+    except Exception:  # a user's exception whose __str__ fails
+        text = []
+    out = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
+    return "; ".join([out, *notes])
 
 
 def _import(spec: str, flag: str) -> Any:
@@ -57,7 +66,8 @@ def _import(spec: str, flag: str) -> Any:
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
+        with in_user_code():
+            module = importlib.import_module(module_name)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # ImportError, or the module's own code failing or exiting
@@ -87,7 +97,8 @@ def resolve(mechanism: object, flag: str = "mechanism") -> UserMechanism:
         raise MechanismError(f"{flag} {name}: a {type(target).__name__}, not callable")
     if _takes_nothing(target):
         try:
-            built = target()
+            with in_user_code():
+                built = target()
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
@@ -126,7 +137,8 @@ def is_builder(target: Callable[..., Any]) -> bool:
 def build(user: UserMechanism, tree: Any, params: Any) -> Any:
     """A builder's product, built once from the public tree and parameters."""
     try:
-        built = user.target(tree, params)
+        with in_user_code():
+            built = user.target(tree, params)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
@@ -137,30 +149,78 @@ def build(user: UserMechanism, tree: Any, params: Any) -> Any:
     return built
 
 
-def guarded(name: str, run: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+def guarded(name: str, run: Callable[[Any, Any], Any],
+            where: Callable[[Any], str] | None = None,
+            replay: bool = True) -> Callable[[Any, Any], Any]:
     """`run`, with anything it raises (the enumeration's own signals aside) turned into one
-    `MechanismError` naming the mechanism and the database it ran on."""
+    `MechanismError` naming the mechanism and its input (`where(input)`, default the database
+    as `{0/0, 0/1}`), and, with `replay`, every run replayed on its own answers
+    (`betweencut.api.replay`: `MechanismNotReplayable` when the output is not a function of
+    them). The user's code runs `in_user_code()`."""
+    from betweencut.answers import DataDependent
+    from betweencut.api.replay import replayed
     from betweencut.noisy_queries import UnansweredNoisyQuery
     from betweencut.noisy_test import UnansweredQuery
-    from betweencut.proofs.privacy.enumeration.transcripts import ForeignQuery
+    from betweencut.progress import BudgetExceeded
+    from betweencut.proofs.privacy.enumeration.transcripts import (
+        EnumerationBudgetExceeded,
+        ForeignQuery,
+        MechanismNotReplayable,
+    )
 
-    signals = (UnansweredQuery, UnansweredNoisyQuery, ForeignQuery)
+    signals = (UnansweredQuery, UnansweredNoisyQuery, ForeignQuery, EnumerationBudgetExceeded,
+               MechanismNotReplayable, BudgetExceeded, DataDependent)
+    describe = where or _database
 
     def call(db: Any, test: Any) -> Any:
         try:
-            return run(db, test)
+            with in_user_code():
+                if replay:
+                    return replayed(run, db, test, describe(db))
+                return run(db, test)
         except signals:
             raise
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            from betweencut.notation import database_text
-
-            try:
-                shown = database_text(db)
-            except Exception:  # a database outside the notation (never from the audit)
-                shown = repr(db)
-            raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on D = "
-                                 f"{shown}") from None
+            raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on "
+                                 f"{describe(db)}") from None
 
     return call
+
+
+def _database(db: Any) -> str:
+    from betweencut.notation import database_text
+
+    try:
+        return f"D = {database_text(db)}"
+    except Exception:  # a database outside the notation (never from the audit)
+        return f"D = {db!r}"
+
+
+class _NoInput(io.StringIO):
+    """Standard input while a user's mechanism runs without a terminal: at its end at once, so
+    `input()` raises `EOFError` and `pdb.set_trace()` quits (`BdbQuit`) instead of waiting."""
+
+    def isatty(self) -> bool:
+        return False
+
+
+@contextmanager
+def in_user_code() -> Iterator[None]:
+    """While the user's code runs: standard input, unless it is a terminal (where a debugger
+    is the user's own choice), is an empty stream, so nothing waits for input that cannot
+    come (a closed stdin, a pipe, /dev/null, or a pipe that stays open)."""
+    stdin = sys.stdin
+    try:
+        interactive = stdin is not None and not stdin.closed and stdin.isatty()
+    except (ValueError, OSError):
+        interactive = False
+    if interactive:
+        yield
+        return
+    sys.stdin = _NoInput()
+    try:
+        yield
+    finally:
+        sys.stdin = stdin

@@ -23,6 +23,7 @@ from betweencut.exact import as_rational
 from betweencut.notation import parse_database, parse_record
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import Claim, Release, Row, Verdict
 from betweencut.tree import PublicTree, kary_tree
 
@@ -128,10 +129,14 @@ def audit_mechanism(
     run, built = _run(user, t, params)
     cache = _cache(run, built, the_claim.on)
     leaves = sorted(t.level(t.height - 1))
-    chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim, relation,
-                    seed)
-    return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None and
-                  search is None, baseline, progress)
+    try:
+        chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
+                        relation, seed)
+        return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None
+                      and search is None, baseline, progress)
+    except MechanismNotReplayable as exc:
+        raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
+            from None
 
 
 def _tree(tree: PublicTree | None, height: int | None, arity: int,
@@ -293,10 +298,17 @@ def theorem_5_4_points(height: int, params: Params, accountant: str = "paper") -
 
 def _run(user: UserMechanism, tree: PublicTree, params: Params | None
          ) -> tuple[Callable[[Any, Any], Any], Any]:
+    replay = not _packaged(user.target)
     if user.kind == BUILDER:
         built = build(user, tree, params)
-        return guarded(user.name, built.run), built
-    return guarded(user.name, user.target), None
+        return guarded(user.name, built.run, replay=replay), built
+    return guarded(user.name, user.target, replay=replay), None
+
+
+def _packaged(target: object) -> bool:
+    """The package's own mechanism (BetweenCut itself, a baseline): not replayed, its runs are
+    functions of their answers by construction (and tested so)."""
+    return str(getattr(target, "__module__", "")).startswith("betweencut.")
 
 
 def _projection(on: str) -> Callable[[object], Hashable]:

@@ -26,7 +26,7 @@ pair, which is the one audited for the verdict.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from betweencut.api.load import UserMechanism, one_line
@@ -111,17 +111,29 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         chosen, covered, databases = _pairs(mech, pairs, exhaustive, search, dlt, relation)
     claim = Claim.dp(eps, dlt).under(relation)
     shown = progress(chosen, len(chosen)) if progress else chosen
-    bound: Any
-    if relation.is_replace:  # every replace-one pair through the real run, each curve direct
-        from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+    at: list[Any] = []
 
-        decisive = list(shown)
-        bound = epsilon_lower_bound(cache, decisive, dlt, "output")
-    else:
-        # the largest epsilon at delta over every pair covered; the claim holds on all of them
-        # iff it holds on the pair attaining it (privtree_audit.epsilon_bound), which is audited
-        bound = epsilon_bound(cache, shown, dlt)
-        decisive = chosen if bound is None else [(bound.db, bound.z)]
+    def naming(pairs: Iterable[Any]) -> Iterator[Any]:  # the pair a user's seam fails on
+        for pair in pairs:
+            at[:] = [pair]
+            yield pair
+
+    bound: Any
+    try:
+        if relation.is_replace:  # every replace-one pair through the real run, each curve direct
+            from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+            decisive = list(naming(shown))
+            bound = epsilon_lower_bound(cache, naming(decisive), dlt, "output")
+        else:
+            # the largest epsilon at delta over every pair covered; the claim holds on all of
+            # them iff it holds on the pair attaining it (privtree_audit.epsilon_bound), audited
+            bound = epsilon_bound(cache, naming(shown), dlt)
+            decisive = chosen if bound is None else [(bound.db, bound.z)]
+    except BaseException as exc:
+        if at and not isinstance(exc, (BetweenCutError, KeyboardInterrupt)):
+            exc.add_note(f"auditing the pair {_pair_text(at[0])}")
+        raise
     found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
                         keep=True)
     subject = {
@@ -264,3 +276,13 @@ def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive:
                                  f"databases of at most {relation.bound} points")
         out.append((points, _box_point(z_given, mech, "z")))
     return out, "the pairs given", len(out)
+
+
+def _pair_text(pair: Any) -> str:
+    """`D = ..., z = ...` (add/remove) or `D = ..., D' = ...` (replace-one) for an error note."""
+    from betweencut.notation import database_text, record_text
+    from betweencut.proofs.privacy.enumeration.cache import Neighbour
+
+    if isinstance(pair, Neighbour):
+        return f"D = {database_text(pair.first)}, D' = {database_text(pair.second)}"
+    return f"D = {database_text(pair[0])}, z = {record_text(pair[1])}"

@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from collections.abc import Iterable, Iterator
 from fractions import Fraction
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
 from betweencut.errors import BetweenCutError
+from betweencut.progress import DEFAULT_BUDGET, Tracker
 from betweencut.validate import int_text, number_text
 
 EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
-T = TypeVar("T")
 MAX_INT_ARGUMENT = 10**18  # no integer flag needs more; checked before any work
 
 
@@ -77,50 +75,43 @@ def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
     return read  # type: ignore[return-value]
 
 
-class StatusLine:
-    """Progress messages on stderr, every message as it comes: one line each when forced
-    (`--progress`), or rewritten in place on a terminal and cleared by `close()`. Only public
-    facts (stages, levels) are shown: the messages say nothing about the records, and which of
-    them appear depends on nothing else (no timing decides). The time since the start is added
-    only with `elapsed` (it depends on the data: a diagnostic, for `--diagnostics`)."""
+class StatusLine(Tracker):
+    """The command line's progress (`betweencut.progress.Tracker`): shown only when asked
+    (`force`, `--progress`), public facts only, the elapsed time only with `elapsed`
+    (`--diagnostics`)."""
 
-    def __init__(self, label: str, force: bool = False, elapsed: bool = False) -> None:
-        self.label = label
-        self.force = force
-        self.show = force or sys.stderr.isatty()
-        self.elapsed = elapsed
-        self.start = time.monotonic()
-        self.shown = False
-
-    def __call__(self, message: str) -> None:
-        if not self.show:
-            return
-        seconds = f" ({time.monotonic() - self.start:.0f} s)" if self.elapsed else ""
-        line = f"{self.label}: {message}{seconds}"
-        sys.stderr.write(line + "\n" if self.force else f"\r{line}\x1b[K")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        """Clear the line rewritten in place (nothing to do for forced lines)."""
-        if self.shown and not self.force:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+    def __init__(self, label: str, force: bool = False, elapsed: bool = False,
+                 budget: float | None = None) -> None:
+        super().__init__(label, show=force, elapsed=elapsed, budget=budget)
 
 
-def progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:
-    """Yield `items`, drawing a progress bar on stderr when it is a terminal and the run is long."""
-    show = sys.stderr.isatty()
-    start = time.monotonic()
-    for done, item in enumerate(items, start=1):
-        yield item
-        if show and time.monotonic() - start > 1:
-            width = 30
-            filled = width * done // max(total, 1)
-            sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-            sys.stderr.flush()
-    if show and time.monotonic() - start > 1:
-        sys.stderr.write("\n")
+def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
+    """`--progress`, `--diagnostics` and (with `budget`) `--budget SECONDS`."""
+    p.add_argument("--progress", action="store_true",
+                   help="show on stderr where the computation is, at most a line a second: "
+                        "stages and public counts (pairs, answer sequences, profiles, claims); "
+                        "off unless given, on a terminal too")
+    p.add_argument("--diagnostics", action="store_true",
+                   help="timings on stderr: the elapsed seconds on each --progress line and "
+                        "the total at the end")
+    if budget:
+        p.add_argument("--budget", type=positive_int("budget", 1, 10**6),
+                       default=DEFAULT_BUDGET, metavar="SECONDS",
+                       help=f"time budget (default {DEFAULT_BUDGET} s): past it the audit stops "
+                            "with exit 2 and says how far it got; an enumeration whose "
+                            "estimated cost passes what is left is refused at once")
+
+
+def tracker_of(args: argparse.Namespace, label: str) -> StatusLine:
+    """The tracker of a command run with `add_run_flags`' flags."""
+    return StatusLine(label, args.progress, args.diagnostics, getattr(args, "budget", None))
+
+
+def report_time(args: argparse.Namespace, tracker: Tracker) -> None:
+    """Under `--diagnostics`, the total time on stderr (after the output)."""
+    if args.diagnostics:
+        sys.stdout.flush()
+        print(f"{tracker.label}: {tracker.seconds():.1f} s", file=sys.stderr)
 
 
 def add_accountant_flag(p: argparse.ArgumentParser) -> None:

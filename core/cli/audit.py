@@ -11,7 +11,14 @@ import importlib
 import sys
 from typing import Any
 
-from betweencut.cli._common import add_command, print_verdict, progress
+from betweencut.cli._common import (
+    add_command,
+    add_run_flags,
+    print_verdict,
+    report_time,
+    tracker_of,
+)
+from betweencut.progress import tracking
 
 # Audit groups with their own command-line flags: module name under betweencut.cli.
 SPECIAL_GROUPS = {"privacy": "audit_privacy", "corpus": "audit_corpus", "depth": "audit_depth"}
@@ -27,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction, groups: bool = True) -> None:  #
         "betweencut audit\n  betweencut audit calibration --json",
     )
     p.add_argument("--json", action="store_true", help="one JSON object")
+    add_run_flags(p, budget=False)
     p.set_defaults(handler=run, group=None)
     if not groups:
         return
@@ -37,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction, groups: bool = True) -> None:  #
         g = add_command(groups_parser, name, f"only the {name} checks",
                         f"betweencut audit {name} --json")
         g.add_argument("--json", action="store_true", help="one JSON object")
+        add_run_flags(g, budget=False)
         g.set_defaults(handler=run, group=name)
     for module_name in SPECIAL_GROUPS.values():
         importlib.import_module(f"betweencut.cli.{module_name}").add_parser(groups_parser)
@@ -45,13 +54,20 @@ def add_parser(sub: argparse._SubParsersAction, groups: bool = True) -> None:  #
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import audit
 
-    def bar(items: Any, total: int) -> Any:
-        return progress(items, total, "audit")
+    tracker = tracker_of(args, "audit")
 
-    verdict = audit(args.group, progress=bar)
+    def bar(items: Any, total: int) -> Any:
+        return tracker.items(items, total, "claim case")
+
+    with tracking(tracker):
+        verdict = audit(args.group, progress=bar)
     status = print_verdict(verdict, args.json)
     if verdict.not_checked and status != 0:  # a group asked for, and part of it needs an extra
         sys.stdout.flush()
         print(f"betweencut: error: {len(verdict.not_checked)} claim(s) of '{args.group}' not "
               f"checked: {verdict.missing_extras()}", file=sys.stderr)
+    if args.diagnostics:
+        for row in verdict.rows:
+            print(f"audit: {row.claim}: {row.seconds:.2f} s", file=sys.stderr)
+    report_time(args, tracker)
     return status

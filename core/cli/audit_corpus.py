@@ -20,10 +20,14 @@ from fractions import Fraction
 from betweencut.cli._common import (
     UsageError,
     add_command,
+    add_run_flags,
     positive_int,
     print_verdict,
     rational,
+    report_time,
+    tracker_of,
 )
+from betweencut.progress import tracking
 
 
 def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,6 +54,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--epsilon", type=rational("epsilon"),
                    help="with --mechanism: the claimed epsilon (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object")
+    add_run_flags(p)
     p.set_defaults(handler=run, group="corpus")
 
 
@@ -63,8 +68,12 @@ def run(args: argparse.Namespace) -> int:
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    verdict = audit_corpus(
-        args.size, args.name, mechanism=args.mechanism, queries=args.queries,
-        epsilon=Fraction(1) if args.epsilon is None else args.epsilon,
-        neighbours=args.neighbours, method=args.method, progress=report)
-    return print_verdict(verdict, args.json)
+    tracker = tracker_of(args, "audit corpus")
+    with tracking(tracker):
+        verdict = audit_corpus(
+            args.size, args.name, mechanism=args.mechanism, queries=args.queries,
+            epsilon=Fraction(1) if args.epsilon is None else args.epsilon,
+            neighbours=args.neighbours, method=args.method, progress=report)
+    status = print_verdict(verdict, args.json)
+    report_time(args, tracker)
+    return status

@@ -20,10 +20,13 @@ from typing import Any
 from betweencut.cli._common import (
     add_accountant_flag,
     add_command,
+    add_run_flags,
     positive_int,
-    progress,
     rational,
+    report_time,
+    tracker_of,
 )
+from betweencut.progress import tracking
 
 MAX_HEIGHT = (1 << 64) - 1
 
@@ -51,6 +54,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--search", type=positive_int("search", 0, 10**6), default=20, metavar="N",
                    help="Hypothesis examples of the profile search (family mode; 0 = none)")
     p.add_argument("--json", action="store_true", help="one JSON object")
+    add_run_flags(p)
     p.set_defaults(handler=run, group="depth")
 
 
@@ -67,16 +71,19 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(("," if written else "") + json.dumps(row.as_json()))
             written += 1
 
+    tracker = tracker_of(args, "audit depth")
+
     def bar(items: list[Any]) -> Any:
-        return progress(items, len(items), "profiles")
+        return tracker.items(items, len(items), "profile")
 
     if args.json:
         sys.stdout.write('{"rows": [')
-    verdict = audit_depth(
-        args.height, tau=args.tau, lam=args.lam, R=args.R, epsilon=args.epsilon,
-        delta=args.delta, on=args.on, accountant=args.accountant, count=args.count,
-        search=args.search if args.count is None else 0, progress=bar,
-        each=write if args.json else None)
+    with tracking(tracker):
+        verdict = audit_depth(
+            args.height, tau=args.tau, lam=args.lam, R=args.R, epsilon=args.epsilon,
+            delta=args.delta, on=args.on, accountant=args.accountant, count=args.count,
+            search=args.search if args.count is None else 0, progress=bar,
+            each=write if args.json else None)
     if args.json:
         tail = verdict.as_json(rows=False)
         del tail["rows"]
@@ -84,4 +91,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(verdict.text())
     sys.stdout.flush()
+    report_time(args, tracker)
     return verdict.exit_status

@@ -17,11 +17,14 @@ from betweencut.cli._common import (
     UsageError,
     add_accountant_flag,
     add_command,
+    add_run_flags,
     positive_int,
     print_verdict,
-    progress,
     rational,
+    report_time,
+    tracker_of,
 )
+from betweencut.progress import tracking
 
 PLOT_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg")
 MECHANISM_HELP = (
@@ -83,6 +86,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--plot", metavar="FILE",
                    help="draw the worst pair's curve delta(eps) against the claim (" +
                         ", ".join(PLOT_FORMATS) + "; needs betweencut[plot])")
+    add_run_flags(p)
     p.set_defaults(handler=run, group="privacy")
 
 
@@ -136,16 +140,19 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError("--max-size: for a PrivTree, --search N and --exhaustive N "
                                  "already give the database size N")
     pairs = None if args.db is None else [(args.db, second)]
+    tracker = tracker_of(args, "audit privacy")
 
     def bar(items: Any, total: int) -> Any:
-        return progress(items, total, "pairs")
+        return tracker.items(items, total, "pair")
 
-    verdict = audit_mechanism(
-        mechanism, pairs, exhaustive=args.exhaustive, search=args.search,
-        max_size=args.max_size, epsilon=args.epsilon, delta=args.delta, claim=claim,
-        on=args.on, baseline=args.baseline, accountant=args.accountant, progress=bar,
-        neighbours=args.neighbours,
-        **{k: v for k, v in tree_flags.items() if v is not None})
+    with tracking(tracker):
+        verdict = audit_mechanism(
+            mechanism, pairs, exhaustive=args.exhaustive, search=args.search,
+            max_size=args.max_size, epsilon=args.epsilon, delta=args.delta, claim=claim,
+            on=args.on, baseline=args.baseline, accountant=args.accountant, progress=bar,
+            neighbours=args.neighbours,
+            **{k: v for k, v in tree_flags.items() if v is not None})
+    report_time(args, tracker)
     if args.plot is not None:
         plot(args.plot, verdict)
         verdict.facts["plot"] = args.plot

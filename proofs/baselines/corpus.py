@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
-from betweencut.errors import ParameterError
+from betweencut.errors import MechanismError, ParameterError
 from betweencut.noisy_queries import GAUSSIAN, LAPLACE
 from betweencut.proofs.baselines import corpus_rows, corpus_scale
 from betweencut.proofs.baselines.corpus_rows import (
@@ -45,6 +45,7 @@ from betweencut.proofs.baselines.corpus_rows import (
     Run,
     moves,
     moves_of,
+    pairs_scope,
 )
 from betweencut.proofs.baselines.corpus_scale import (
     infinite_witness,
@@ -198,7 +199,11 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
 
         zeros = _zeros(row.m)
         user_run = row.make(row.m)
-        if asks_gaussian(lambda test: user_run(zeros, test)):  # a user's Gaussian mechanism
+        try:
+            gaussian = asks_gaussian(lambda test: user_run(zeros, test))
+        except MechanismError:  # the audit runs it again and names the pair it fails on
+            gaussian = False
+        if gaussian:  # a user's Gaussian mechanism
             row = replace(row, noise=GAUSSIAN, claim=((row.eps, Fraction(0)),))
     count = corpus_rows.pair_count(row, size, relation)
     if row.noise == GAUSSIAN:
@@ -376,7 +381,7 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
                                        "m": row.m, "literature": row.literature,
                                        "claimed": claimed},
                                "enumerated", {"verdict": result.verdict},
-                               scope=f"every pair with |D| <= {size}, z in {{0,1,2}}^{row.m}"))
+                               scope=pairs_scope(size, row.m)))
     return out
 
 

@@ -20,6 +20,7 @@ mechanism on databases (`run_db`).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -39,12 +40,14 @@ from betweencut.proofs.verdict import Claim, Neighbours, Refutation, Relation, V
 from betweencut.tree import Node
 
 __all__ = ["EPS", "NOWHERE", "PRIVATE", "PRIVATE_AT", "UNKNOWN", "CorpusRow", "RowResult",
-           "moves", "moves_of", "pairs_for", "pairs_of", "records_for"]
+           "moves", "moves_of", "pair_count", "pairs_for", "pairs_of", "pairs_scope",
+           "records_for"]
 
 PRIVATE, PRIVATE_AT, NOWHERE = "private", "private at", "private at no eps"
 UNKNOWN = "unknown"  # a user's mechanism: no literature verdict, `agrees` means `holds`
 EPS = Fraction(1)
 Run = Callable[[tuple[Fraction, ...], QueryTest], Hashable]
+
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,12 @@ def moves_of(pair: Neighbour) -> str:
     return str(tuple(b - a for a, b in zip(x, y, strict=True)))
 
 
+def pairs_scope(size: int, m: int) -> str:
+    """The pairs audited, in words (`|D| <= 0` is the empty database)."""
+    databases = "D the empty database" if size == 0 else f"every D with |D| <= {size}"
+    return f"{databases}, every z in {{0,1,2}}^{m}"
+
+
 def pairs_of(m: int, size: int) -> list[tuple[Database, Node]]:
     """Every `(D, z)` with `|D| <= size`, `z ∈ {0, 1, 2}^m` (the add/remove pairs)."""
     records = list(itertools.product((0, 1, 2), repeat=m))
@@ -166,7 +175,6 @@ def pairs_for(row: CorpusRow, size: int, relation: Relation) -> list[Neighbour]:
 
 def pair_count(row: CorpusRow, size: int, relation: Relation) -> int:
     """How many pairs `pairs_for` lists (computed, not listed: the cost estimate)."""
-    import math
 
     k = len(row.universe) if row.run_db is not None else (
         (2 if relation.is_replace else 3) ** row.m)

@@ -71,8 +71,10 @@ def precheck(row: CorpusRow, size: int, relation: Relation, count: int, method: 
     """Refuse early, before any row is audited, a row that `evidence` would refuse after the
     rows before it (a listing too large and no reduction: no family, or a first answer
     sequence that reads its answers). Raises what `evidence` raises; never decides a row."""
-    if count <= MAX_LISTED or row.noise != LAPLACE or row.run_db is not None:
+    if count <= MAX_LISTED:
         return
+    if row.noise != LAPLACE or row.run_db is not None:  # listed: Gaussian and database rows
+        check_listing(row, count, "it reduces only the Laplace rows on query answers")
     if method == "listing":
         check_listing(row, count, "method listing")
     boxes = family(row, size, relation) if not row.claim else None

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar, Union
 
-from betweencut.errors import ParameterError
+from betweencut.errors import MechanismError, ParameterError
 from betweencut.exact import as_rational
 from betweencut.notation import database_text, record_text, replacement_text
+from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick
@@ -40,6 +41,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_database,
     as_node,
 )
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
 from betweencut.tree import Node
 
@@ -188,12 +190,24 @@ def check_point(
     cache: LawCache, db: Database, z: Node, on: str, eps: Fraction, bound: ExactDelta,
     pair: Neighbour | None = None,
 ) -> PointResult:
-    """`δ(ε)` of `(D, D + z)` against `bound`; of `pair` (replace-one) when given."""
-    if pair is not None and pair.replaced is not None:
-        stick = cache.pair_joint(pair, on).profile(eps)
-        holds = sign(stick.delta - bound) <= 0
-        return PointResult(pair.first, (), on, eps, stick.delta, bound, holds, stick, pair)
-    stick = cache.profile(db, z, on, eps)
+    """`δ(ε)` of `(D, D + z)` against `bound`; of `pair` (replace-one) when given. A user's
+    mechanism failing on the way (its error, or `MechanismNotReplayable`) is named with the pair
+    audited (a note on any other error)."""
+    where = (f"D = {database_text(db)}, z = {record_text(z)}" if pair is None
+             or pair.replaced is None else f"D = {database_text(pair.first)}, "
+             f"D' = {database_text(pair.second)}")
+    try:
+        if pair is not None and pair.replaced is not None:
+            stick = cache.pair_joint(pair, on).profile(eps)
+            holds = sign(stick.delta - bound) <= 0
+            return PointResult(pair.first, (), on, eps, stick.delta, bound, holds, stick, pair)
+        stick = cache.profile(db, z, on, eps)
+    except (MechanismError, MechanismNotReplayable) as exc:
+        raise type(exc)(f"{exc} (auditing the pair {where})") from None
+    except BaseException as exc:  # a user's PrivTree seam: the caller names the mechanism
+        if not isinstance(exc, KeyboardInterrupt):
+            exc.add_note(f"auditing the pair {where}")
+        raise
     holds = sign(stick.delta - bound) <= 0
     return PointResult(db, z, on, eps, stick.delta, bound, holds, stick)
 
@@ -307,12 +321,14 @@ def audit_pairs(
     if on not in cache.projections:
         raise ParameterError("on", on, f"one of {sorted(cache.projections)}")
     verdict = AuditVerdict(True, cache=cache, on=on)
+    tracker = current()  # the time budget of the computation, checked at every pair
     for given in _pairs(pairs):
         pair = given if isinstance(given, Neighbour) and given.replaced is not None else None
         if isinstance(given, Neighbour):
             db, z = given.first, given.z
         else:
             db, z = as_database(given[0]), as_node(given[1])
+        tracker.check()
         verdict.pairs += 1
         for eps, bound in points:
             result = check_point(cache, db, z, on, eps, bound, pair)

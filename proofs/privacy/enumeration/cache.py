@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 Database = tuple[Node, ...]
+KEPT_SEQUENCES = 100_000  # answer sequences a LawCache holds (BetweenCut runs: ~8 KB each)
 Mechanism = Callable[[Database, NoisyTest], object]
 T = TypeVar("T")
 
@@ -157,7 +158,8 @@ class LawCache:
         self.run = run
         self.projections = projections or {"output": _identity}
         self.limit = limit
-        self.enumerations: dict[Database, Enumeration[object]] = {}
+        self.enumerations: dict[Database, Enumeration[object]] = {}  # least recent first
+        self.kept = 0  # answer sequences held in `enumerations`
         self.grouped: dict[tuple[Database, str], Law] = {}
         self.transcripts = 0
         self._joints: tuple[tuple[Database, object], dict[str, PairProfile]] = (((), ()), {})
@@ -185,9 +187,32 @@ class LawCache:
         if found is None:
             run = self.run
             found = enumerate_mechanism(lambda test: run(db, test), self.limit)
-            self.enumerations[db] = found
             self.transcripts += found.transcripts
+            self.keep(db, found)
+        else:
+            self.enumerations[db] = self.enumerations.pop(db)  # the most recent now
         return found
+
+    def keep(self, db: Database, found: Enumeration[object]) -> None:
+        """Hold `db`'s enumeration, dropping the least recently used ones (and their laws)
+        while more than `KEPT_SEQUENCES` answer sequences are held: the memory of an audit is
+        bounded whatever the number of databases (a dropped database is enumerated again if
+        asked again). Databases `pinned` (a shortcut's outcome trees) are never dropped."""
+        self.enumerations.pop(db, None)
+        self.enumerations[db] = found
+        self.kept = sum(e.transcripts for e in self.enumerations.values())
+        for old in list(self.enumerations):
+            if self.kept <= KEPT_SEQUENCES or old == db:
+                break
+            if old in self.pinned():
+                continue
+            self.kept -= self.enumerations.pop(old).transcripts
+            for on in self.projections:
+                self.grouped.pop((old, on), None)
+
+    def pinned(self) -> set[Database]:
+        """Databases whose enumeration is never dropped (none here)."""
+        return set()
 
     def law(self, db: Database, on: str) -> Law:
         if on not in self.projections:

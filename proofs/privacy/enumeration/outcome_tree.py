@@ -219,8 +219,12 @@ class SharedTreeCache(LawCache):
                 found.steps.append(steps)
         if found.total() != ExpPoly.const(1):  # the law promise, as for a direct enumeration
             return super().enumeration(db)
-        self.enumerations[db] = found
+        self.keep(db, found)
         return found
+
+    def pinned(self) -> set[Database]:
+        """The representatives: their outcome trees weigh every other database."""
+        return set(self.representatives.values())
 
     def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
         """As `LawCache.make_joint`; when both databases can be weighed on one outcome tree,

@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from betweencut.noisy_test import Outcome
+from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds
 from betweencut.proofs.exact.packed import Packer
@@ -153,8 +154,12 @@ class Weights:
     def packed(self, packer: Packer) -> list[int]:
         """The packed value of each bag (on the packer's current lattice)."""
         if self._packed[0] != packer.version:
-            self._packed = (packer.version,
-                            [0 if b is None else packer.pack(b) for b in self.bags])
+            tracker = current()  # a pack can take long on a wide lattice: the budget is kept
+            packed = []
+            for b in self.bags:
+                tracker.check()
+                packed.append(0 if b is None else packer.pack(b))
+            self._packed = (packer.version, packed)
         return self._packed[1]
 
     @staticmethod
@@ -316,7 +321,11 @@ class AlignedJoint(PairProfile):
         if found is None:
             sums = [0] * len(self.outputs)
             groups: list[list[tuple[Bag, int]]] = [[] for _ in self.outputs]
-            for o, b, c in _counted(self.out_ids, w.group, max(len(w.bags), 1)):
+            tracker = current()
+            for i, (o, b, c) in enumerate(_counted(self.out_ids, w.group,
+                                                   max(len(w.bags), 1))):
+                if i % 1024 == 0:
+                    tracker.check()
                 sums[o] += c * packed[b]
                 bag = w.bags[b]
                 if bag is not None:  # never IMPOSSIBLE: _counted leaves those out
@@ -366,6 +375,7 @@ class AlignedJoint(PairProfile):
                     chosen += outs[:SHOWN]
                 elif any(hits):
                     for o in outs:
+                        current().check()
                         if self._output_exceeds(o, eps, x, y):
                             p_in += self.laws[x].sums[o]
                             q_in += self.laws[y].sums[o]

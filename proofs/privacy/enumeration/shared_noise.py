@@ -34,6 +34,7 @@ from betweencut.noisy_queries import (
     is_gaussian,
 )
 from betweencut.noisy_test import BTQuery
+from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
@@ -67,6 +68,7 @@ __all__ = [
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
 Log = list[tuple[AboveThreshold | NoisyMax, bool | int]]
 DEFAULT_LIMIT = 200_000
+TICK = 256  # answer sequences between two looks at the time budget (and progress)
 SHOWN = 4
 
 
@@ -188,6 +190,7 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
     stack: list[tuple[bool | int, ...]] = [()]
     met: dict[tuple[bool | int, ...], tuple[object, ...]] = {(): ()}
     count = 0
+    tracker = current()  # the time budget, checked (and the count shown) every TICK sequences
     while stack:
         prefix = stack.pop()
         test = BranchingQueries(prefix)
@@ -202,6 +205,8 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
             met[branch] = asked[:len(branch)]
         stack.extend(reversed(test.branches))
         count += 1
+        if count % TICK == 0:
+            tracker.tick(count, None, "answer sequences")
         try:
             hash(output)
         except TypeError:

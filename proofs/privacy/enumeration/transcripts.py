@@ -19,17 +19,16 @@ share (off the added record's path both answer with the same law: Eq. 4) before 
 
 from __future__ import annotations
 
-import importlib
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, ReplayTest, UnansweredQuery
+from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.factors import (
     Bag,
@@ -54,7 +53,6 @@ DEFAULT_LIMIT = 2_000_000  # answer sequences of one enumeration (the budget)
 DEFAULT_MAX_QUERIES = 10_000  # noisy tests on one answer sequence
 WARMUP = 256  # answer sequences enumerated before the cost is estimated
 PROBES = 64  # random root-to-leaf walks of the estimate
-QUIET_SECONDS = 2.0  # progress is shown only for enumerations longer than this
 
 
 class BranchingTest(ReplayTest):
@@ -200,50 +198,6 @@ def estimate_sequences(
     return -(-total // probes)
 
 
-class _Progress:
-    """Progress of a long enumeration on stderr: tqdm if installed, else one rewritten line.
-    Silent for the first `QUIET_SECONDS`; states the estimated cost when it starts."""
-
-    def __init__(self, enabled: bool, estimate: int, limit: int, counted: bool = False) -> None:
-        self.enabled, self.estimate, self.limit = enabled, estimate, limit
-        self.counted = counted
-        self.started = time.monotonic()
-        self.shown = False
-        self.bar: Any = None
-        self.last = 0.0
-
-    def update(self, done: int) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not self.shown:
-            if now - self.started < QUIET_SECONDS:
-                return
-            self.shown = True
-            what = (f"exactly {self.estimate} answer sequences (counted" if self.counted else
-                    f"about {self.estimate:.3g} answer sequences (a random-walk estimate, not "
-                    "a bound")
-            print(f"enumerating {what}; budget {self.limit})", file=sys.stderr)
-            try:  # optional
-                tqdm = importlib.import_module("tqdm").tqdm
-                self.bar = tqdm(total=self.estimate, unit="seq", file=sys.stderr, leave=False)
-            except ImportError:
-                self.bar = None
-        if self.bar is not None:
-            self.bar.total = max(self.bar.total, done)
-            self.bar.update(done - self.bar.n)
-        elif now - self.last >= 1.0:
-            self.last = now
-            print(f"\r  {done} / ~{max(self.estimate, done)} answer sequences, "
-                  f"{now - self.started:.0f} s", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        elif self.shown:
-            print(file=sys.stderr)
-
-
 def _mismatch(prefix: Sequence[Outcome], seen: Sequence[BTQuery],
               before: Sequence[BTQuery]) -> str | None:
     """Why replaying `prefix` did not meet the queries the first run met, or None."""
@@ -267,11 +221,12 @@ def _runs(
     stack: list[tuple[tuple[Outcome, ...], tuple[BTQuery, ...]]] = [((), ())]
     done = 0
     started = time.monotonic()
+    tracker = current()
+    estimate: int | None = count  # exact when the caller counted the answer sequences
     if count is not None and count > limit:
         raise EnumerationBudgetExceeded("limit", limit, 0, count, 0.0,
                                         "the number of answer sequences exceeds the budget",
                                         counted=True)
-    shown = _Progress(False, 0, limit)
     try:
         while stack:
             prefix, before = stack.pop()
@@ -288,21 +243,29 @@ def _runs(
                     "limit", limit, done - 1, None, time.monotonic() - started,
                     f"more than {limit} answer sequences")
             if done == WARMUP and stack:
+                probing = time.monotonic()
                 if count is None:
                     estimate = estimate_sequences(run, max_queries=max_queries)
                     if estimate > limit:
                         raise EnumerationBudgetExceeded(
                             "limit", limit, done, estimate, time.monotonic() - started,
                             "the estimated number of answer sequences exceeds the budget")
-                shown = _Progress(progress, estimate if count is None else count, limit,
-                                  counted=count is not None)
-                shown.started = started
+                rate = (probing - started) / done
+                about = "" if count is not None else "about "
+                if estimate is not None:
+                    tracker.afford(rate * (estimate - done),
+                                   f"the enumeration of {about}{estimate} answer sequences")
             if done % WARMUP == 0:
-                shown.update(done)
+                if progress and count is not None:  # exact: counted by the caller
+                    tracker.stage(f"{done} answer sequences of {count}", "answer sequences")
+                elif progress:
+                    tracker.tick(done, estimate, "answer sequences")
+                else:
+                    tracker.check()
             steps = tuple((q.node, s) for q, s in zip(test.queries, test.given, strict=True))
             yield output, make_bag(test.factors), steps
     finally:
-        shown.close()
+        tracker.finish("answer sequences")
 
 
 def enumerate_mechanism(
@@ -317,12 +280,14 @@ def enumerate_mechanism(
     meets the same noisy tests as the run that created it (the mechanism is a function of its
     answers), and the probabilities of all answer sequences sum to exactly 1.
     Cost: `count`, when the caller knows the exact number of answer sequences (a PrivTree
-    counts them on its public split tree), is checked against the budget before any run and
-    shown as exact; otherwise, after the first `WARMUP` answer sequences, if the enumeration is
-    not finished, the whole is estimated (`estimate_sequences`, labelled an estimate: Knuth's
-    random walks are unbiased, not a bound); past the budget it stops at once; a run longer
-    than `QUIET_SECONDS` states the count or estimate and shows progress on stderr (if
-    `progress`).
+    counts them on its public split tree), is checked against the budget before any run;
+    otherwise, after the first `WARMUP` answer sequences, if the enumeration is not finished,
+    the whole is estimated (`estimate_sequences`: Knuth's random walks are unbiased, not a
+    bound); past `limit` it stops at once, and so it does when the count or estimate, at the
+    rate of the first sequences, would pass the time budget of the computation it runs in
+    (`betweencut.progress.current()`, `BudgetExceeded`), which it checks every `WARMUP`
+    sequences; the count of sequences (a function of the public inputs) goes to that tracker's
+    progress (if `progress`).
     Returns: an `Enumeration` whose bag values sum to exactly 1.
     Raises: `MechanismNotReplayable` if the mechanism breaks either promise;
     `EnumerationBudgetExceeded` (a `ParameterError`) past `limit` answer sequences (or an

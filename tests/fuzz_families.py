@@ -1,0 +1,436 @@
+"""Fuzz cases for the command line by family (issue 26, item 5): tables (CSV and Parquet through
+the memory engine and DuckDB), directories and globs, and user mechanisms (modules that raise,
+exit, return unreplayable outputs, call the debugger or loop, audited under a budget).
+
+`cases(seed, n, workdir)` writes the files a case needs under `workdir` and returns `n` command
+lines, drawn by a seeded `random.Random` (the same cases for the same seed). `run_case(argv)`
+runs one in-process under a hang guard (`HANG_SECONDS`) and checks the contract: exit 0, 1 or 3
+with its normal output, or 2 with one line on stderr, never a traceback, never a hang. How long
+a case takes is measured, not asserted (principle 6: the machine is shared): the long run
+reports the slowest case and how many took longer than the issue's `CASE_SECONDS`.
+
+Run as a script, it is the long fuzz run (`-m slow` starts it in a subprocess whose address
+space is capped at 2 GB, so that the peak memory of every case is measured and bounded):
+
+    python tests/fuzz_families.py --n 3000 --seed 1 --workdir DIR
+
+and prints one JSON object: cases, failures (each with its command line and why), seconds,
+the slowest case, the cases past `CASE_SECONDS`, the peak RSS of the process (an upper bound
+of every case's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import resource
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+CASE_SECONDS = 10  # the issue's bound on a command: measured and reported
+HANG_SECONDS = 120  # in-process, on the clock: only a hang gets here on a loaded machine
+FAMILIES = ("table", "directory", "glob", "mechanism", "corpus")
+
+MECHANISMS = '''
+import math, random, sys
+from fractions import Fraction
+from betweencut.noisy_test import BTQuery
+from betweencut.noisy_queries import AboveThreshold
+from betweencut.betweencut import BetweenCut
+
+
+def ask(db, test):
+    return test(BTQuery(len(db), 1, 3, Fraction(1, 2)))
+
+
+def good(db, test):
+    return ask(db, test)
+
+
+def raises(db, test):
+    ask(db, test)
+    raise ValueError("broken\\nsecond line")
+
+
+def exit7(db, test):
+    ask(db, test)
+    sys.exit(7)
+
+
+def exit_text(db, test):
+    sys.exit("fatal")
+
+
+def exit0(db, test):
+    sys.exit(0)
+
+
+def base(db, test):
+    raise BaseException("base")
+
+
+def generator_exit(db, test):
+    raise GeneratorExit()
+
+
+def rand(db, test):
+    ask(db, test)
+    return random.random()
+
+
+def nan(db, test):
+    ask(db, test)
+    return float("nan")
+
+
+def fresh(db, test):
+    ask(db, test)
+    return object()
+
+
+def generator(db, test):
+    ask(db, test)
+    return (x for x in [1])
+
+
+class BadHash:
+    def __eq__(self, other):
+        return isinstance(other, BadHash)
+
+    def __hash__(self):
+        raise RuntimeError("no hash")
+
+
+def bad_hash(db, test):
+    ask(db, test)
+    return BadHash()
+
+
+def unhashable(db, test):
+    return [ask(db, test), {1: [2]}]
+
+
+def debugger(db, test):
+    import pdb
+    pdb.set_trace()
+    return ask(db, test)
+
+
+def loop(db, test):
+    while True:
+        pass
+
+
+def asks_forever(db, test):
+    n = 0
+    while True:
+        test(BTQuery(n, 1, 3, Fraction(1, 2)))
+        n += 1
+
+
+def wrong_query(db, test):
+    return test("not a query")
+
+
+def shared(db, test):
+    return test(AboveThreshold(len(db), Fraction(0), Fraction(2)))
+
+
+def corpus_good(q, test):
+    return test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
+
+
+def corpus_exit(q, test):
+    sys.exit(3)
+
+
+def corpus_random(q, test):
+    test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
+    return random.random()
+
+
+class Builder(BetweenCut):
+    pass
+
+
+class BuilderExit(BetweenCut):
+    def run(self, leaves, test):
+        super().run(leaves, test)
+        sys.exit(7)
+
+
+def not_callable_value():
+    return 3
+
+
+value = 42
+'''
+MECHANISM_NAMES = ["good", "raises", "exit7", "exit_text", "exit0", "base", "generator_exit",
+                   "rand", "nan", "fresh", "generator", "bad_hash", "unhashable", "debugger",
+                   "loop", "asks_forever", "wrong_query", "shared", "Builder", "BuilderExit",
+                   "value", "missing", "not_callable_value"]
+CORPUS_NAMES = ["corpus_good", "corpus_exit", "corpus_random", "good", "Builder", "value"]
+
+RECORDS = ["0/0/0", "0/1/1", "1/1/0", "1/0/1", "0/0", "0/0/0/0", "2/0/0", "a/b/c", "", "0//1",
+           "-1/0/0", "0/0/0 ", " 0/0/0", "0\\0\\0", "0/0/0\\", "\\", "é", "\x00", "0/1/1\r",
+           "\"0/0/0\"", "0,0,0", "1e3", "00/0/0"]
+
+
+def _field(rng: random.Random) -> str:
+    value = rng.choice(RECORDS)
+    if rng.random() < 0.15:
+        value = '"' + value.replace('"', '""') + ',x"'
+    return value
+
+
+def _csv_bytes(rng: random.Random) -> bytes:
+    header = rng.choice(["rec", "rec", "rec", " rec ", "\ufeffrec", "id,rec", "rec,rec",
+                         "other", "", "\"rec\"", "rec\\"])
+    lines = [header]
+    columns = header.count(",") + 1
+    for _ in range(rng.randint(0, 12)):
+        row = [_field(rng) for _ in range(columns + rng.choice([0, 0, 0, 0, 1, -1]))]
+        lines.append(",".join(row))
+    if rng.random() < 0.1:
+        lines.append("0/0/" + "1" * rng.choice([10, 70_000, 140_000]))
+    if rng.random() < 0.1:
+        lines.insert(rng.randint(1, len(lines)), "")
+    data = "\n".join(lines).encode("utf-8", "surrogatepass")
+    if rng.random() < 0.1:
+        data += b"\n0/\xff/1\n"
+    if rng.random() < 0.05:
+        data = data.replace(b"\n", b"\r\n")
+    return data
+
+
+def _parquet(rng: random.Random, path: Path) -> None:
+    kind = rng.choice(["text", "ints", "nulls", "other_column", "corrupt", "truncated",
+                       "empty"])
+    if kind == "corrupt":
+        path.write_bytes(b"PAR1" + rng.randbytes(rng.randint(0, 64)))
+        return
+    import duckdb
+
+    con = duckdb.connect()
+    n = rng.randint(0, 30)
+    leaves = ", ".join(f"('{rng.choice(RECORDS[:8])}')" for _ in range(n)) or "('0/0/0')"
+    select = {
+        "text": f"SELECT * FROM (VALUES {leaves}) t(rec)",
+        "ints": f"SELECT (range % 8)::INTEGER AS rec FROM range({n})",
+        "nulls": "SELECT CASE WHEN range % 3 = 0 THEN NULL ELSE '0/1/1' END AS rec "
+                 f"FROM range({n})",
+        "other_column": f"SELECT * FROM (VALUES {leaves}) t(other)",
+        "truncated": f"SELECT * FROM (VALUES {leaves}) t(rec)",
+        "empty": "SELECT '0/0/0' AS rec WHERE false",
+    }[kind]
+    con.execute(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
+    con.close()
+    if kind == "truncated":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+
+
+def _table(rng: random.Random, folder: Path, name: str) -> Path:
+    if rng.random() < 0.6:
+        path = folder / f"{name}.csv"
+        path.write_bytes(_csv_bytes(rng))
+    else:
+        path = folder / f"{name}.parquet"
+        _parquet(rng, path)
+    return path
+
+
+def _classify_tail(rng: random.Random) -> list[str]:
+    argv = ["--height", rng.choice(["4", "4", "4", "3", "1", "0", "4097", "99999999999"]),
+            "--tau", rng.choice(["20", "1", "0", "1e9", "-1"]),
+            "--epsilon", rng.choice(["1", "1", "0.5", "0", "2"]),
+            "--delta", rng.choice(["0.05", "0.05", "0.01", "1"]), "--seed", "1"]
+    if rng.random() < 0.8:
+        argv += ["--column", rng.choice(["rec", "rec", "rec", "id", "missing", "", "rec,id"])]
+    if rng.random() < 0.8:
+        argv += ["--engine", rng.choice(["memory", "duckdb", "duckdb"])]
+    for flag in ("--skip-null", "--json", "--progress", "--diagnostics", "--debug"):
+        if rng.random() < 0.2:
+            argv.append(flag)
+    if rng.random() < 0.15:
+        argv += ["--arity", rng.choice(["2", "3", "1", "0"])]
+    return argv
+
+
+def _case(rng: random.Random, family: str, workdir: Path, k: int) -> list[str]:
+    folder = workdir / f"c{k}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if family == "table":
+        return ["classify", str(_table(rng, folder, "t")), *_classify_tail(rng)]
+    if family == "directory":
+        data = folder / rng.choice(["data", "lit[1]", "*.csv", "sp ace"])
+        data.mkdir(exist_ok=True)
+        for i in range(rng.randint(0, 4)):
+            _table(rng, data, rng.choice(["a", "b", "_hidden", ".dot", f"f{i}", "*", "q?"]))
+        if rng.random() < 0.2:
+            (data / "notes.txt").write_bytes(rng.choice([b"0/0/0\n1/1/1\n", b"\xff\xfe\n", b""]))
+        if rng.random() < 0.1:
+            (data / "sub").mkdir(exist_ok=True)
+        return ["classify", str(data), *_classify_tail(rng)]
+    if family == "glob":
+        for i in range(rng.randint(0, 4)):
+            _table(rng, folder, rng.choice(["a", "b", f"g{i}", "[x]", "*"]))
+        pattern = rng.choice(["*.csv", "*.parquet", "[ab].csv", "g?.csv", "none*.csv", "*",
+                              "[x].csv", "**/*.csv"])
+        argv = ["classify", str(folder / pattern), *_classify_tail(rng)]
+        return argv + (["--glob"] if rng.random() < 0.8 else [])
+    module = f"fuzzmech{k}"
+    (folder / f"{module}.py").write_text(MECHANISMS)
+    if family == "corpus":
+        argv = ["audit", "corpus", "--mechanism", f"{module}:{rng.choice(CORPUS_NAMES)}"]
+        if rng.random() < 0.5:
+            argv += ["--queries", rng.choice(["1", "2", "3", "0", "7"])]
+        if rng.random() < 0.5:
+            argv += ["--size", rng.choice(["0", "1", "2", "64"])]
+        if rng.random() < 0.3:
+            argv += ["--epsilon", rng.choice(["1", "1/2", "0", "-1"])]
+        return argv + ["--budget", "5"] + (["--json"] if rng.random() < 0.3 else [])
+    name = rng.choice(MECHANISM_NAMES)
+    argv = ["audit", "privacy", "--mechanism", f"{module}:{name}",
+            "--height", rng.choice(["3", "3", "2", "4", "16", "0"])]
+    if name.startswith("Builder"):
+        argv += ["--tau", rng.choice(["2", "0", "1000"])]
+        argv += (["--lam", rng.choice(["1/2", "1", "1/1000", "2"]), "--R", "2"]
+                 if rng.random() < 0.5 else [])
+    if "--lam" not in argv or rng.random() < 0.3:
+        argv += ["--epsilon", rng.choice(["1", "1/2", "0", "-1"]),
+                 "--delta", rng.choice(["0", "0.05", "1"])]
+    mode = rng.choice(["pair", "pair", "exhaustive", "search"])
+    if mode == "pair":
+        argv += ["--db", rng.choice(["0/0", "", "0/0,1/1", "0/0*2", "x", "0/5"]),
+                 "--add", rng.choice(["0/1", "0/0", "1", "z"])]
+    elif mode == "exhaustive":
+        argv += ["--exhaustive", rng.choice(["0", "1", "2", "65"])]
+    else:
+        argv += ["--search", rng.choice(["1", "3"])]
+    if rng.random() < 0.2:
+        argv += ["--on", rng.choice(["output", "transcript", "heavy"])]
+    for flag in ("--json", "--progress", "--diagnostics"):
+        if rng.random() < 0.15:
+            argv.append(flag)
+    return [*argv, "--budget", "3"]
+
+
+def cases(seed: int, n: int, workdir: Path, debugger: bool = True
+          ) -> list[tuple[str, list[str], Path]]:
+    """`n` cases `(family, argv, folder)`, the families in turn, drawn from `seed` (without the
+    mechanism calling `pdb.set_trace()` unless `debugger`: pytest wraps the debugger)."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(n):
+        family = FAMILIES[k % len(FAMILIES)]
+        argv = _case(rng, family, workdir, k)
+        if not debugger and any(a.endswith(":debugger") for a in argv):
+            argv = [a.replace(":debugger", ":exit7") for a in argv]
+        out.append((family, argv, workdir / f"c{k}"))
+    return out
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    def alarm(signum: int, frame: Any) -> None:
+        raise Hang(f"no answer within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def violation(argv: list[str], status: int, out: str, err: str) -> str | None:
+    """Why a run breaks the contract, or None."""
+    if "Traceback" in err or "Traceback" in out:
+        return "a traceback"
+    if status not in (0, 1, 2, 3):
+        return f"exit {status}"
+    if status == 2:
+        lines = err.strip("\n").split("\n")
+        asked = any(flag in argv for flag in ("--progress", "--debug", "--diagnostics"))
+        errors = [line for line in lines if line.startswith("betweencut: ")
+                  and not line.startswith("betweencut: debug: ")]
+        if len(errors) != 1 or (len(lines) != 1 and not asked):
+            return f"exit 2 with {len(lines)} lines on stderr"  # progress lines only if asked
+        if len(errors[0]) > 600:
+            return f"an error line of {len(errors[0])} characters"
+    elif not out.strip():
+        return f"exit {status} without output"
+    return None
+
+
+def run_case(argv: list[str], folder: Path, seconds: float = HANG_SECONDS
+             ) -> tuple[str | None, float, str]:
+    """Run `betweencut ARGV` in-process in `folder` (its working directory and first import
+    path): (why it breaks the contract or None, seconds, stderr)."""
+    from betweencut.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    start = time.monotonic()
+    os.chdir(folder)
+    sys.path.insert(0, str(folder))
+    try:
+        with time_limit(seconds), redirect_stdout(out), redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as exc:
+                status = int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    except Hang as exc:
+        return str(exc), time.monotonic() - start, err.getvalue()
+    finally:
+        os.chdir(here)
+        sys.path.remove(str(folder))
+    took = time.monotonic() - start
+    return violation(argv, status, out.getvalue(), err.getvalue()), took, err.getvalue()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="the long fuzz run of the command line")
+    parser.add_argument("--n", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args()
+    start = time.monotonic()
+    drawn = cases(args.seed, args.n, Path(args.workdir))
+    failures: list[dict[str, Any]] = []
+    slowest = (0.0, [""])
+    over: list[dict[str, Any]] = []
+    by_family: dict[str, int] = {}
+    for family, argv, folder in drawn:
+        why, took, err = run_case(argv, folder)
+        by_family[family] = by_family.get(family, 0) + 1
+        if took > slowest[0]:
+            slowest = (took, argv)
+        if took > CASE_SECONDS:
+            over.append({"argv": argv, "seconds": round(took, 2)})
+        if why is not None:
+            failures.append({"argv": argv, "why": why, "stderr": err[-400:]})
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"cases": len(drawn), "families": by_family, "failures": failures,
+                      "seconds": round(time.monotonic() - start, 1),
+                      "slowest": {"seconds": round(slowest[0], 2), "argv": slowest[1]},
+                      f"over_{CASE_SECONDS:g}_s": over,
+                      "peak_rss_mb": round(usage.ru_maxrss / 1024)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,489 @@
+"""Issues 26 and 29 (hardening): user mechanisms cannot choose the verdict or the exit status,
+long computations keep a stated budget, progress shows public facts only, and the defects found
+by hand. Each test is named after the defect it pins."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tomllib
+from contextlib import redirect_stderr, redirect_stdout
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from cli_runs import run_script
+
+from betweencut.api import audit_mechanism
+from betweencut.api.claims import ClaimRow, ClaimsVerdict
+from betweencut.cli import main
+from betweencut.errors import MechanismError
+from betweencut.progress import BudgetExceeded, Tracker, tracking
+from betweencut.proofs.baselines.corpus_rows import pairs_scope
+from betweencut.proofs.baselines.corpus_scale import MAX_LISTED
+from betweencut.proofs.privacy.enumeration import cache as cache_module
+from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+
+ROOT = Path(__file__).resolve().parent.parent
+MECHANISMS = '''
+import math, random, sys
+from fractions import Fraction
+from betweencut.noisy_test import BTQuery
+from betweencut.noisy_queries import AboveThreshold
+from betweencut.betweencut import BetweenCut
+from betweencut.baselines.privtree import PrivTree
+
+
+def ask(db, test):
+    return test(BTQuery(len(db), 1, 3, Fraction(1, 2)))
+
+
+def good(db, test):
+    return ask(db, test)
+
+
+def rand(db, test):
+    ask(db, test)
+    return random.random()
+
+
+def nan(db, test):
+    ask(db, test)
+    return float("nan")
+
+
+def singleton_nan(db, test):
+    ask(db, test)
+    return math.nan
+
+
+def generator(db, test):
+    ask(db, test)
+    return (x for x in [1])
+
+
+def fresh_object(db, test):
+    ask(db, test)
+    return object()
+
+
+class BadHash:
+    def __eq__(self, other):
+        return isinstance(other, BadHash)
+
+    def __hash__(self):
+        raise RuntimeError("no hash")
+
+
+class BadEq:
+    def __hash__(self):
+        return 1
+
+    def __eq__(self, other):
+        raise RuntimeError("no eq")
+
+
+def bad_hash(db, test):
+    ask(db, test)
+    return BadHash()
+
+
+def bad_eq(db, test):
+    ask(db, test)
+    return BadEq()
+
+
+COUNTER = [0]
+
+
+def hidden_state(db, test):
+    COUNTER[0] += 1
+    if COUNTER[0] % 2:
+        ask(db, test)
+    return ask(db, test)
+
+
+def exit7(db, test):
+    ask(db, test)
+    sys.exit(7)
+
+
+def exit_text(db, test):
+    sys.exit("fatal")
+
+
+def base(db, test):
+    raise BaseException("base")
+
+
+def generator_exit(db, test):
+    raise GeneratorExit()
+
+
+def debugger(db, test):
+    import pdb
+    pdb.set_trace()
+    return ask(db, test)
+
+
+def reads_stdin(db, test):
+    return sys.stdin.read(1) + str(ask(db, test))
+
+
+def loop(db, test):
+    while True:
+        pass
+
+
+def shared_exit7(db, test):
+    test(AboveThreshold(len(db), Fraction(0), Fraction(2)))
+    sys.exit(7)
+
+
+def corpus_exit7(q, test):
+    test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
+    sys.exit(7)
+
+
+def corpus_random(q, test):
+    test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
+    return random.random()
+
+
+def corpus_good(q, test):
+    return test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
+
+
+class BuilderExit7(BetweenCut):
+    def run(self, leaves, test):
+        super().run(leaves, test)
+        sys.exit(7)
+
+
+class BuilderRandom(BetweenCut):
+    def run(self, leaves, test):
+        super().run(leaves, test)
+        return random.random()
+
+
+class ExitingPrivTree(PrivTree):
+    def query(self, n_points, depth, box):
+        if n_points >= 2:  # only D + z of the pair audited holds two points
+            sys.exit(7)
+        return super().query(n_points, depth, box)
+
+
+def privtree_exit7():
+    base = PrivTree.of(((0, 8),), 1)
+    return ExitingPrivTree(base.box, base.epsilon, base.theta, base.split, base.member,
+                           base.min_bins, base.ln_beta_upper)
+'''
+PAIR = ["--height", "3", "--epsilon", "1", "--delta", "0", "--db", "0/0", "--add", "0/1"]
+BUILDER = ["--height", "3", "--tau", "2", "--lam", "1/2", "--R", "2", "--db", "0/0", "--add",
+           "0/1"]
+
+
+@pytest.fixture
+def mechs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The module `hardmechs` in a fresh folder, the working directory (as a user runs it)."""
+    (tmp_path / "hardmechs.py").write_text(MECHANISMS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("hardmechs", None)
+    return tmp_path
+
+
+def cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def one_line_exit_2(status: int, err: str) -> str:
+    lines = err.strip("\n").split("\n")
+    assert status == 2 and len(lines) == 1 and lines[0].startswith("betweencut: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# -- issue 29, item 5: user mechanisms cannot choose the verdict -------------------------------
+
+@pytest.mark.parametrize("name", ["rand", "nan", "singleton_nan", "generator", "fresh_object",
+                                  "bad_hash", "bad_eq", "hidden_state"])
+def test_unreplayable_mechanism_is_refused_before_any_verdict(mechs: Path, name: str) -> None:
+    """`random.random()`, NaN (fresh or `math.nan`), a generator, a fresh object, an output whose
+    `__hash__` or `__eq__` raises, a run that asks other tests on a replay: exit 2, one line
+    naming the mechanism and the pair (it was "REFUTED ... P(S) = 1, Q(S) = 0", exit 1)."""
+    status, out, err = cli(["audit", "privacy", "--mechanism", f"hardmechs:{name}", *PAIR])
+    line = one_line_exit_2(status, err)
+    assert f"the mechanism hardmechs:{name} is not replayable" in line
+    assert "auditing the pair D = {0/0}, z = 0/1" in line
+    assert "REFUTED" not in out
+
+
+def test_unreplayable_mechanism_is_refused_by_the_api(mechs: Path) -> None:
+    with pytest.raises(MechanismNotReplayable, match="not replayable"):
+        audit_mechanism("hardmechs:rand", [("0/0", "0/1")], height=3, epsilon=1, delta=0)
+
+
+def test_replayable_mechanism_is_audited(mechs: Path) -> None:
+    status, out, _ = cli(["audit", "privacy", "--mechanism", "hardmechs:good", *PAIR])
+    assert status == 0 and "holds" in out
+
+
+ENTRIES = {
+    "function": ["audit", "privacy", "--mechanism", "hardmechs:exit7", *PAIR],
+    "function, exhaustive": ["audit", "privacy", "--mechanism", "hardmechs:exit7", "--height",
+                             "3", "--epsilon", "1", "--delta", "0", "--exhaustive", "1"],
+    "function, search": ["audit", "privacy", "--mechanism", "hardmechs:exit7", "--height", "3",
+                         "--epsilon", "1", "--delta", "0", "--search", "3"],
+    "shared noise": ["audit", "privacy", "--mechanism", "hardmechs:shared_exit7", *PAIR],
+    "builder": ["audit", "privacy", "--mechanism", "hardmechs:BuilderExit7", *BUILDER],
+    "corpus": ["audit", "corpus", "--mechanism", "hardmechs:corpus_exit7"],
+}
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRIES))
+def test_sys_exit_7_in_a_mechanism_exits_2_naming_the_mechanism_and_the_pair(
+        mechs: Path, entry: str) -> None:
+    """Through every entry that runs a user's mechanism on pairs."""
+    status, _, err = cli(ENTRIES[entry])
+    line = one_line_exit_2(status, err)
+    assert "hardmechs:" in line and "raised SystemExit: 7" in line
+    assert "(auditing the pair D = " in line and ", z = " in line
+
+
+def test_sys_exit_7_in_a_privtree_seam_exits_2_naming_the_mechanism_and_the_pair(
+        mechs: Path) -> None:
+    status, _, err = cli(["audit", "privacy", "--mechanism", "hardmechs:privtree_exit7",
+                          "--epsilon", "1", "--delta", "0", "--db", "1", "--add", "2"])
+    line = one_line_exit_2(status, err)
+    assert "hardmechs:privtree_exit7 raised SystemExit: 7" in line
+    assert "auditing the pair D = {" in line
+
+
+@pytest.mark.parametrize("name", ["exit_text", "base", "generator_exit", "reads_stdin"])
+def test_base_exceptions_and_the_debugger_in_a_mechanism_exit_2(mechs: Path, name: str) -> None:
+    """`sys.exit("fatal")` (was exit 1, read as refuted), `BaseException`, `GeneratorExit` and
+    a read of stdin without a terminal (pytest's stdin is not one); `pdb.set_trace()` runs in
+    a subprocess below (pytest wraps the debugger in-process)."""
+    status, _, err = cli(["audit", "privacy", "--mechanism", f"hardmechs:{name}", *PAIR])
+    if name == "reads_stdin":  # reads "" at once: a function of its answers, audited
+        assert status == 0, err
+        return
+    line = one_line_exit_2(status, err)
+    assert f"the mechanism hardmechs:{name} raised" in line
+
+
+@pytest.mark.parametrize("stdin", ["devnull", "open pipe"])
+def test_pdb_in_a_mechanism_does_not_hang_without_a_terminal(mechs: Path, stdin: str) -> None:
+    """The console script, stdin closed or a pipe nobody writes to: exit 2, no hang."""
+    pipe = subprocess.DEVNULL if stdin == "devnull" else subprocess.PIPE
+    ran = run_script(["audit", "privacy", "--mechanism", "hardmechs:debugger", *PAIR],
+                     cwd=str(mechs), stdin=pipe)
+    ran.contract()
+    assert ran.status == 2 and "raised BdbQuit" in ran.err
+
+
+def test_unreplayable_corpus_mechanism_is_refused(mechs: Path) -> None:
+    status, _, err = cli(["audit", "corpus", "--mechanism", "hardmechs:corpus_random"])
+    line = one_line_exit_2(status, err)
+    assert "hardmechs:corpus_random is not replayable" in line
+
+
+def test_unreplayable_builder_is_refused(mechs: Path) -> None:
+    status, _, err = cli(["audit", "privacy", "--mechanism", "hardmechs:BuilderRandom",
+                          *BUILDER, "--on", "output", "--epsilon", "1", "--delta", "0"])
+    assert "BuilderRandom is not replayable" in one_line_exit_2(status, err)
+
+
+def test_loop_in_a_mechanism_stops_at_the_budget(mechs: Path) -> None:
+    """A mechanism that loops without asking a test never reaches a check: the budget's alarm
+    stops it (exit 2, one line, about a second past the budget)."""
+    ran = run_script(["audit", "privacy", "--mechanism", "hardmechs:loop", *PAIR,
+                      "--budget", "2"], cwd=str(mechs))
+    ran.contract()
+    assert ran.status == 2 and "stopped at the time budget of 2 s" in ran.err
+
+
+# -- issue 26, item 2: budgets ---------------------------------------------------------------
+
+def test_enumeration_past_the_budget_exits_2_saying_how_far_it_got() -> None:
+    """`--height 4 --lam 1/1000 --R 1000 --tau 1000 --exhaustive 2` estimated 16,752 answer
+    sequences and ran past a minute: with a budget it is refused as soon as the estimate
+    passes it, naming the pair and the answer sequences reached."""
+    ran = run_script(["audit", "privacy", "--height", "4", "--lam", "1/1000", "--R", "1000",
+                      "--tau", "1000", "--exhaustive", "2", "--budget", "3"])
+    ran.contract()
+    assert ran.status == 2 and "stopped at the time budget of 3 s" in ran.err
+    assert "pair 1 of 360" in ran.err
+
+
+def test_budget_is_kept_inside_a_computation() -> None:
+    tracker = Tracker(budget=1e-9)
+    with tracking(tracker), pytest.raises(BudgetExceeded, match="stopped at the time budget"):
+        audit_mechanism("betweencut.betweencut:BetweenCut", exhaustive=1, height=3, tau=2,
+                        lam=Fraction(1, 2), R=2)
+
+
+def test_corpus_size_64_is_refused_up_front() -> None:
+    """`audit corpus --name svt-alg4 --size 64` grew past 2 GB (3.1 GB at 120 s)."""
+    ran = run_script(["audit", "corpus", "--name", "svt-alg4", "--size", "64"])
+    ran.contract()
+    assert ran.status == 2 and f"at most {MAX_LISTED} pairs listed" in ran.err
+
+
+def test_law_cache_holds_a_bounded_number_of_answer_sequences(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's BetweenCut subclass at binary h = 4 grew to 8 GB: every database's enumeration
+    was kept. The cache drops the least recently used past `KEPT_SEQUENCES`, and the verdict is
+    the same."""
+    from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+    from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
+
+    def run(db: tuple[tuple[int, ...], ...], test: object) -> object:
+        from betweencut.noisy_test import BTQuery
+        return tuple(test(BTQuery(c, 1, 3, Fraction(1, 2)))  # type: ignore[operator]
+                     for c in (len(db), len(db) + 1))
+
+    leaves = [(0, 0), (0, 1), (1, 0)]
+    pairs = list(neighbouring_pairs(leaves, 2))
+    full = audit_pairs(run, pairs, [(Fraction(1), Fraction(0))], cache=LawCache(run))
+    monkeypatch.setattr(cache_module, "KEPT_SEQUENCES", 20)
+    small = LawCache(run)
+    bounded = audit_pairs(run, pairs, [(Fraction(1), Fraction(0))], cache=small)
+    assert small.kept <= 20 and len(small.enumerations) < len({d for d, _ in pairs})
+    assert (bounded.holds, bounded.pairs) == (full.holds, full.pairs)
+    assert bounded.tightest is not None and full.tightest is not None
+    assert bounded.tightest.delta == full.tightest.delta
+
+
+# -- issue 29, item 6: progress --------------------------------------------------------------
+
+def test_progress_is_off_unless_asked_and_timings_only_with_diagnostics(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["audit", "privacy", "--arity", "2", "--height", "3", "--lam", "1/2", "--R", "2",
+            "--tau", "2", "--exhaustive", "1"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    assert main([*argv, "--progress"]) == 0
+    shown = capsys.readouterr().err
+    assert "pair 1 of 20" in shown and " s)" not in shown
+    assert main([*argv, "--progress", "--diagnostics"]) == 0
+    timed = capsys.readouterr().err
+    assert " s)" in timed and "audit privacy: " in timed
+
+
+def test_tracker_shows_nothing_unless_asked() -> None:
+    stream = io.StringIO()
+    tracker = Tracker("x", stream=stream)
+    tracker.stage("level 1 of 3")
+    assert stream.getvalue() == ""
+    Tracker("x", show=True, stream=stream).stage("level 1 of 3")
+    assert stream.getvalue() == "x: level 1 of 3\n"
+
+
+def test_classify_progress_shows_no_count_of_records(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The number of records is not public: progress names stages and levels only."""
+    records = tmp_path / "r.txt"
+    records.write_text("0/0/0\n" * 37)
+    assert main(["classify", str(records), "--height", "4", "--tau", "20", "--epsilon", "1",
+                 "--delta", "0.05", "--seed", "1", "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert err and "37" not in err and " s)" not in err
+
+
+# -- issue 26, found by hand -----------------------------------------------------------------
+
+def test_plot_without_matplotlib_exits_2_naming_the_plot_extra(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails
+    status = main(["audit", "privacy", "--arity", "2", "--height", "3", "--lam", "1/2", "--R",
+                   "2", "--tau", "2", "--db", "0/0", "--add", "0/1", "--plot",
+                   str(tmp_path / "c.png")])
+    assert status == 2
+    assert "pip install 'betweencut[plot]'" in capsys.readouterr().err
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert any(dep.startswith("matplotlib") for dep in extras["plot"])
+
+
+def test_audit_corpus_mechanism_imports_from_the_current_folder(mechs: Path) -> None:
+    ran = run_script(["audit", "corpus", "--mechanism", "hardmechs:corpus_good"],
+                     cwd=str(mechs))
+    ran.contract()
+    assert ran.status == 0 and "hardmechs:corpus_good" in ran.out
+
+
+def test_audit_corpus_queries_without_mechanism_is_refused() -> None:
+    status, _, err = cli(["audit", "corpus", "--queries", "3"])
+    assert "--queries and --epsilon go with --mechanism" in one_line_exit_2(status, err)
+
+
+def test_audit_depth_text_mode_prints_its_rows() -> None:
+    status, out, _ = cli(["audit", "depth", "--height", "7", "--lam", "0.5", "--R", "2",
+                          "--tau", "4", "--count", "2"])
+    assert status == 0
+    assert "rows (3):" in out and out.count("on transcript: delta(") >= 3
+
+
+def test_audit_text_fits_100_columns_and_says_the_empty_database() -> None:
+    """`betweencut audit` printed lines of 512 columns and "every pair with |D| <= 0"."""
+    long = "; ".join(f"enumerated ({pairs_scope(0, m)})" for m in (2, 3, 4, 5))
+    row = ClaimRow("corpus, privacy", "SVT corpus and report-noisy-max verdicts", "holds", long,
+                   8, "8 checks over " + ", ".join(f"p{i} (3 values)" for i in range(20)))
+    text = ClaimsVerdict([row]).text()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "|D| <= 0" not in text and "D the empty database" in text
+    assert "1 of 1 claims hold" in text
+
+
+def test_version_prints_the_version_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """`betweencut --version` said "betweencut: error: betweencut: ..."."""
+    assert main(["--version"]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("betweencut ") and out.err == ""
+
+
+def test_mechanism_error_type_is_the_packages() -> None:
+    assert issubclass(MechanismError, Exception)
+    assert issubclass(MechanismNotReplayable, Exception)
+
+
+# -- issue 26, item 1: nothing recursive runs on the height ----------------------------------
+
+def test_height_4096_arity_1_classifies_without_recursion(tmp_path: Path) -> None:
+    """`classify tree.txt --height 4096 --arity 1` raised RecursionError (`level` nested one
+    generator per depth), then took minutes (each level walked from the root, each name built
+    from every prefix): a record off the tree exits 2 in one line, a leaf is classified."""
+    short, leaf = tmp_path / "short.txt", tmp_path / "leaf.txt"
+    short.write_text("0/0/0/0\n")
+    leaf.write_text("/".join(["0"] * 4095) + "\n")
+    argv = ["--height", "4096", "--arity", "1", "--tau", "30", "--epsilon", "1", "--delta",
+            "0.05", "--seed", "1"]
+    status, _, err = cli(["classify", str(short), *argv])
+    assert "leaves of this tree are at depth 4095" in one_line_exit_2(status, err)
+    status, out, err = cli(["classify", str(leaf), *argv])
+    assert status == 0 and "h=4096 (4096 nodes)" in out, err
+
+
+@pytest.mark.parametrize(("arity", "height"), [(1, 9), (2, 1), (3, 5), (4, 3)])
+def test_uniform_levels_and_names_agree_with_the_general_walk(arity: int, height: int) -> None:
+    """The closed forms of `kary_tree` (its levels as products of indices, its names by index)
+    against the depth-first walk and the prefix-by-prefix names of the same tree given as a
+    rule."""
+    from betweencut.tree import PublicTree, kary_tree
+
+    names = tuple(str(i) for i in range(arity))
+    fast = kary_tree(arity, height)
+    slow = PublicTree(height, lambda path: names if len(path) < height - 1 else ())
+    for d in range(height + 2):
+        assert list(fast.level(d)) == list(slow.level(d)), d
+        for u in fast.level(d):
+            assert fast.path_names(u) == slow.path_names(u)
+    assert fast.size() == slow.size() == fast.node_count()
+    assert fast.size(limit=2) == slow.size(limit=2) == min(fast.node_count(), 3)
