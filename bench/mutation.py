@@ -36,11 +36,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TESTS = (
-    "tests/test_core_depo.py",
-    "tests/test_core_sparse.py",
-    "tests/test_properties_predicates.py",
-    "tests/test_properties_mutation_gaps.py",
-    "tests/test_proofs_calibration.py",
+    "tests/core/test_core_depo.py",
+    "tests/core/test_core_sparse.py",
+    "tests/properties/test_properties_predicates.py",
+    "tests/properties/test_properties_mutation_gaps.py",
+    "tests/proofs/test_proofs_calibration.py",
 )
 _CMP_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,

@@ -43,7 +43,7 @@ rational solution `θ`, by Lindemann–Weierstrass), so this stops with probabil
 What is the same for every count, given the same random stream: the random bits read (one call
 of `1 + Σ w` bits for the sign and every table's first digits, then `CHUNK` bits per refinement
 round: how many rounds depends on the stream and the public thresholds only), the calls and
-loops (no loop runs over the count), the lines executed (`tests/test_core_padded_sampler.py`
+loops (no loop runs over the count), the lines executed (`tests/core/test_core_padded_sampler.py`
 checks calls and lines). What is not: Python-level timing (big integers are not constant-time in
 the final products and comparisons with the count; the OS CSPRNG block pattern, caches and the
 allocator follow the stream, not the count, but nothing makes them constant; see

@@ -8,7 +8,7 @@ its reference answer, and comes out in two editions:
 * the student edition, `notebooks/student/*.ipynb`: the same notebooks with every answer left
   as `...`; the checker call stays in place, and run on `...` it raises `WrongAnswer` saying
   that the answer is missing and what kind of value it expects
-  (`tests/test_notebook_editions.py` executes the student edition and checks that message).
+  (`tests/project/test_notebook_editions.py` executes the student edition and checks that message).
 
 The notebooks define no logic of their own: every helper they call lives in
 `betweencut.properties.teaching` (`basics`, `privacy`, `margins`) and every exercise checker in

@@ -2,7 +2,7 @@
 a user's project, its `bash` blocks the commands, its `output` blocks lines that must appear in
 what the command printed, its snapshot block the exact file written.
 
-The page's blocks are read as `tests/test_docs_examples.py` reads every page of the site
+The page's blocks are read as `tests/project/test_docs_examples.py` reads every page of the site
 (`docs_blocks.blocks_of`: that runner writes the titled files and runs nothing else here); a
 block is a fence with a language and an optional `title="..."` (MkDocs' syntax):
 

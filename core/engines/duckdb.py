@@ -8,7 +8,7 @@ records under a candidate there are grouped by leaf and rolled up. Only the cand
 numbers of malformed and null records. A malformed record is then found again (file and row)
 and explained by the text reader's parser (`betweencut.records.parse_records`): the SQL only
 encodes, and accepts exactly the records the parser accepts (`⊣` written out is refused by
-name), which `tests/test_engines.py` checks.
+name), which `tests/core/engines/test_engines.py` checks.
 
 Text components: the record is trimmed of Python's whitespace, then of `/`, split at `/`, and
 each component trimmed and looked up among the public child names (`⊣` excluded). Integer

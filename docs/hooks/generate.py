@@ -12,7 +12,7 @@ A page holds a marker `<!-- generated: NAME -->`; at build time the marker is re
 * `schemas`: the JSON Schema of every `--json` output (`betweencut.schemas`), each also
   published as a file of the site (`schemas/<kind>.schema.json`).
 
-`tests/test_docs.py` imports these functions too.
+`tests/project/test_docs_examples.py` imports these functions too.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Privacy of whole runs, grouped by role (ranked: each subpackage imports only those above it
-in this list, `tests/test_layers.py` checks it):
+in this list, `tests/project/test_layers.py` checks it):
 
 * `divergence`: one pair's exact divergence `δ(ε)` and privacy curve;
 * `enumeration`: the enumeration engine (fresh noise, shared noise, the shared-outcome-tree

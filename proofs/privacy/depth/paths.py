@@ -26,7 +26,7 @@ one of them (answering for it would be answering for code that does not run). Th
 built (`BetweenCut(tree, params).count_query`), through its own `guard` and `query`. The tests
 prove the grouping equal, answer law by answer law, to the full enumeration of the real code
 (`betweencut.proofs.privacy.enumeration.transcripts`) on small trees and on chains and sparse runs
-of moderate height (`tests/test_privacy_depth.py`).
+of moderate height (`tests/proofs/privacy/depth/test_privacy_depth.py`).
 """
 
 from __future__ import annotations

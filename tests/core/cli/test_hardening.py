@@ -5,6 +5,7 @@ by hand. Each test is named after the defect it pins."""
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import tomllib
@@ -25,7 +26,7 @@ from betweencut.proofs.baselines.corpus_scale import MAX_LISTED
 from betweencut.proofs.privacy.enumeration import cache as cache_module
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 MECHANISMS = '''
 import math, random, sys
 from fractions import Fraction
@@ -419,9 +420,13 @@ def test_audit_corpus_mechanism_imports_from_the_current_folder(mechs: Path) -> 
     assert ran.status == 0 and "hardmechs:corpus_good" in ran.out
 
 
-def test_audit_corpus_queries_without_mechanism_is_refused() -> None:
-    status, _, err = cli(["audit", "corpus", "--queries", "3"])
-    assert "--queries and --epsilon go with --mechanism" in one_line_exit_2(status, err)
+def test_audit_corpus_queries_without_mechanism_is_not_ignored() -> None:
+    """`audit corpus --queries M` was silently ignored without `--mechanism`: it now sets m for
+    the corpus rows (each JSON row states it), and `--epsilon` alone is still refused."""
+    status, out, _ = cli(["audit", "corpus", "--name", "svt-alg1", "--queries", "3", "--json"])
+    assert status == 0 and [row["queries"] for row in json.loads(out)["rows"]] == [3]
+    status, _, err = cli(["audit", "corpus", "--epsilon", "1"])
+    assert "--epsilon goes with --mechanism" in one_line_exit_2(status, err)
 
 
 def test_audit_depth_text_mode_prints_its_rows() -> None:

@@ -1,11 +1,11 @@
 """The project's own mechanisms under its privacy gate (issue 24, item 5): BetweenCut on the
 default audit instances (`AUDIT_CASES`, every pair with `|D| <= 1` and the guard-crossing pairs;
 calibrated to `(1, 1/20)` on the binary tree of height 3), the PrivTree baseline and the example
-sparse-vector mechanisms have exact privacy snapshots in `tests/__privacy_snapshots__/`, so a
+sparse-vector mechanisms have exact privacy snapshots in `tests/project/__privacy_snapshots__/`, so a
 change that spends more privacy on any of these pairs, at any eps, fails this project's CI
 (`test_a_mechanism_change_that_spends_more_privacy_fails_this_projects_ci` shows it fail).
 
-After an intended change: `pytest tests/test_privacy_snapshots.py --privacy-snapshot-update`,
+After an intended change: `pytest tests/project/test_privacy_snapshots.py --privacy-snapshot-update`,
 review the diff of the snapshots, commit them.
 """
 
@@ -29,7 +29,7 @@ from betweencut.tree import kary_tree
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.privacy
 HERE = Path(__file__).resolve().parent
-EXAMPLES = HERE.parent / "examples"
+EXAMPLES = HERE.parents[1] / "examples"
 SNAPSHOTS = HERE / "__privacy_snapshots__" / Path(__file__).stem
 RELEASES = ["transcript", "heavy"]
 
@@ -131,8 +131,8 @@ def test_a_mechanism_change_that_spends_more_privacy_fails_this_projects_ci(
     `make_query`) and of the example `flag` (its source edited): those tests fail (exit 1) with
     a message naming the snapshot, each pair, its release and the exact eps range; the
     PrivTree baseline, unchanged, still passes."""
-    tests = pytester.path / "tests"
-    tests.mkdir()
+    tests = pytester.path / "tests" / "project"  # where this module lies in the project
+    tests.mkdir(parents=True)
     shutil.copy(Path(__file__), tests / "test_own_snapshots.py")  # no clash with this module
     shutil.copytree(SNAPSHOTS, tests / "__privacy_snapshots__" / "test_own_snapshots")
     shutil.copytree(EXAMPLES, pytester.path / "examples")
@@ -144,11 +144,11 @@ def test_a_mechanism_change_that_spends_more_privacy_fails_this_projects_ci(
     (tests / "conftest.py").write_text(RATE_DOUBLED, encoding="utf-8")
 
     run = pytester.runpytest("-p", "no:cacheprovider", "--privacy-snapshot-strict",
-                             "tests/test_own_snapshots.py", "-k", "flag or 3-ary or privtree")
+                             "tests/project/test_own_snapshots.py", "-k", "flag or 3-ary or privtree")
     run.assert_outcomes(failed=2, passed=1)
     assert run.ret == 1
     out = run.stdout.str()
-    shown = "privacy snapshot tests/__privacy_snapshots__/test_own_snapshots/"
+    shown = "privacy snapshot tests/project/__privacy_snapshots__/test_own_snapshots/"
     assert (f"{shown}test_example_flag_snapshot.txt: the exact privacy curve exceeds the "
             "snapshot (the mechanism spends more privacy) on:") in out
     assert ("D = {}, z = 0/0, on output: the new delta(eps) > the snapshot's delta(eps) for "

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {
     "core": "betweencut", "proofs": "betweencut.proofs", "properties": "betweencut.properties",
 }
@@ -256,3 +256,23 @@ def test_each_arithmetic_helper_is_defined_once() -> None:
             if isinstance(node, ast.FunctionDef) and node.name in defined:
                 defined[node.name].append(module)
     assert {name: len(where) for name, where in defined.items()} == dict.fromkeys(ARITHMETIC, 1)
+
+
+TEST_ROOTS = {"api": "core/api", "core": "core", "proofs": "proofs", "properties": "properties"}
+NOT_MIRRORED = {"project", "data", "__privacy_snapshots__", "__pycache__"}
+
+
+def test_tests_follow_the_package_layout() -> None:
+    """A module's tests are found from its path: `tests/proofs/privacy/depth/` holds the tests of
+    `proofs/privacy/depth/`, `tests/api/` those of `core/api/` (`betweencut.api`), `tests/core/X/`
+    those of `core/X/`; `tests/project/` holds what concerns the repository as a whole (layers,
+    packaging, docs, notebooks, CI). Only the shared helpers and `conftest.py` lie at the top."""
+    tests = ROOT / "tests"
+    top = sorted(p.name for p in tests.glob("test_*.py"))
+    assert top == [], f"test modules at the top of tests/: {top}"
+    for path in sorted(tests.rglob("test_*.py")):
+        parts = path.relative_to(tests).parts[:-1]
+        if parts[0] in NOT_MIRRORED or any(p in NOT_MIRRORED for p in parts):
+            continue
+        folder = ROOT / TEST_ROOTS[parts[0]] / Path(*parts[1:])
+        assert folder.is_dir(), f"{path.relative_to(ROOT)} has no package folder {folder}"

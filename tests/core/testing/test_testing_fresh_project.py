@@ -5,7 +5,7 @@ the CI-gate tutorial run there as written (`tutorial_harness`): the snapshot is 
 naming the pair and saying the curve exceeds the snapshot) with `assert_private`'s
 counterexample, and the noiseless classifier fails `betweencut_privacy_check`. The tutorial is
 run twice, in two new folders, with the same outcome. Slow (a venv and an install, about a
-minute): `python -m pytest -m slow tests/test_testing_fresh_project.py`.
+minute): `python -m pytest -m slow tests/core/testing/test_testing_fresh_project.py`.
 """
 
 from __future__ import annotations

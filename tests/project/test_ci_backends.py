@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"core": "betweencut", "proofs": "betweencut.proofs",
             "properties": "betweencut.properties"}
 USES_BACKEND = re.compile(r"^\s*(import (mpmath|sympy)|from (mpmath|sympy)[\w.]* import)", re.M)

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 INSTALL = "python -m pip install . && betweencut audit"
 TESTS = ("python -m pip install -e '.[dev]' --config-settings editable_mode=strict"

@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-HERE = Path(__file__).resolve().parent.parent / "notebooks"
+HERE = Path(__file__).resolve().parents[2] / "notebooks"
 INSTRUCTOR = sorted(HERE.glob("*.ipynb"))
 
 

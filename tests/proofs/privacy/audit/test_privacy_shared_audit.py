@@ -30,7 +30,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache, ep
 from betweencut.proofs.privacy.enumeration.transcripts import ForeignQuery
 
 F = Fraction
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 TREE = ["--arity", "2", "--height", "2"]
 LEAVES = [(0,), (1,)]
 SVT_ROWS = [row for row in CORPUS if row.name.startswith(("svt", "noisy-max"))]

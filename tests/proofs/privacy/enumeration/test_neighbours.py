@@ -25,7 +25,7 @@ from betweencut.proofs.privacy.enumeration.cache import Neighbour, replace_pairs
 from betweencut.proofs.verdict import Neighbours, Relation
 from betweencut.schemas import schema
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 TREE = {row.name: row for row in TREE_ROWS}
 
 

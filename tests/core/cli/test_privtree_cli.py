@@ -15,7 +15,7 @@ from betweencut.proofs.baselines.privtree_audit import PrivTreeLawCache, as_poin
 from betweencut.proofs.baselines.privtree_search import privtree_rules
 from betweencut.proofs.exact.arith import exact_str
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 KEYS = {"schema", "version", "audit", "subject", "claim", "pairs", "holds", "worst",
         "refutation", "rows", "regressions", "epsilon_at_delta", "epsilon_at_delta_exact",
         "epsilon_at_delta_pair", "curve"}  # the one verdict shape

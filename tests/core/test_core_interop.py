@@ -11,6 +11,7 @@ from __future__ import annotations
 import decimal
 import json
 import os
+from pathlib import Path
 import subprocess
 import sys
 from fractions import Fraction as F
@@ -149,9 +150,9 @@ def test_backend_probe_in_both_worlds(world: str) -> None:
         env.pop(key, None)
     if world == "python":
         env.update(MPMATH_NOGMPY="1", SYMPY_GROUND_TYPES="python")
-    code = ("import json, sys; sys.path.insert(0, 'tests'); import test_core_interop as t; "
+    code = ("import json, sys; sys.path.insert(0, 'tests/core'); import test_core_interop as t; "
             "print(json.dumps(t.backend_probe()))")
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = str(Path(__file__).resolve().parents[2])
     done = subprocess.run([sys.executable, "-c", code], env=env, cwd=here, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -22,7 +22,7 @@ from betweencut.testing.snapshot import FORMAT, MAGIC, read_poly, read_snapshot,
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.privacy
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def _example(name: str) -> ModuleType:

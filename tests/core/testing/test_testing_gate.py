@@ -29,7 +29,7 @@ from betweencut.testing import (
 )
 from betweencut.testing.budget import Budget, check_budget
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 PAIRS = [("{}", "0/0"), ("{0/0}", "0/1")]
 pytestmark = pytest.mark.privacy
 
