@@ -1,4 +1,5 @@
-"""The fenced code blocks of the documentation, read the way `tests/project/test_docs_examples.py` runs
+"""The fenced code blocks of the documentation, read the way `tests/project/test_docs_examples.py`
+runs
 them (see there for the conventions); other tests read their commands from the pages too."""
 
 from __future__ import annotations

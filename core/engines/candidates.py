@@ -8,7 +8,8 @@ beyond it every depth is written to a file of a private temporary directory and 
 (`numpy.memmap`), so the traversal reads them from disk through the page cache. Where they live
 changes the time a run takes, never its release: the same arrays, in the same order, reach the
 same `run_levels`, and the Heavy set under a shared `NoisyTest` is the same
-(`tests/core/engines/test_engines.py` builds two neighbouring inputs on either side of the budget and checks
+(`tests/core/engines/test_engines.py` builds two neighbouring inputs on either side of the budget
+and checks
 both release the in-memory Heavy set). `max_candidates` is public (a configuration), and the
 error messages here carry depths and parameters, never a count of the data.
 

@@ -8,7 +8,8 @@ add/remove pairs of the empty database (`A = {0}`, `B = [-1, 1]^m`) and the repl
 of one record (`A = B = [0, 1]^m`, records `{1, 2}^m`). Every pair the reduction reports is
 re-decided by direct enumeration of the real code (`check_point`) and must agree, and its
 probabilities must equal the symbolic run's (`cross_check`); a disagreement refuses the
-reduction (`ReductionRefused`), never a verdict. `tests/proofs/privacy/enumeration/test_every_input.py` checks that both
+reduction (`ReductionRefused`), never a verdict.
+`tests/proofs/privacy/enumeration/test_every_input.py` checks that both
 answer alike wherever both run (m <= 6), including on a mechanism that is not oblivious.
 """
 

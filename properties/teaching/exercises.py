@@ -3,7 +3,8 @@
 Each `check_...` takes the exercise's public setting and the reader's answer, returns a short
 `"correct: ..."` text when the answer is right and raises `WrongAnswer` (saying what is wrong,
 never the solution) otherwise. The reference solution kept in each notebook goes through the
-same checker when CI executes the notebook, and `tests/properties/test_exercises.py` shows that every
+same checker when CI executes the notebook, and `tests/properties/test_exercises.py` shows that
+every
 checker accepts the reference and rejects a wrong answer.
 
 Answers are compared exactly: integers, `Fraction`s, node tuples, and exact numbers. An exact

@@ -38,7 +38,8 @@ def test_calibrate_paper_and_tight() -> None:
     paper = betweencut.calibrate(15, 1, Fraction(1, 20))
     tight = betweencut.calibrate(15, 1, Fraction(1, 20), accountant="tight")
     assert (paper.L, paper.r, paper.lam) == (4, 4, Fraction(1, 4))
-    # tight E <= paper E is certified by its own checker (tests/proofs/privacy/accountants/test_privacy_accountant.py)
+    # tight E <= paper E is certified by its own checker
+    # (tests/proofs/privacy/accountants/test_privacy_accountant.py)
     assert tight.accountant == "tight" and paper.accountant == "paper"
     with pytest.raises(ParameterError, match="accountant"):
         betweencut.calibrate(15, 1, Fraction(1, 20), accountant="guess")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import decimal
 import json
 import os
-from pathlib import Path
 import subprocess
 import sys
 from fractions import Fraction as F
+from pathlib import Path
 
 import mpmath
 import numpy as np

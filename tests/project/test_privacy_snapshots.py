@@ -1,11 +1,13 @@
 """The project's own mechanisms under its privacy gate (issue 24, item 5): BetweenCut on the
 default audit instances (`AUDIT_CASES`, every pair with `|D| <= 1` and the guard-crossing pairs;
 calibrated to `(1, 1/20)` on the binary tree of height 3), the PrivTree baseline and the example
-sparse-vector mechanisms have exact privacy snapshots in `tests/project/__privacy_snapshots__/`, so a
+sparse-vector mechanisms have exact privacy snapshots in `tests/project/__privacy_snapshots__/`, so
+a
 change that spends more privacy on any of these pairs, at any eps, fails this project's CI
 (`test_a_mechanism_change_that_spends_more_privacy_fails_this_projects_ci` shows it fail).
 
-After an intended change: `pytest tests/project/test_privacy_snapshots.py --privacy-snapshot-update`,
+After an intended change: `pytest tests/project/test_privacy_snapshots.py
+--privacy-snapshot-update`,
 review the diff of the snapshots, commit them.
 """
 
@@ -144,7 +146,8 @@ def test_a_mechanism_change_that_spends_more_privacy_fails_this_projects_ci(
     (tests / "conftest.py").write_text(RATE_DOUBLED, encoding="utf-8")
 
     run = pytester.runpytest("-p", "no:cacheprovider", "--privacy-snapshot-strict",
-                             "tests/project/test_own_snapshots.py", "-k", "flag or 3-ary or privtree")
+                             "tests/project/test_own_snapshots.py", "-k",
+                             "flag or 3-ary or privtree")
     run.assert_outcomes(failed=2, passed=1)
     assert run.ret == 1
     out = run.stdout.str()

@@ -22,7 +22,8 @@ def test_audit_depth_contract_rows(capsys: pytest.CaptureFixture[str]) -> None:
                 "holds"} <= set(row)
         assert row["count"] == 2 and isinstance(row["delta"], float)
         assert isinstance(row["delta_exact"], str) and row["holds"] is True
-    # C = 2 vs 3 at r = 1: the same number full enumeration gives (tests/proofs/privacy/depth/test_privacy_depth.py)
+    # C = 2 vs 3 at r = 1: the same number full enumeration gives
+    # (tests/proofs/privacy/depth/test_privacy_depth.py)
     assert rows[0]["delta_exact"] == "(-exp(-1/2) + 1)/4"  # (1 - e^{-1/2})/4
     assert out["claim"]["parameters"]["accountant"] == "paper" and out["worst"]["r"] in (1, 2, 3)
 

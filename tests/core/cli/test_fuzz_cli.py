@@ -306,7 +306,8 @@ def test_fuzz_families_long_run(tmp_path: Any) -> None:
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
-    script = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "fuzz_families.py")
+    tests = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    script = os.path.join(tests, "fuzz_families.py")
     done = subprocess.run([sys.executable, script, "--n", str(LONG_CASES), "--seed", "1",
                            "--workdir", str(tmp_path)], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, preexec_fn=cap, check=False,

@@ -193,7 +193,8 @@ def test_docs_audit_commands_run_on_the_example(
     shared-noise guide runs from `examples/` with the exit status the page states: `flag` holds
     (also with `--plot`), a claim of 1/4 is refuted, `flag_v2` regresses against `flag`; `svt`
     holds, `svt_no_query_noise` is refuted, `svt_sharp` regresses. (The `my_privtree` lines are
-    run by `tests/core/cli/test_privtree_cli.py`; `tests/project/test_docs_examples.py` runs every page whole.)"""
+    run by `tests/core/cli/test_privtree_cli.py`; `tests/project/test_docs_examples.py` runs every
+    page whole.)"""
     import shlex
 
     from docs_blocks import shown_commands

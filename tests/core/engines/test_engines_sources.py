@@ -2,7 +2,8 @@
 reading for memory, DuckDB and Spark, and every dependency's error in the package's words.
 
 The Spark versions are marked `spark` (a local session takes tens of seconds to start on the
-shared 2-core machine): `python -m pytest -m spark tests/core/engines/test_engines_sources.py` runs them.
+shared 2-core machine): `python -m pytest -m spark tests/core/engines/test_engines_sources.py` runs
+them.
 """
 
 from __future__ import annotations

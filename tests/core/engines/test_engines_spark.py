@@ -6,7 +6,8 @@ and two workers started with Spark's own `spark-class`) classifies through `--sp
 with DuckDB's Heavy set under one seed.
 
 Marked `spark`: not in the default run; `.ci/run` runs them in their own step
-(`python -m pytest -m spark tests/core/engines/test_engines_spark.py tests/core/engines/test_engines_sources.py`), one
+(`python -m pytest -m spark tests/core/engines/test_engines_spark.py
+tests/core/engines/test_engines_sources.py`), one
 local SparkSession for them all (`spark`, tests/conftest.py), one cluster for the cluster
 test: about 2 minutes on the shared 2-core machine."""
 

@@ -3,7 +3,8 @@
 Principle 8: the flint path (`fmpz_mpoly`) and the pure-Python path give the same integers and
 the same text, on BetweenCut and on a gallery variant that overrides `make_query`; the text
 read back by sympy is exactly the `ExpPoly` of `DepthRow.delta_exact()`, which
-`tests/proofs/privacy/depth/test_privacy_depth.py` proves equal to full enumeration of the real code.
+`tests/proofs/privacy/depth/test_privacy_depth.py` proves equal to full enumeration of the real
+code.
 """
 
 from __future__ import annotations
