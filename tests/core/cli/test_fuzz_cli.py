@@ -14,15 +14,14 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from fractions import Fraction
 from typing import Any
 
 import pytest
+from fuzz_families import time_limit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,24 +35,6 @@ from betweencut.tree import kary_tree
 CASE_SECONDS = 120  # one in-process run: a hang guard, not a timing (the machine is shared)
 FUZZ = settings(max_examples=40, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-class Hang(Exception):
-    pass
-
-
-@contextmanager
-def time_limit(seconds: int) -> Iterator[None]:
-    def alarm(signum: int, frame: Any) -> None:
-        raise Hang(f"no answer within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
