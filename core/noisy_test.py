@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from typing import ClassVar, Protocol
+from typing import Protocol
 
 from betweencut.errors import BetweenCutError, ParameterError, shown
 from betweencut.validate import exact_fractions, exact_number
@@ -61,8 +61,6 @@ class BTQuery:
     node: object = None
     band: tuple[int, int] | None = field(default=None, compare=False)
 
-    _checked: ClassVar[tuple[Fraction, Fraction, Fraction] | None] = None  # last (a, b, lam) ok
-
     def __post_init__(self) -> None:
         if not exact_fractions(self.count, self.a, self.b, self.lam):
             for name in ("count", "a", "b", "lam"):
@@ -73,14 +71,12 @@ class BTQuery:
                 and type(band[1]) is int and band[0] <= band[1]):
             raise ParameterError("band", band, "None or the public band (lower, upper) of two "
                                  "integers lower <= upper")
-        key = (self.a, self.b, self.lam)
-        if key == BTQuery._checked:  # a mechanism asks with the same three objects: compared
-            return  # by identity first, so the Fraction comparisons below run once per mechanism
-        if self.a > self.b:
-            raise ParameterError("a", self.a, f"a <= b = {shown(self.b)}")
-        if self.lam <= 0:
+        a, b = self.a, self.b  # Fractions with int parts (above): compared as integers, the
+        # hot path of every noisy query (Fraction's own comparisons cost several calls each)
+        if a._numerator * b._denominator > b._numerator * a._denominator:  # type: ignore[attr-defined]
+            raise ParameterError("a", a, f"a <= b = {shown(b)}")
+        if self.lam._numerator <= 0:  # type: ignore[attr-defined]
             raise ParameterError("lam", self.lam, "lam > 0 (the noise is Lap(1/lam))")
-        BTQuery._checked = key
 
 
 def checked_outcome(value: object) -> Outcome:
