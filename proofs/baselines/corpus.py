@@ -207,7 +207,7 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
             row = replace(row, noise=GAUSSIAN, claim=((row.eps, Fraction(0)),))
     count = corpus_rows.pair_count(row, size, relation)
     if row.noise == GAUSSIAN:
-        corpus_scale.check_listing(row, count, "the Gaussian rows are certified pair by pair")
+        corpus_scale.check_listing(row, size, count, "the Gaussian rows are certified pair by pair")
         from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
 
         return audit_gaussian_row(row, size, relation)
@@ -217,7 +217,7 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
     except ReductionRefused as exc:  # a reported pair the real code does not confirm
         if method == "reduction":
             raise
-        corpus_scale.check_listing(row, count, exc.reason)
+        corpus_scale.check_listing(row, size, count, exc.reason)
         return decide(row, corpus_scale.Listing(row, corpus_rows.pairs_for(row, size,
                                                                              relation)))
 

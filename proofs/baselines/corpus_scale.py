@@ -59,13 +59,14 @@ MAX_LISTED = 20_000  # pairs listed at most (measured: 729 pairs of m = 6 in abo
 Progress = Callable[[str], None]
 
 
-def check_listing(row: CorpusRow, count: int, reason: str) -> None:
-    """Refuse, with its cost, a listing past `MAX_LISTED` pairs (`ParameterError`)."""
+def check_listing(row: CorpusRow, size: int, count: int, reason: str) -> None:
+    """Refuse, with its cost, a listing past `MAX_LISTED` pairs (`ParameterError` naming the
+    database size and the row's number of queries, the two public inputs that set `count`)."""
     if count > MAX_LISTED:
         raise ParameterError(
-            "queries", row.m, f"{row.name}: at most {MAX_LISTED} pairs listed; this relation "
-            f"and size give {count} pairs (about {count // 100} s at 100 pairs a second), "
-            f"and the reduction does not apply: {reason}")
+            "size", f"{size} with m = {row.m} queries", f"{row.name}: at most {MAX_LISTED} "
+            f"pairs listed; this relation, size and m give {count} pairs (about {count // 100} "
+            f"s at 100 pairs a second), and the reduction does not apply: {reason}")
 
 
 def precheck(row: CorpusRow, size: int, relation: Relation, count: int, method: str) -> None:
@@ -75,12 +76,12 @@ def precheck(row: CorpusRow, size: int, relation: Relation, count: int, method: 
     if count <= MAX_LISTED:
         return
     if row.noise != LAPLACE or row.run_db is not None:  # listed: Gaussian and database rows
-        check_listing(row, count, "it reduces only the Laplace rows on query answers")
+        check_listing(row, size, count, "it reduces only the Laplace rows on query answers")
     if method == "listing":
-        check_listing(row, count, "method listing")
+        check_listing(row, size, count, "method listing")
     boxes = family(row, size, relation) if not row.claim else None
     if boxes is None:
-        check_listing(row, count, "the reduction covers the add/remove pairs of the empty "
+        check_listing(row, size, count, "the reduction covers the add/remove pairs of the empty "
                       "database and the replace-one pairs of one record, for the rows that "
                       "scale")
         return
@@ -89,7 +90,7 @@ def precheck(row: CorpusRow, size: int, relation: Relation, count: int, method: 
     except ReductionRefused as exc:
         if method == "reduction":
             raise ReductionRefused(exc.reason, row.name) from exc
-        check_listing(row, count, exc.reason)
+        check_listing(row, size, count, exc.reason)
 
 
 def family(row: CorpusRow, size: int, relation: Relation) -> tuple[Box, Box] | None:
@@ -243,7 +244,7 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
 
     boxes = family(row, size, relation) if not row.claim else None
     if method == "listing" or (method == "auto" and (count <= AUTO_LISTED or boxes is None)):
-        check_listing(row, count, "method listing" if method == "listing" else
+        check_listing(row, size, count, "method listing" if method == "listing" else
                       "it covers the add/remove pairs of the empty database and the "
                       "replace-one pairs of one record, for the rows that scale")
         if progress is not None and count > AUTO_LISTED:
@@ -258,7 +259,7 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
     except ReductionRefused as exc:
         if method == "reduction":  # name the row: the corpus asks many
             raise ReductionRefused(exc.reason, row.name) from exc
-        check_listing(row, count, exc.reason)
+        check_listing(row, size, count, exc.reason)
         if progress is not None:
             progress(f"{row.name}: the reduction does not apply ({exc.reason}); listing "
                      f"{count} pairs")
