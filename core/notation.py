@@ -56,6 +56,15 @@ def replacement_text(x: Iterable[int], y: Iterable[int]) -> str:
     return f"{record_text(x)}->{record_text(y)}"
 
 
+def neighbours_text(first: Iterable[Iterable[int]], z: Iterable[int] | None = None,
+                    second: Iterable[Iterable[int]] | None = None) -> str:
+    """A neighbouring pair for messages: `D = {0/0}, z = 0/1` (add/remove, `z` given) or
+    `D = {0/0}, D' = {0/1}` (replace-one, `second` given)."""
+    if second is not None:
+        return f"D = {database_text(first)}, D' = {database_text(second)}"
+    return f"D = {database_text(first)}, z = {record_text(() if z is None else z)}"
+
+
 def database_text(database: Iterable[Iterable[int]] | Counter[str]) -> str:
     """A multiset of records as `{r1*k1, r2, ...}` (sorted; `*k` for `k > 1` copies). A
     `Counter` of record texts (for records too long to build) is written as it is."""

@@ -123,7 +123,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         if relation.is_replace:  # every replace-one pair through the real run, each curve direct
             from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
 
-            decisive = list(naming(shown))
+            decisive = list(shown)
             bound = epsilon_lower_bound(cache, naming(decisive), dlt, "output")
         else:
             # the largest epsilon at delta over every pair covered; the claim holds on all of
@@ -279,10 +279,10 @@ def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive:
 
 
 def _pair_text(pair: Any) -> str:
-    """`D = ..., z = ...` (add/remove) or `D = ..., D' = ...` (replace-one) for an error note."""
-    from betweencut.notation import database_text, record_text
+    """The pair (add/remove `(D, z)` or a replace-one `Neighbour`) for an error note."""
+    from betweencut.notation import neighbours_text
     from betweencut.proofs.privacy.enumeration.cache import Neighbour
 
     if isinstance(pair, Neighbour):
-        return f"D = {database_text(pair.first)}, D' = {database_text(pair.second)}"
-    return f"D = {database_text(pair[0])}, z = {record_text(pair[1])}"
+        return neighbours_text(pair.first, second=pair.second)
+    return neighbours_text(pair[0], pair[1])

@@ -27,7 +27,12 @@ from typing import TypeVar, Union
 
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.exact import as_rational
-from betweencut.notation import database_text, record_text, replacement_text
+from betweencut.notation import (
+    database_text,
+    neighbours_text,
+    record_text,
+    replacement_text,
+)
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
@@ -186,6 +191,13 @@ def output_text(o: object) -> str:
     return repr(o)
 
 
+def _audited(db: Database, z: Node, pair: Neighbour | None) -> str:
+    """The pair `check_point` audits, in words (built only when a message needs it)."""
+    if pair is None or pair.replaced is None:
+        return neighbours_text(db, z)
+    return neighbours_text(pair.first, second=pair.second)
+
+
 def check_point(
     cache: LawCache, db: Database, z: Node, on: str, eps: Fraction, bound: ExactDelta,
     pair: Neighbour | None = None,
@@ -193,9 +205,6 @@ def check_point(
     """`δ(ε)` of `(D, D + z)` against `bound`; of `pair` (replace-one) when given. A user's
     mechanism failing on the way (its error, or `MechanismNotReplayable`) is named with the pair
     audited (a note on any other error)."""
-    where = (f"D = {database_text(db)}, z = {record_text(z)}" if pair is None
-             or pair.replaced is None else f"D = {database_text(pair.first)}, "
-             f"D' = {database_text(pair.second)}")
     try:
         if pair is not None and pair.replaced is not None:
             stick = cache.pair_joint(pair, on).profile(eps)
@@ -203,10 +212,10 @@ def check_point(
             return PointResult(pair.first, (), on, eps, stick.delta, bound, holds, stick, pair)
         stick = cache.profile(db, z, on, eps)
     except (MechanismError, MechanismNotReplayable) as exc:
-        raise type(exc)(f"{exc} (auditing the pair {where})") from None
+        raise type(exc)(f"{exc} (auditing the pair {_audited(db, z, pair)})") from None
     except BaseException as exc:  # a user's PrivTree seam: the caller names the mechanism
         if not isinstance(exc, KeyboardInterrupt):
-            exc.add_note(f"auditing the pair {where}")
+            exc.add_note(f"auditing the pair {_audited(db, z, pair)}")
         raise
     holds = sign(stick.delta - bound) <= 0
     return PointResult(db, z, on, eps, stick.delta, bound, holds, stick)
