@@ -348,7 +348,7 @@ def test_exhaustive_audit_at_lambda_1_1000_is_refused_up_front() -> None:
 
 def test_tight_accountant_audit_at_height_4_is_refused_up_front() -> None:
     """`--accountant tight` at binary height 4 calibrates lambda = 3441/10000: one pair's exact
-    values have over 6 million bits, and the audit used 61 s of CPU and 737 MB before its
+    values have over 6 million bits, and the audit used 61 s of CPU and over 700 MB before its
     budget stopped it. Its estimate refuses it at once (exit 2, one line, under 2 GB)."""
     ran = run_script(TIGHT_HEIGHT_4)
     ran.contract()
