@@ -137,6 +137,20 @@ def loop(db, test):
         pass
 
 
+def asks_forever(db, test):
+    n = 0
+    while True:
+        test(BTQuery(n, 1, 3, Fraction(1, 2)))
+        n += 1
+
+
+def shared_forever(db, test):
+    n = 0
+    while True:
+        test(AboveThreshold(len(db) + n, Fraction(0), Fraction(2)))
+        n += 1
+
+
 def shared_exit7(db, test):
     test(AboveThreshold(len(db), Fraction(0), Fraction(2)))
     sys.exit(7)
@@ -307,6 +321,20 @@ def test_loop_in_a_mechanism_stops_at_the_budget(mechs: Path) -> None:
                       "--budget", "2"], cwd=str(mechs))
     ran.contract()
     assert ran.status == 2 and "stopped at the time budget of 2 s" in ran.err
+
+
+@pytest.mark.parametrize("name", ["asks_forever", "shared_forever"])
+def test_mechanism_asking_forever_stops_at_max_queries_in_bounded_memory(mechs: Path,
+                                                                         name: str) -> None:
+    """A mechanism that asks noisy tests forever took 9 s past a 3 s budget and 1.3 GB (BT
+    tests), or 2 GB in 11 s (shared-noise queries, no limit): the enumeration copied the
+    answers so far at every test (quadratic). It stops at the limit of noisy tests on one answer
+    sequence, in memory linear in that limit."""
+    ran = run_script(["audit", "privacy", "--mechanism", f"hardmechs:{name}", *PAIR,
+                      "--budget", "30"], cwd=str(mechs))
+    ran.contract()
+    assert ran.status == 2 and "asks more than 10000 noisy" in ran.err
+    assert ran.rss_mb < 500, f"{ran.rss_mb:.0f} MB"
 
 
 # -- issue 26, item 2: budgets ---------------------------------------------------------------
