@@ -27,49 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from cli_runs import MEMORY_LIMIT, TIME_LIMIT, Ran, run_script
 
 COMMON = ["--height", "4", "--tau", "30", "--epsilon", "1", "--delta", "0.05"]
-MECHANISMS = '''
-import random, sys
-from fractions import Fraction
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_test import BTQuery
-from betweencut.noisy_queries import AboveThreshold
-
-
-def ask(db, test):
-    return test(BTQuery(len(db), 1, 3, Fraction(1, 2)))
-
-
-def rand(db, test):
-    ask(db, test)
-    return random.random()
-
-
-def exit7(db, test):
-    ask(db, test)
-    sys.exit(7)
-
-
-def exit_text(db, test):
-    sys.exit("fatal")
-
-
-def base(db, test):
-    raise BaseException("base")
-
-
-def debugger(db, test):
-    import pdb
-    pdb.set_trace()
-    return ask(db, test)
-
-
-def my_svt(q, test):
-    return test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
-
-
-class Mine(BetweenCut):
-    pass
-'''
+MECHANISMS = (Path(__file__).resolve().parents[1] / "tests" / "hostile_mechanisms.py").read_text(
+    encoding="utf-8")
 
 
 def _parquet(path: Path, select: str) -> str:

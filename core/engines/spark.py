@@ -53,10 +53,15 @@ from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 
 INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
-SPLIT_GROUPS = 1 << 16  # the first job's groups at most (tests lower it to force two jobs)
+# The first job's groups at most (tests lower it to force two jobs). Spark's hash aggregation
+# of 10^7 records takes about twice as long into 2^16 groups as into 2^14 (bench/engines.py's
+# data, measured on the shared 2-core machine); the second job's filter keeps it small.
+SPLIT_GROUPS = 1 << 14
 WARM_UP_RECORDS = 1 << 18
-# The driver's JVM compiles with C1 only: half the start-up and first-job time measured on the
-# shared 2-core machine (bench/engines.py); the user's own options come later and win.
+# The driver's JVM compiles with C1 only: half the start-up and a faster first run than C2's
+# tiers, measured on the shared 2-core machine (bench/engines.py); a long-lived session that
+# counts again and again runs faster under C2, which SPARK_SUBMIT_OPTS=-XX:TieredStopAtLevel=4
+# gives (the user's own options come later and win).
 DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
@@ -187,70 +192,40 @@ def classify(
     stage labels (`betweencut.engines.candidates`). Requires `tau >= E`. `progress(message)`
     hears the stages (public facts only).
 
-    The first run of a session first sends `WARM_UP_RECORDS` records through the first job's
-    plan (class loading, code generation: a fixed cost of start-up, counted with the session's
-    in the `seconds_session` diagnostic, that the first job would otherwise pay)."""
+    The first run of a session first sends `WARM_UP_RECORDS` records through both jobs' plans
+    (class loading, code generation and the JVM's compilation of the hot loops: a fixed cost of
+    start-up, counted with the session's in the `seconds_session` diagnostic, that the first run
+    would otherwise pay on its records)."""
     say = progress if progress is not None else _silent
     start = time.perf_counter()
     cut = candidate_cut(params)
     say("spark: starting the session")
     spark = session(master, log=log)
-    from pyspark.sql import functions as F
-
     frame = read(spark, source)
-    column, kind = column_kind(frame, source, codec)
-    h, r = codec.height, codec.radix
-    split = min(split_depth(codec, SPLIT_GROUPS), h - 1)
-    top = r ** (h - 1 - split)  # a leaf code's prefix at depth `split` is code div top
-    code = F.col("code")
-
-    def coded(records: Any) -> tuple[Any, Any]:
-        """The leaf codes of `records` (with weights) and how to count them."""
-        if kind == "string":  # each distinct text encoded once, weighted by its records
-            texts = records.groupBy(F.col(column).alias("rec")).agg(F.count(F.lit(1)).alias("w"))
-            return texts.select(code_column(codec, kind, "rec").alias("code"), "w"), \
-                F.sum("w").cast("long")
-        return records.select(code_column(codec, kind, column).alias("code")), F.count(F.lit(1))
-
-    key = F.when(code.isNull(), F.lit(-2)).when(code < 0, F.lit(-1)) \
-        .otherwise(F.expr(f"code div {top}")).alias("p")
+    plan = _Plan(codec, cut, *column_kind(frame, source, codec))
     if not getattr(spark, "_betweencut_warm", False):
-        say("spark: warming up (the first job's plan on the first records)")
-        codes, weight = coded(frame.limit(WARM_UP_RECORDS))
-        codes.groupBy(key).agg(weight.alias("c")).collect()
+        say("spark: warming up (both jobs' plans on the first records)")
+        plan.warm_up(frame.limit(WARM_UP_RECORDS))
         spark._betweencut_warm = True
     started = time.perf_counter()
-    codes, weight = coded(frame)
-    if kind == "string":
+    codes = plan.codes(frame)
+    if plan.kind == "string":
         codes = codes.persist()
-    say(f"spark: counting the prefixes of depth {split}")
-    rows = codes.groupBy(key).agg(weight.alias("c")).collect()
-    hist = np.array([(int(x["p"]), int(x["c"])) for x in rows], np.int64).reshape(-1, 2)
+    say(f"spark: counting the prefixes of depth {plan.split}")
+    hist = plan.histogram(codes)
     stats = {k: int(hist[hist[:, 0] == k, 1].sum()) for k in (-2, -1)}
     records = int(hist[hist[:, 0] >= 0, 1].sum())
     if stats[-2] or (stats[-1] and not source.skip_null):
         codes.unpersist()
-        _raise_first_bad(spark, frame, source, codec, kind, column)
+        _raise_first_bad(spark, frame, source, codec, plan.kind, plan.column)
+    h = codec.height
     with CandidateSink(h, max_candidates) as sink:
         valid = hist[hist[:, 0] >= 0]
-        chosen = _roll_up(valid[:, 0], valid[:, 1], split, codec, cut, sink)
-        if split < h - 1 and chosen:
-            say(f"spark: counting the prefixes of depths {split + 1} to {h - 1} under the "
-                f"candidates of depth {split}")
-            leaves = codes.filter((code >= 0) & F.expr(f"code div {top}").isin(chosen)) \
-                .groupBy("code").agg(weight.alias("c"))
-            powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth)
-            deeper = leaves.select(F.explode(F.sequence(F.lit(split + 1), F.lit(h - 1)))
-                                   .alias("depth"), "code", "c") \
-                .select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)")
-                        .alias("code"), "c") \
-                .groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
-            keep = F.col("c") > cut
-            if codec.tree.end_of_record:
-                keep = keep & (F.col("code") % r != 0)
-            # each depth whole in one partition, sorted there: streamed without a global sort
-            _stream(deeper.filter(keep).repartition("depth")
-                    .sortWithinPartitions("depth", "code"), sink)
+        chosen = _roll_up(valid[:, 0], valid[:, 1], plan.split, codec, cut, sink)
+        if plan.split < h - 1 and chosen:
+            say(f"spark: counting the prefixes of depths {plan.split + 1} to {h - 1} under the "
+                f"candidates of depth {plan.split}")
+            _stream(plan.deeper(codes, chosen), sink)
         codes.unpersist()
         counted = time.perf_counter()
         say("exact stage: the traversal of Appendix D over the candidates")
@@ -263,6 +238,74 @@ def classify(
             "seconds_counting": round(counted - started, 4),
             "seconds_exact_stage": round(done - counted, 4),
         })
+
+
+class _Plan:
+    """The two jobs of the module docstring for one tree, cut and record column."""
+
+    def __init__(self, codec: TreeCodec, cut: int, column: str, kind: str) -> None:
+        self.codec, self.cut, self.column, self.kind = codec, cut, column, kind
+        h = codec.height
+        self.split = min(split_depth(codec, SPLIT_GROUPS), h - 1)
+        self.top = codec.radix ** (h - 1 - self.split)  # code div top: the prefix at `split`
+
+    def codes(self, records: Any) -> Any:
+        """The leaf codes `code` of `records`, with their weights `w` for text records (each
+        distinct text encoded once)."""
+        from pyspark.sql import functions as F
+
+        if self.kind == "string":
+            texts = records.groupBy(F.col(self.column).alias("rec")) \
+                .agg(F.count(F.lit(1)).alias("w"))
+            return texts.select(code_column(self.codec, self.kind, "rec").alias("code"), "w")
+        return records.select(code_column(self.codec, self.kind, self.column).alias("code"))
+
+    def weight(self) -> Any:
+        from pyspark.sql import functions as F
+
+        return F.sum("w").cast("long") if self.kind == "string" else F.count(F.lit(1))
+
+    def histogram(self, codes: Any) -> IntArray:
+        """The first job: rows (prefix at `split`, count), with -2 for the malformed records
+        and -1 for the null ones."""
+        from pyspark.sql import functions as F
+
+        code = F.col("code")
+        key = F.when(code.isNull(), F.lit(-2)).when(code < 0, F.lit(-1)) \
+            .otherwise(F.expr(f"code div {self.top}")).alias("p")
+        rows = codes.groupBy(key).agg(self.weight().alias("c")).collect()
+        return np.array([(int(x["p"]), int(x["c"])) for x in rows], np.int64).reshape(-1, 2)
+
+    def deeper(self, codes: Any, chosen: list[int]) -> Any:
+        """The second job: the candidates (depth, code, c) of depths `split+1..h-1` under the
+        prefixes `chosen`, each depth whole in one partition and sorted there."""
+        from pyspark.sql import functions as F
+
+        h, r, split = self.codec.height, self.codec.radix, self.split
+        code = F.col("code")
+        leaves = codes.filter((code >= 0) & F.expr(f"code div {self.top}").isin(chosen)) \
+            .groupBy("code").agg(self.weight().alias("c"))
+        powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth)
+        deeper = leaves.select(F.explode(F.sequence(F.lit(split + 1), F.lit(h - 1)))
+                               .alias("depth"), "code", "c") \
+            .select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)")
+                    .alias("code"), "c") \
+            .groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
+        keep = F.col("c") > self.cut
+        if self.codec.tree.end_of_record:
+            keep = keep & (F.col("code") % r != 0)
+        return deeper.filter(keep).repartition("depth").sortWithinPartitions("depth", "code")
+
+    def warm_up(self, records: Any) -> None:
+        """Both jobs on `records`, the answers thrown away (only the JVM keeps something: its
+        compiled code). The second job runs under the first job's 64 largest prefixes."""
+        codes = self.codes(records)
+        hist = self.histogram(codes)
+        valid = hist[hist[:, 0] >= 0]
+        chosen = [int(p) for p in valid[np.argsort(-valid[:, 1], kind="stable")[:64], 0]]
+        if self.split < self.codec.height - 1 and chosen:
+            for _ in self.deeper(codes, chosen).toLocalIterator():
+                pass
 
 
 def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut: int,

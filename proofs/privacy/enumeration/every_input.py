@@ -78,6 +78,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     enumerate_queries,
     grouped_probability,
 )
+from betweencut.proofs.privacy.enumeration.transcripts import DEFAULT_MAX_QUERIES, fork_prefixes
 
 __all__ = ["MAX_CONFLICT_VERTICES", "MAX_SEQUENCES", "Box", "Extremes", "OutputExtremes",
            "ReductionRefused", "Template", "Violation", "cross_check", "decide_families",
@@ -123,19 +124,23 @@ class SymbolicQueries(QueryTestBase):
         super().__init__()
         self.prefix = prefix
         self.log: list[tuple[Template, bool | int]] = []
-        self.branches: list[tuple[bool | int, ...]] = []
+        self.forks: list[tuple[int, bool | int]] = []  # (answers before, the other answer)
+
+    @property
+    def branches(self) -> list[tuple[bool | int, ...]]:
+        return fork_prefixes([answer for _, answer in self.log], self.forks)
 
     def __call__(self, query: object) -> Any:
         if isinstance(query, BTQuery):
             raise ReductionRefused("it asks a fresh-noise BTQuery")
+        if len(self.log) >= DEFAULT_MAX_QUERIES:
+            raise ReductionRefused(f"one answer sequence asks more than {DEFAULT_MAX_QUERIES} "
+                                   "noisy queries")
         return super().__call__(query)  # type: ignore[call-overload]
 
     def draw(self, handle: SharedNoise) -> None:
         if handle.noise != LAPLACE:
             raise ReductionRefused("Gaussian noise (certified, not exact)")
-
-    def _given(self) -> tuple[bool | int, ...]:
-        return tuple(answer for _, answer in self.log)
 
     def above(self, query: AboveThreshold) -> bool:
         shared = query.shared
@@ -150,7 +155,7 @@ class SymbolicQueries(QueryTestBase):
         elif query.scale == 0 and shared is None and all(k == "c" for k, _ in slots):
             answer = slots[0][1] >= slots[1][1]
         else:
-            self.branches.append((*self._given(), False))
+            self.forks.append((position, False))
             answer = True
         self.log.append((template, answer))
         return answer
@@ -163,8 +168,7 @@ class SymbolicQueries(QueryTestBase):
         if position < len(self.prefix):
             answer = int(self.prefix[position])
         else:
-            given = self._given()
-            self.branches.extend((*given, i) for i in range(1, len(query.counts)))
+            self.forks.extend((position, i) for i in range(1, len(query.counts)))
             answer = 0
         self.log.append((template, answer))
         return answer

@@ -55,7 +55,12 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_hashable,
     with_record,
 )
-from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+from betweencut.proofs.privacy.enumeration.transcripts import (
+    DEFAULT_MAX_QUERIES,
+    EnumerationBudgetExceeded,
+    MechanismNotReplayable,
+    fork_prefixes,
+)
 from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
 
@@ -75,21 +80,31 @@ SHOWN = 4
 class BranchingQueries(ReplayQueries):
     """A `ReplayQueries` that extends its prefix: at a comparison past the prefix it answers ⊤
     (and remembers ⊥), at a noisy max it answers 0 (and remembers 1, 2, ...). A comparison with
-    no noise at all is deterministic and answered exactly, without branching."""
+    no noise at all is deterministic and answered exactly, without branching. The other
+    answers are kept as forks (`fork_prefixes`); one answer sequence asks at most
+    `max_queries` queries."""
 
-    def __init__(self, answers: Sequence[bool | int] = ()) -> None:
+    def __init__(self, answers: Sequence[bool | int] = (),
+                 max_queries: int = DEFAULT_MAX_QUERIES) -> None:
         super().__init__(answers)
-        self.branches: list[tuple[bool | int, ...]] = []
+        self.max_queries = max_queries
+        self.forks: list[tuple[int, bool | int]] = []
+
+    @property
+    def branches(self) -> list[tuple[bool | int, ...]]:
+        return fork_prefixes([answer for _, answer in self.log], self.forks)
 
     def __call__(self, query: object) -> Any:
         if isinstance(query, BTQuery):
             raise ParameterError(
                 "query", repr(query), "only betweencut.noisy_queries primitives: a mechanism "
                 "that mixes fresh-noise BTQuery tests with shared-noise queries is not enumerated")
+        if len(self.log) >= self.max_queries:
+            raise EnumerationBudgetExceeded(
+                "max_queries", self.max_queries, 0, None, 0.0,
+                f"one answer sequence asks more than {self.max_queries} noisy queries (does it "
+                f"halt on every answer sequence?)")
         return super().__call__(query)  # type: ignore[call-overload]
-
-    def _given(self) -> tuple[bool | int, ...]:
-        return tuple(answer for _, answer in self.log)
 
     def above(self, query: AboveThreshold) -> bool:
         try:
@@ -98,7 +113,7 @@ class BranchingQueries(ReplayQueries):
             if query.scale == 0 and query.shared is None:
                 answer = query.count >= query.threshold
             else:
-                self.branches.append((*self._given(), False))
+                self.forks.append((len(self.log), False))
                 answer = True
             self.log.append((query, answer))
             return answer
@@ -107,8 +122,7 @@ class BranchingQueries(ReplayQueries):
         try:
             return super().argmax(query)
         except UnansweredNoisyQuery:
-            given = self._given()
-            self.branches.extend((*given, i) for i in range(1, len(query.counts)))
+            self.forks.extend((len(self.log), i) for i in range(1, len(query.counts)))
             self.log.append((query, 0))
             return 0
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -45,23 +45,33 @@ from betweencut.proofs.laws.factors import (
 __all__ = [
     "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey", "ForeignQuery",
     "MechanismNotReplayable", "Probe", "ProbeTest", "bag_enclosure", "bag_value",
-    "enumerate_mechanism", "estimate_sequences", "law_key", "make_bag", "probe_sequences",
-    "query_factor_ids",
+    "enumerate_mechanism", "estimate_sequences", "fork_prefixes", "law_key", "make_bag",
+    "probe_sequences", "query_factor_ids",
 ]
 
 T = TypeVar("T")
+A = TypeVar("A")
 DEFAULT_LIMIT = 2_000_000  # answer sequences of one enumeration (the budget)
 DEFAULT_MAX_QUERIES = 10_000  # noisy tests on one answer sequence
 WARMUP = 256  # answer sequences enumerated before the cost is estimated
 PROBES = 64  # random root-to-leaf walks of the estimate
 
 
+def fork_prefixes(given: Sequence[A], forks: Iterable[tuple[int, A]]) -> list[tuple[A, ...]]:
+    """The prefixes `given[:k] + (a,)` of a run's forks `(k, a)`, built when a depth-first
+    search asks for them: a run records each fork as two values, not the answers so far (which
+    is quadratic in the run's length: 1.3 GB for a mechanism asking 10,000 tests)."""
+    answers = tuple(given)
+    return [(*answers[:k], a) for k, a in forks]
+
+
 class BranchingTest(ReplayTest):
     """A `ReplayTest` that extends its prefix instead of raising `UnansweredQuery`.
 
     At a query past the prefix it answers the first outcome of non-zero exact probability and
-    records `answers so far + other outcome` in `branches`: one run explores one complete answer
-    sequence, and the branches are the prefixes a depth-first search still has to replay.
+    records where the other outcomes fork: one run explores one complete answer sequence, and
+    `branches` (`answers so far + other outcome`, built when asked: a run that asks n tests
+    holds n forks, not n prefixes) are the prefixes a depth-first search still has to replay.
     """
 
     def __init__(self, answers: Sequence[Outcome] = (),
@@ -70,7 +80,11 @@ class BranchingTest(ReplayTest):
         self.max_queries = max_queries
         self.given: list[Outcome] = []
         self.factors: list[int] = []
-        self.branches: list[tuple[Outcome, ...]] = []
+        self.forks: list[tuple[int, Outcome]] = []  # (answers before it, the other outcome)
+
+    @property
+    def branches(self) -> list[tuple[Outcome, ...]]:
+        return fork_prefixes(self.given, self.forks)
 
     def __call__(self, query: BTQuery) -> Outcome:
         if not isinstance(query, BTQuery):
@@ -85,7 +99,7 @@ class BranchingTest(ReplayTest):
             outcome = super().__call__(query)
         except UnansweredQuery:
             (outcome, _), *others = support
-            self.branches.extend((*self.given, s) for s, _ in others)
+            self.forks.extend((len(self.given), s) for s, _ in others)
             self.queries.append(query)
         self.given.append(outcome)
         self.factors.append(next(fid for s, fid in support if s is outcome))

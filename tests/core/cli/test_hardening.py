@@ -27,159 +27,7 @@ from betweencut.proofs.privacy.enumeration import cache as cache_module
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
 ROOT = Path(__file__).resolve().parents[3]
-MECHANISMS = '''
-import math, random, sys
-from fractions import Fraction
-from betweencut.noisy_test import BTQuery
-from betweencut.noisy_queries import AboveThreshold
-from betweencut.betweencut import BetweenCut
-from betweencut.baselines.privtree import PrivTree
-
-
-def ask(db, test):
-    return test(BTQuery(len(db), 1, 3, Fraction(1, 2)))
-
-
-def good(db, test):
-    return ask(db, test)
-
-
-def rand(db, test):
-    ask(db, test)
-    return random.random()
-
-
-def nan(db, test):
-    ask(db, test)
-    return float("nan")
-
-
-def singleton_nan(db, test):
-    ask(db, test)
-    return math.nan
-
-
-def generator(db, test):
-    ask(db, test)
-    return (x for x in [1])
-
-
-def fresh_object(db, test):
-    ask(db, test)
-    return object()
-
-
-class BadHash:
-    def __eq__(self, other):
-        return isinstance(other, BadHash)
-
-    def __hash__(self):
-        raise RuntimeError("no hash")
-
-
-class BadEq:
-    def __hash__(self):
-        return 1
-
-    def __eq__(self, other):
-        raise RuntimeError("no eq")
-
-
-def bad_hash(db, test):
-    ask(db, test)
-    return BadHash()
-
-
-def bad_eq(db, test):
-    ask(db, test)
-    return BadEq()
-
-
-COUNTER = [0]
-
-
-def hidden_state(db, test):
-    COUNTER[0] += 1
-    if COUNTER[0] % 2:
-        ask(db, test)
-    return ask(db, test)
-
-
-def exit7(db, test):
-    ask(db, test)
-    sys.exit(7)
-
-
-def exit_text(db, test):
-    sys.exit("fatal")
-
-
-def base(db, test):
-    raise BaseException("base")
-
-
-def generator_exit(db, test):
-    raise GeneratorExit()
-
-
-def debugger(db, test):
-    import pdb
-    pdb.set_trace()
-    return ask(db, test)
-
-
-def reads_stdin(db, test):
-    return sys.stdin.read(1) + str(ask(db, test))
-
-
-def loop(db, test):
-    while True:
-        pass
-
-
-def shared_exit7(db, test):
-    test(AboveThreshold(len(db), Fraction(0), Fraction(2)))
-    sys.exit(7)
-
-
-def corpus_exit7(q, test):
-    test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
-    sys.exit(7)
-
-
-def corpus_random(q, test):
-    test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
-    return random.random()
-
-
-def corpus_good(q, test):
-    return test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
-
-
-class BuilderExit7(BetweenCut):
-    def run(self, leaves, test):
-        super().run(leaves, test)
-        sys.exit(7)
-
-
-class BuilderRandom(BetweenCut):
-    def run(self, leaves, test):
-        super().run(leaves, test)
-        return random.random()
-
-
-class ExitingPrivTree(PrivTree):
-    def query(self, n_points, depth, box):
-        if n_points >= 2:  # only D + z of the pair audited holds two points
-            sys.exit(7)
-        return super().query(n_points, depth, box)
-
-
-def privtree_exit7():
-    base = PrivTree.of(((0, 8),), 1)
-    return ExitingPrivTree(base.box, base.epsilon, base.theta, base.split, base.member,
-                           base.min_bins, base.ln_beta_upper)
-'''
+MECHANISMS = (ROOT / "tests" / "hostile_mechanisms.py").read_text(encoding="utf-8")
 PAIR = ["--height", "3", "--epsilon", "1", "--delta", "0", "--db", "0/0", "--add", "0/1"]
 BUILDER = ["--height", "3", "--tau", "2", "--lam", "1/2", "--R", "2", "--db", "0/0", "--add",
            "0/1"]
@@ -307,6 +155,20 @@ def test_loop_in_a_mechanism_stops_at_the_budget(mechs: Path) -> None:
                       "--budget", "2"], cwd=str(mechs))
     ran.contract()
     assert ran.status == 2 and "stopped at the time budget of 2 s" in ran.err
+
+
+@pytest.mark.parametrize("name", ["asks_forever", "shared_forever"])
+def test_mechanism_asking_forever_stops_at_max_queries_in_bounded_memory(mechs: Path,
+                                                                         name: str) -> None:
+    """A mechanism that asks noisy tests forever took 9 s past a 3 s budget and 1.3 GB (BT
+    tests), or 2 GB in 11 s (shared-noise queries, no limit): the enumeration copied the
+    answers so far at every test (quadratic). It stops at the limit of noisy tests on one answer
+    sequence, in memory linear in that limit."""
+    ran = run_script(["audit", "privacy", "--mechanism", f"hardmechs:{name}", *PAIR,
+                      "--budget", "30"], cwd=str(mechs))
+    ran.contract()
+    assert ran.status == 2 and "asks more than 10000 noisy" in ran.err
+    assert ran.rss_mb < 500, f"{ran.rss_mb:.0f} MB"
 
 
 # -- issue 26, item 2: budgets ---------------------------------------------------------------

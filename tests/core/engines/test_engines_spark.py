@@ -80,7 +80,7 @@ def test_spark_equals_sparse_on_kary_and_prefix_trees(
 
 def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path) -> None:
     """Leaf numbers of a binary tree of height 20: more than `SPLIT_GROUPS` leaves, so the
-    engine's own split (depth 16) runs both jobs."""
+    engine's own split (depth 14) runs both jobs."""
     tree = kary_tree(2, 20)
     rng = random.Random(5)
     hot = [rng.randrange(2**19) for _ in range(3)]
