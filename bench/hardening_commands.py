@@ -116,7 +116,7 @@ def cases(d: Path) -> list[tuple[str, Callable[[], list[str]]]]:
             "classify", _fifo(d / "fifo" / "r.csv"), *COMMON]),
         ("--lam 1/1000 --R 1000 --tau 1000 --exhaustive 2 (hang)", lambda: [
             "audit", "privacy", "--height", "4", "--lam", "1/1000", "--R", "1000", "--tau",
-            "1000", "--exhaustive", "2", "--budget", "5"]),
+            "1000", "--exhaustive", "2"]),
         ("--delta 1e9_999_999 (12 s refusal)", lambda: [
             "calibrate", "--height", "5", "--epsilon", "1", "--delta", "1e9_999_999"]),
         ("a directory holding a 200 MB line (13 s refusal)", lambda: [

@@ -46,12 +46,13 @@ class BudgetExceeded(ParameterError):
     """A computation passed (or would pass) its time budget: names the budget and how far the
     computation got."""
 
-    def __init__(self, budget: float, where: str, why: str) -> None:
+    def __init__(self, budget: float, where: str, why: str, advice: str | None = None) -> None:
         self.name, self.value, self.where = "budget", budget, where
         self.allowed = "a computation that finishes within it"
         Exception.__init__(self, (
-            f"stopped at the time budget of {budget:g} s ({why}) {where}: raise --budget, or "
-            "audit a smaller tree, fewer pairs or a larger lambda"))
+            f"stopped at the time budget of {budget:g} s ({why}) {where}: " + (
+                advice or "raise --budget, or audit a smaller tree, fewer pairs or a larger "
+                          "lambda")))
 
 
 class Tracker:
@@ -106,13 +107,14 @@ class Tracker:
         if left is not None and left < 0:
             raise BudgetExceeded(self.budget or 0, self.reached(), "spent")
 
-    def afford(self, seconds: float, what: str) -> None:
-        """Refuse at once a step projected to take `seconds`, past what is left of the budget."""
+    def afford(self, seconds: float, what: str, advice: str | None = None) -> None:
+        """Refuse at once a step projected to take `seconds`, past what is left of the budget
+        (`advice`: what to change, instead of the general one)."""
         left = self.left()
         if left is not None and seconds > left:
             raise BudgetExceeded(self.budget or 0, self.reached(),
                                  f"{what} would take about {seconds:.0f} s, {max(left, 0):.0f} s "
-                                 "of the budget left")
+                                 "of the budget left", advice)
 
     def reached(self) -> str:
         return "at " + "; ".join(self.where.values()) if self.where else "at the start"

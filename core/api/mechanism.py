@@ -132,6 +132,8 @@ def audit_mechanism(
     try:
         chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
                         relation, seed)
+        if search is None:
+            _afford(cache, chosen, the_claim, exhaustive is None)
         return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None
                       and search is None, baseline, progress)
     except MechanismNotReplayable as exc:
@@ -400,6 +402,27 @@ def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None
                                  f"({relation.text()})")
         out.append((as_database(db, "D"), as_node(z, "z")))
     return out
+
+
+def _afford(cache: Any, chosen: list[Any], claim: Claim, given: bool) -> None:
+    """Under a time budget, refuse before any work an audit whose projected work passes it
+    (`betweencut.proofs.privacy.enumeration.cost.audit_cost`: the pairs at every claimed point
+    and release, and the exact curves `_audit` draws: one point's `epsilon_at_delta`, every
+    pair's; several points, beside the rows of every given pair or of the worst pair, per
+    release: that pair is not known before, the last one, of the largest databases, stands
+    for it)."""
+    from betweencut.progress import current
+
+    tracker = current()
+    if tracker.budget is None:
+        return
+    from betweencut.proofs.privacy.enumeration.cost import audit_cost
+
+    points, releases = len(claim.points), len(claim.on)
+    curves = chosen if points == 1 else (chosen if given else chosen[-1:]) * releases
+    cost = audit_cost(cache, chosen, points, releases, curves)
+    if cost is not None:
+        cost.afford(tracker)
 
 
 def _audit(user: UserMechanism, tree: PublicTree, params: Params | None,

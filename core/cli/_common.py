@@ -98,7 +98,7 @@ def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
         p.add_argument("--budget", type=positive_int("budget", 1, 10**6),
                        default=DEFAULT_BUDGET, metavar="SECONDS",
                        help=f"time budget (default {DEFAULT_BUDGET} s): past it the audit stops "
-                            "with exit 2 and says how far it got; an enumeration whose "
+                            "with exit 2 and says how far it got; a job or a step whose "
                             "estimated cost passes what is left is refused at once")
 
 

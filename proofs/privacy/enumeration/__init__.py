@@ -9,7 +9,9 @@ exact probability, and the laws kept per database.
   (`QueryLawCache`; registers itself as a kind); `gaussian_noise`: the same with Gaussian noise,
   certified laws (`GaussianLawCache`, registered first);
 * `query_laws`, `pair_classes`, `outcome_tree`: the shared-outcome-tree speed path
-  (`SharedTreeCache`), tested equal to direct enumeration of the real code.
+  (`SharedTreeCache`), tested equal to direct enumeration of the real code;
+* `cost`: an audit's whole work projected from public inputs before any (`audit_cost`), for
+  its time budget.
 
 May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws`, `proofs.verdict`,
 `proofs.registry` and `betweencut.proofs.privacy.divergence`.

@@ -25,7 +25,7 @@ of size <= 2, and (Hypothesis) randomly overridden queries and steps.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 
 import numpy as np
 
@@ -174,17 +174,31 @@ class SharedTreeCache(LawCache):
     def common_tree(self, first: Database, second: Database) -> Database | None:
         """An enumerated outcome tree both databases can be weighed on (the smallest known
         one, else the tree of one of them if it covers the other), or None."""
+        found = self.tree_for(first, second, self.representatives,
+                              lambda rep: self.enumerations[rep].transcripts)
+        if found is None:
+            return None
+        db, new = found
+        return self.representative(db) if new else db
+
+    def tree_for(self, first: Database, second: Database, known: Mapping[Pattern, Database],
+                 size: Callable[[Database], int]) -> tuple[Database, bool] | None:
+        """Which outcome tree `common_tree` weighs both databases on, given the trees `known`
+        (pattern -> representative) and their sizes, without enumerating: the smallest known
+        one that covers both `(rep, False)`, else one of the two whose own pattern covers both
+        `(db, True)`: a new tree), or None (the pair is compared by the general path). The
+        cost estimate (`betweencut.proofs.privacy.enumeration.cost`) plans with it too."""
         if not self.shared:
             return None
         pf, ps = self.pattern(first), self.pattern(second)
         if pf is None or ps is None:
             return None
-        known = [rep for p, rep in self.representatives.items() if covers(p, pf) and covers(p, ps)]
-        if known:
-            return min(known, key=lambda rep: self.enumerations[rep].transcripts)
+        fits = [rep for p, rep in known.items() if covers(p, pf) and covers(p, ps)]
+        if fits:
+            return min(fits, key=size), False
         for db, pattern in ((first, pf), (second, ps)):
             if covers(pattern, pf) and covers(pattern, ps):
-                return self.representative(db)
+                return db, True
         return None
 
     def weigh(self, db: Database, rep: Database) -> tuple[OutcomeTable, Weights] | None:

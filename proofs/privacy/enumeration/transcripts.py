@@ -44,8 +44,9 @@ from betweencut.proofs.laws.factors import (
 
 __all__ = [
     "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey", "ForeignQuery",
-    "MechanismNotReplayable", "bag_enclosure", "bag_value", "enumerate_mechanism",
-    "estimate_sequences", "fork_prefixes", "law_key", "make_bag", "query_factor_ids",
+    "MechanismNotReplayable", "Probe", "ProbeTest", "bag_enclosure", "bag_value",
+    "enumerate_mechanism", "estimate_sequences", "fork_prefixes", "law_key", "make_bag",
+    "probe_sequences", "query_factor_ids",
 ]
 
 T = TypeVar("T")
@@ -174,11 +175,13 @@ class EnumerationBudgetExceeded(ParameterError):
 
 class ProbeTest:
     """A `NoisyTest` that answers each query with a uniformly drawn outcome of non-zero
-    probability and multiplies the branching factors (Knuth's estimate of a tree's leaves)."""
+    probability and multiplies the branching factors (Knuth's estimate of a tree's leaves);
+    `factors` are the factor ids of the answers drawn (the walk's bag)."""
 
     def __init__(self, rng: random.Random, max_queries: int) -> None:
         self.rng, self.max_queries = rng, max_queries
         self.leaves, self.asked = 1, 0
+        self.factors: list[int] = []
 
     def __call__(self, query: BTQuery) -> Outcome:
         if not isinstance(query, BTQuery):
@@ -190,26 +193,52 @@ class ProbeTest:
                 f"one answer sequence asks more than {self.max_queries} noisy tests")
         support = query_factors(query)
         self.leaves *= len(support)
-        return self.rng.choice(support)[0]
+        outcome, factor = self.rng.choice(support)
+        self.factors.append(factor)
+        return outcome
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What `probes` random walks saw of one outcome tree: Knuth's estimate of its answer
+    sequences, the bags of the walks (the exact values its enumeration will meet: a sample) and
+    the CPU seconds of one run of the mechanism (their mean)."""
+
+    sequences: int
+    bags: frozenset[Bag]
+    seconds: float
+
+
+def probe_sequences(
+    run: Callable[[NoisyTest], object], probes: int = PROBES,
+    max_queries: int = DEFAULT_MAX_QUERIES, seed: int = 0,
+) -> Probe:
+    """`probes` random walks down the outcome tree of `run` (`ProbeTest`): the mean of the
+    products of the branching factors met (Knuth's unbiased estimator of the number of answer
+    sequences `enumerate_mechanism(run)` will visit; seeded, so the same mechanism gets the same
+    estimate), the walks' bags and the CPU time of a run. Costs `probes` runs. Display and
+    budgeting only: no verdict depends on it."""
+    if probes < 1:
+        raise ParameterError("probes", probes, "a positive integer")
+    rng = random.Random(seed)
+    total = 0
+    bags: set[Bag] = set()
+    started = time.process_time()
+    for _ in range(probes):
+        test = ProbeTest(rng, max_queries)
+        run(test)
+        total += test.leaves
+        bags.add(make_bag(test.factors))
+    return Probe(-(-total // probes), frozenset(bags), (time.process_time() - started) / probes)
 
 
 def estimate_sequences(
     run: Callable[[NoisyTest], object], probes: int = PROBES,
     max_queries: int = DEFAULT_MAX_QUERIES, seed: int = 0,
 ) -> int:
-    """An estimate of the number of answer sequences `enumerate_mechanism(run)` will visit: the
-    mean over `probes` random walks of the product of the branching factors met (Knuth's
-    unbiased estimator; seeded, so the same mechanism gets the same estimate). Costs `probes`
-    runs. Display and budgeting only: no verdict depends on it."""
-    if probes < 1:
-        raise ParameterError("probes", probes, "a positive integer")
-    rng = random.Random(seed)
-    total = 0
-    for _ in range(probes):
-        test = ProbeTest(rng, max_queries)
-        run(test)
-        total += test.leaves
-    return -(-total // probes)
+    """An estimate of the number of answer sequences `enumerate_mechanism(run)` will visit
+    (`probe_sequences`)."""
+    return probe_sequences(run, probes, max_queries, seed).sequences
 
 
 def _mismatch(prefix: Sequence[Outcome], seen: Sequence[BTQuery],

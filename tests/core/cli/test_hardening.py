@@ -173,15 +173,50 @@ def test_mechanism_asking_forever_stops_at_max_queries_in_bounded_memory(mechs: 
 
 # -- issue 26, item 2: budgets ---------------------------------------------------------------
 
-def test_enumeration_past_the_budget_exits_2_saying_how_far_it_got() -> None:
-    """`--height 4 --lam 1/1000 --R 1000 --tau 1000 --exhaustive 2` estimated 16,752 answer
-    sequences and ran past a minute: with a budget it is refused as soon as the estimate
-    passes it, naming the pair and the answer sequences reached."""
-    ran = run_script(["audit", "privacy", "--height", "4", "--lam", "1/1000", "--R", "1000",
-                      "--tau", "1000", "--exhaustive", "2", "--budget", "3"])
+EXHAUSTIVE_1_1000 = ["audit", "privacy", "--height", "4", "--lam", "1/1000", "--R", "1000",
+                     "--tau", "1000", "--exhaustive", "2"]
+TIGHT_HEIGHT_4 = ["audit", "privacy", "--arity", "2", "--height", "4", "--epsilon", "1",
+                  "--delta", "0.05", "--tau", "2", "--db", "0/0/0", "--add", "0/0/0",
+                  "--accountant", "tight"]
+UP_FRONT = 30.0  # seconds on the clock: half the default budget, so not a run to the budget
+
+
+def test_enumeration_past_the_budget_exits_2_saying_how_far_it_got(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--height 4 --lam 1/1000 --R 1000 --tau 1000 --exhaustive 2` ran past a minute. Its
+    estimate now refuses it up front (below); an estimate can err low, so the running budget
+    stays the safety net: without one the audit stops at its budget, naming the pair and the
+    answer sequences reached."""
+    from betweencut.proofs.privacy.enumeration import cost
+
+    monkeypatch.setattr(cost, "audit_cost", lambda *args, **kwargs: None)
+    status, _, err = cli([*EXHAUSTIVE_1_1000, "--budget", "3"])
+    line = one_line_exit_2(status, err)
+    assert "stopped at the time budget of 3 s" in line and "pair 1 of 360" in line
+
+
+def test_exhaustive_audit_at_lambda_1_1000_is_refused_up_front() -> None:
+    """The same command without `--budget` ran to the default 60 s budget before exiting 2
+    (360 pairs of about 4 s each on exact values of 720,000 bits): the audit's estimate of its
+    whole work passes the budget, so it exits 2 at once, with one line naming the estimate, the
+    budget and what to change, under 2 GB."""
+    ran = run_script(EXHAUSTIVE_1_1000)
     ran.contract()
-    assert ran.status == 2 and "stopped at the time budget of 3 s" in ran.err
-    assert "pair 1 of 360" in ran.err
+    assert ran.status == 2 and ran.seconds < UP_FRONT, (ran.seconds, ran.err)
+    assert "stopped at the time budget of 60 s (the audit (360 pairs; " in ran.err
+    assert "at most 4,320 comparisons" in ran.err and ") at the start: raise --budget to " \
+        in ran.err
+
+
+def test_tight_accountant_audit_at_height_4_is_refused_up_front() -> None:
+    """`--accountant tight` at binary height 4 calibrates lambda = 3441/10000: one pair's exact
+    values have over 6 million bits, and the audit used 61 s of CPU and over 700 MB before its
+    budget stopped it. Its estimate refuses it at once (exit 2, one line, under 2 GB)."""
+    ran = run_script(TIGHT_HEIGHT_4)
+    ran.contract()
+    assert ran.status == 2 and ran.seconds < UP_FRONT, (ran.seconds, ran.err)
+    assert "stopped at the time budget of 60 s (the audit (1 pair; " in ran.err
+    assert ") at the start: raise --budget to " in ran.err
 
 
 def test_budget_is_kept_inside_a_computation() -> None:
