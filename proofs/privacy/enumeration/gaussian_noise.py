@@ -46,7 +46,7 @@ from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Law, PairProfile, check_eps
+from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile, check_eps
 from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
     CacheFactory,
@@ -54,14 +54,13 @@ from betweencut.proofs.privacy.enumeration.cache import (
     LawCache,
     Mechanism,
     Projections,
-    as_hashable,
-    with_record,
 )
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     DEFAULT_LIMIT,
     BranchingQueries,
     Log,
     QueryMechanism,
+    WholeLawCache,
     answer_sequences,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
@@ -263,49 +262,22 @@ class CertifiedJoint(PairProfile):
                            larger.q_event, larger.direction, larger.shown)
 
 
-class GaussianLawCache(LawCache):
-    """A `LawCache` whose laws come from `enumerate_certified`, so that `audit_pairs`
-    audits mechanisms asking Gaussian shared-noise primitives unchanged."""
+class GaussianLawCache(WholeLawCache[CertifiedLaw, Probability, "CertifiedJoint"]):
+    """A `WholeLawCache` of certified laws (`enumerate_certified`: shared Gaussian noise)."""
 
-    def __init__(self, run: QueryMechanism,
-                 projections: dict[str, Callable[[object], Hashable]] | None = None,
-                 limit: int = DEFAULT_LIMIT) -> None:
-        super().__init__(cast(Mechanism, run), projections, limit)
-        self.query_run = run
-        self.laws: dict[Database, CertifiedLaw] = {}
+    kind = "a Gaussian shared-noise mechanism"
+    instead = "a fresh-noise mechanism (here use certified(), make_joint())"
 
-    def query_law(self, db: Database) -> CertifiedLaw:
-        found = self.laws.get(db)
-        if found is None:
-            run = self.query_run
-            found = self.laws[db] = enumerate_certified(lambda test: run(db, test), self.limit)
-            self.transcripts += found.transcripts
-        return found
+    def enumerate(self, run: Callable[[QueryTest], Hashable], limit: int) -> CertifiedLaw:
+        return enumerate_certified(run, limit)
+
+    def pair_of(self, p: dict[Hashable, Probability], q: dict[Hashable, Probability]
+              ) -> CertifiedJoint:
+        return CertifiedJoint(p, q)
 
     def certified(self, db: Database, on: str) -> dict[Hashable, Probability]:
-        """The law of the projected output (made hashable as `LawCache.law` does)."""
-        if on not in self.projections:
-            raise ParameterError("on", on, f"one of {sorted(self.projections)}")
-        project = self.projections[on]
-        return self.query_law(db).projected(lambda o: as_hashable(project(o)))
-
-    def law(self, db: Database, on: str) -> Law:
-        """Not available: this kind keeps certified values (`certified`), not factor bags."""
-        raise ParameterError("law", "a Gaussian shared-noise mechanism",
-                             "a fresh-noise mechanism (here use certified(), make_joint())")
-
-    def make_joint(self, db: Database, z: Node, on: str) -> CertifiedJoint:
-        return CertifiedJoint(self.certified(db, on), self.certified(with_record(db, z), on))
-
-    def make_pair_joint(self, first: Database, second: Database, on: str) -> CertifiedJoint:
-        return CertifiedJoint(self.certified(first, on), self.certified(second, on))
-
-    def fresh(self) -> GaussianLawCache:
-        """Itself (its laws come from the direct enumeration of the real code), or a new plain
-        `GaussianLawCache` for a subclass."""
-        if type(self) is GaussianLawCache:
-            return self
-        return GaussianLawCache(self.query_run, self.projections, self.limit)
+        """The certified law of the projected output."""
+        return self.projected_law(db, on)
 
     def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
         """Not available: the exact curve needs exact laws; a Gaussian pair's profile is

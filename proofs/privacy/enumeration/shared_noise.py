@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
@@ -66,11 +66,14 @@ from betweencut.tree import Node
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
-    "answer_sequences", "enumerate_queries", "epsilon_at_delta", "grouped_probability",
-    "infinite_loss_event", "sequence_probability",
+    "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
+    "grouped_probability", "infinite_loss_event", "sequence_probability",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
+V = TypeVar("V")
+L = TypeVar("L", bound="ProjectableLaw[Any]")
+J = TypeVar("J", bound=PairProfile)
 Log = list[tuple[AboveThreshold | NoisyMax, bool | int]]
 DEFAULT_LIMIT = 200_000
 TICK = 256  # answer sequences between two looks at the time budget (and progress)
@@ -294,49 +297,93 @@ def infinite_loss_event(joint: ExactJoint) -> tuple[Hashable, ExpPoly, str] | No
     return None
 
 
-class QueryLawCache(LawCache):
-    """A `LawCache` whose laws come from `enumerate_queries` (shared noise, noisy max), so that
-    `audit_pairs` audits such mechanisms unchanged."""
+class ProjectableLaw(Protocol[V]):
+    """A whole output law of one database, by enumeration: its answer sequences and its values
+    grouped by a projection of the output."""
+
+    transcripts: int
+
+    def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, V]: ...
+
+
+class WholeLawCache(LawCache, Generic[L, V, J]):
+    """A `LawCache` whose laws are whole output laws of a shared-noise enumeration (`enumerate`
+    of the subclass: exact for Laplace noise, certified for Gaussian), so that `audit_pairs`
+    audits such mechanisms unchanged. The subclass says how two laws make a joint (`pair_of`) and
+    what it keeps instead of factor bags (`kind` and `instead`, for `law`)."""
+
+    kind: ClassVar[str]
+    instead: ClassVar[str]
+    plain: ClassVar[type[Any]]  # the kind's own class (a subclass of it is a variant)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if WholeLawCache in cls.__bases__:
+            cls.plain = cls
 
     def __init__(self, run: QueryMechanism,
                  projections: dict[str, Callable[[object], Hashable]] | None = None,
                  limit: int = DEFAULT_LIMIT) -> None:
         super().__init__(cast(Mechanism, run), projections, limit)
         self.query_run = run
-        self.laws: dict[Database, QueryLaw] = {}
+        self.laws: dict[Database, L] = {}
 
-    def query_law(self, db: Database) -> QueryLaw:
+    def enumerate(self, run: Callable[[QueryTest], Hashable], limit: int) -> L:
+        raise NotImplementedError
+
+    def pair_of(self, p: dict[Hashable, V], q: dict[Hashable, V]) -> J:
+        raise NotImplementedError
+
+    def query_law(self, db: Database) -> L:
         found = self.laws.get(db)
         if found is None:
             run = self.query_run
-            found = self.laws[db] = enumerate_queries(lambda test: run(db, test), self.limit)
+            found = self.laws[db] = self.enumerate(lambda test: run(db, test), self.limit)
             self.transcripts += found.transcripts
         return found
 
-    def exact(self, db: Database, on: str) -> dict[Hashable, ExpPoly]:
-        """The exact law of the projected output (made hashable as `LawCache.law` does)."""
+    def projected_law(self, db: Database, on: str) -> dict[Hashable, V]:
+        """The law of the projected output (made hashable as `LawCache.law` does)."""
         if on not in self.projections:
             raise ParameterError("on", on, f"one of {sorted(self.projections)}")
         project = self.projections[on]
-        return self.query_law(db).projected(lambda o: as_hashable(project(o)))
+        law: ProjectableLaw[V] = self.query_law(db)
+        return law.projected(lambda o: as_hashable(project(o)))
 
     def law(self, db: Database, on: str) -> Law:
-        """Not available: this kind keeps exact values (`exact`), not factor bags."""
-        raise ParameterError("law", "a shared-noise mechanism",
-                             "a fresh-noise mechanism (here use exact(), make_joint(), curve())")
+        """Not available: this kind keeps whole laws, not factor bags (`instead`)."""
+        raise ParameterError("law", self.kind, self.instead)
 
-    def make_joint(self, db: Database, z: Node, on: str) -> ExactJoint:
-        return ExactJoint(self.exact(db, on), self.exact(with_record(db, z), on))
+    def make_joint(self, db: Database, z: Node, on: str) -> J:
+        return self.pair_of(self.projected_law(db, on), self.projected_law(with_record(db, z), on))
 
-    def make_pair_joint(self, first: Database, second: Database, on: str) -> ExactJoint:
-        return ExactJoint(self.exact(first, on), self.exact(second, on))
+    def make_pair_joint(self, first: Database, second: Database, on: str) -> J:
+        return self.pair_of(self.projected_law(first, on), self.projected_law(second, on))
 
-    def fresh(self) -> QueryLawCache:
-        """`LawCache.fresh` for this kind: itself (its laws come from `enumerate_queries`, the
-        direct enumeration of the real code), or a new plain `QueryLawCache` for a subclass."""
-        if type(self) is QueryLawCache:
+    def fresh(self) -> WholeLawCache[L, V, J]:
+        """`LawCache.fresh` for this kind: itself when it is the plain class (its laws come from
+        the direct enumeration of the real code), or a new plain one for a subclass."""
+        if type(self) is self.plain:
             return self
-        return QueryLawCache(self.query_run, self.projections, self.limit)
+        return cast(WholeLawCache[L, V, J], self.plain(self.query_run, self.projections,
+                                                       self.limit))
+
+
+class QueryLawCache(WholeLawCache[QueryLaw, ExpPoly, ExactJoint]):
+    """A `WholeLawCache` of exact laws (`enumerate_queries`: shared Laplace noise, noisy max)."""
+
+    kind = "a shared-noise mechanism"
+    instead = "a fresh-noise mechanism (here use exact(), make_joint(), curve())"
+
+    def enumerate(self, run: Callable[[QueryTest], Hashable], limit: int) -> QueryLaw:
+        return enumerate_queries(run, limit)
+
+    def pair_of(self, p: dict[Hashable, ExpPoly], q: dict[Hashable, ExpPoly]) -> ExactJoint:
+        return ExactJoint(p, q)
+
+    def exact(self, db: Database, on: str) -> dict[Hashable, ExpPoly]:
+        """The exact law of the projected output."""
+        return self.projected_law(db, on)
 
     def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of `(D, D + z)` from the two exact laws."""
