@@ -7,14 +7,13 @@ whether the exact one agrees; a refuted row carries its counterexample. Exit 0 w
 agrees with the literature, 1 otherwise. `--mechanism MODULE:CALLABLE` audits your own
 `run(q, test)` on the same pairs instead (exit 0 when its claimed ε holds on every pair
 audited, 1 when refuted). `--queries M` sets m for every row that scales, `--neighbours` the
-relation (each JSON row states both, as `queries` and `claim.neighbours`); long runs print
-public cost estimates and progress on stderr.
+relation (each JSON row states both, as `queries` and `claim.neighbours`); with `--progress`,
+long runs print public cost estimates and progress on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from fractions import Fraction
 
 from betweencut.cli._common import (
@@ -65,15 +64,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--epsilon goes with --mechanism MODULE:CALLABLE (every row is "
                          "audited at its own claimed epsilon)")
 
-    def report(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
     tracker = tracker_of(args, "audit corpus")
-    with tracking(tracker):
+    with tracking(tracker):  # the estimates and progress lines: shown with --progress only
         verdict = audit_corpus(
             args.size, args.name, mechanism=args.mechanism, queries=args.queries,
             epsilon=Fraction(1) if args.epsilon is None else args.epsilon,
-            neighbours=args.neighbours, method=args.method, progress=report)
+            neighbours=args.neighbours, method=args.method, progress=tracker)
     status = print_verdict(verdict, args.json)
     report_time(args, tracker)
     return status

@@ -274,6 +274,18 @@ def test_progress_is_off_unless_asked_and_timings_only_with_diagnostics(
     assert " s)" in timed and "audit privacy: " in timed
 
 
+def test_corpus_progress_is_off_unless_asked(mechs: Path) -> None:
+    """`audit corpus --mechanism` printed its cost estimate ("listing 756 pairs") on stderr
+    without --progress, so a refusal came with two lines (the fuzz suite's long run found it)."""
+    argv = ["audit", "corpus", "--mechanism", "hardmechs:corpus_exit7", "--queries", "3",
+            "--size", "1"]
+    ran = run_script(argv, cwd=str(mechs))
+    ran.contract()
+    assert ran.status == 2 and "listing" not in ran.err
+    shown = run_script([*argv, "--progress"], cwd=str(mechs))
+    assert shown.status == 2 and "listing 756 pairs" in shown.err
+
+
 def test_tracker_shows_nothing_unless_asked() -> None:
     stream = io.StringIO()
     tracker = Tracker("x", stream=stream)
