@@ -37,6 +37,8 @@ RELEASES = ["transcript", "heavy"]
 
 
 def _example(name: str) -> ModuleType:
+    """`examples/<name>.py` beside this file's project, read afresh (not
+    `example_modules.load_example`: a copy of this module runs on an edited copy of them)."""
     spec = importlib.util.spec_from_file_location(f"examples_{name}", EXAMPLES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

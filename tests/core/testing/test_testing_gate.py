@@ -5,17 +5,16 @@ mechanism and must fail with the counterexample and a replay line that reproduce
 from __future__ import annotations
 
 import gc
-import importlib.util
 import shlex
 import signal
 import subprocess
 import sys
 from fractions import Fraction
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from example_modules import load_example
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
@@ -29,35 +28,25 @@ from betweencut.testing import (
 )
 from betweencut.testing.budget import Budget, check_budget
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 PAIRS = [("{}", "0/0"), ("{0/0}", "0/1")]
 pytestmark = pytest.mark.privacy
 
 
-def _example(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # importable by name, so the replay line names it
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def mech() -> ModuleType:
-    return _example("my_mechanism")
+    return load_example("my_mechanism")
 
 
 @pytest.fixture(scope="module")
 def svt() -> ModuleType:
-    return _example("my_svt")
+    return load_example("my_svt")
 
 
 @pytest.fixture(scope="module")
 def privtree() -> ModuleType:
-    return _example("my_privtree")
+    return load_example("my_privtree")
 
 
 def _failure(call: Any) -> str:

@@ -4,14 +4,13 @@ header, and the pytest plugin end to end in a user's project (pytester, in proce
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from example_modules import load_example
 from tutorial_harness import Runner, files, run_tutorial
 
 from betweencut.betweencut import BetweenCut
@@ -22,20 +21,13 @@ from betweencut.testing.snapshot import FORMAT, MAGIC, read_poly, read_snapshot,
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.privacy
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"snap_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def curves() -> list[Curves]:
-    mech, svt, privtree = (_example(n) for n in ("my_mechanism", "my_svt", "my_privtree"))
+    mech, svt, privtree = (load_example(n) for n in ("my_mechanism", "my_svt", "my_privtree"))
     return [
         pair_curves(mech.flag, [("{}", "0/0"), ("{0/0}", "0/1")], height=3),
         pair_curves(svt.svt_sharp, [("{}", "0"), ("{1}", "0")], height=2),
@@ -101,7 +93,7 @@ def test_snapshot_of_a_newer_format_says_to_upgrade() -> None:
 
 
 def test_check_snapshot_regression_fails_improvement_reported(tmp_path: Path) -> None:
-    mech = _example("my_mechanism")
+    mech = load_example("my_mechanism")
     pairs = [("{}", "0/0"), ("{0/0}", "0/1")]
     mine, sharper = (pair_curves(f, pairs, height=3) for f in (mech.flag, mech.flag_v2))
     path = tmp_path / "s.txt"
@@ -124,7 +116,7 @@ def test_check_snapshot_regression_fails_improvement_reported(tmp_path: Path) ->
 
 
 def test_pair_curves_refuses_a_claim_and_bad_releases() -> None:
-    mech = _example("my_mechanism")
+    mech = load_example("my_mechanism")
     with pytest.raises(ParameterError, match="claim"):
         pair_curves(mech.flag, [("{}", "0/0")], height=3, claim=[(1, 0)])
     with pytest.raises(ParameterError, match="epsilon"):
@@ -219,7 +211,7 @@ def test_pair_curves_budget_says_how_far_it_got() -> None:
     from betweencut.testing import OverBudget
     from betweencut.testing.budget import Budget
 
-    mech = _example("my_mechanism")
+    mech = load_example("my_mechanism")
     ticks = iter(range(1000))
     budget = Budget(1.5, clock=lambda: float(next(ticks)))
     with pytest.raises(OverBudget) as caught:
