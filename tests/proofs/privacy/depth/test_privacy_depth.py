@@ -14,6 +14,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
+from depth_profiles import guarded_profiles
 
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
@@ -80,33 +81,13 @@ def _enumerated(tree: PublicTree, params: Params, profile: PathProfile,
 def _assert_equal(pair: PathJoint, joint: Joint, profile: PathProfile, params: Params) -> None:
     """Same grouped law (as data) and the same exact δ(rλ) for every r, both ways."""
     assert pair.pairs == joint.pairs, profile
-    L = profile.height.bit_length()
-    bounds = [ClaimedBound.of(r, r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
-              for r in range(1, L + 1)]
+    bounds = paper_bounds(profile.height.bit_length(), params)
     for row in profile_rows(pair, profile, bounds, exact=True):
         expected = joint.profile(row.eps).delta
         assert row.delta_exact() == expected, (profile, row.r)
         lo, hi = expected.enclose(80)
         assert row.delta_lo <= hi and lo <= row.delta_hi, (profile, row.r)
         assert row.holds == (sign(expected - row.bound.exact) <= 0)  # type: ignore[operator]
-
-
-def _profiles(tree: PublicTree, params: Params) -> list[PathProfile]:
-    mechanism = BetweenCut(tree, params)
-    out = single_leaf_band(mechanism)
-    if tree.max_arity(0) >= 2:
-        h = tree.height
-        query = mechanism.count_query
-        for s in {1, query.lower_cut, query.upper_cut} - {0}:  # type: ignore[attr-defined]
-            if query.guard(s) is None:
-                continue
-            for d in range(1, h):
-                for c in (0, 1, query.upper_cut - 1):  # type: ignore[attr-defined]
-                    out.append(PathProfile(h, ((0, c + s), (d, c))))
-        if h >= 4:
-            u = query.upper_cut  # type: ignore[attr-defined]
-            out.append(PathProfile(h, ((0, 2 * u + 1), (1, u + 1), (3, 1))))  # two H siblings
-    return out
 
 
 def test_midpoint_is_the_first_level_depo_asks() -> None:
@@ -135,7 +116,7 @@ def test_depth_equals_enumeration_on_small_trees_every_member(k: int, h: int) ->
     tree = kary_tree(k, h)
     params = PARAMS[0] if k != 2 else PARAMS[1]
     mechanism = BetweenCut(tree, params)
-    for profile in _profiles(tree, params):
+    for profile in guarded_profiles(tree, params):
         _assert_equal(depth_pair(mechanism, profile), _enumerated(tree, params, profile),
                       profile, params)
 
@@ -146,7 +127,7 @@ def test_depth_equals_enumeration_on_small_trees_every_member(k: int, h: int) ->
 def test_depth_equals_enumeration_exhaustive_sweep(k: int, h: int, params: Params) -> None:
     tree = kary_tree(k, h)
     mechanism = BetweenCut(tree, params)
-    for profile in _profiles(tree, params):
+    for profile in guarded_profiles(tree, params):
         _assert_equal(depth_pair(mechanism, profile), _enumerated(tree, params, profile),
                       profile, params)
 

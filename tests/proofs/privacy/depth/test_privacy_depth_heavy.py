@@ -15,6 +15,7 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+from depth_profiles import guarded_profiles
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
@@ -41,7 +42,7 @@ from betweencut.proofs.privacy.depth.heavy_audit import (
 )
 from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile, path_signatures
 from betweencut.proofs.privacy.depth.search import search_profiles
-from betweencut.proofs.privacy.depth.transcript import ClaimedBound, profile_rows
+from betweencut.proofs.privacy.depth.transcript import profile_rows
 from betweencut.proofs.privacy.divergence.profiles import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.registry import CLAIMS
@@ -63,17 +64,12 @@ def _enumerated(tree: PublicTree, params: Params, profile: PathProfile,
     return Joint(cache.law(db, "heavy"), cache.law(tuple(sorted((*db, z))), "heavy"))
 
 
-def _bounds(profile: PathProfile, params: Params) -> list[ClaimedBound]:
-    L = profile.height.bit_length()
-    return [ClaimedBound.of(r, r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
-            for r in range(1, L + 1)]
-
-
 def _same(pair: HeavyJoint, joint: Joint, profile: PathProfile, params: Params) -> bool:
     """Same data and the same exact δ(rλ) for every r (fast rows and exact reference)."""
     if pair.data() != heavy_data_of(joint.p.bags, joint.q.bags):
         return False
-    for row in heavy_rows(pair, profile, _bounds(profile, params), exact=True):
+    bounds = paper_bounds(profile.height.bit_length(), params)
+    for row in heavy_rows(pair, profile, bounds, exact=True):
         expected = joint.profile(row.eps).delta
         if row.delta_exact() != expected or pair.profile(row.eps).delta != expected:
             return False
@@ -83,26 +79,10 @@ def _same(pair: HeavyJoint, joint: Joint, profile: PathProfile, params: Params) 
     return True
 
 
-def _profiles(tree: PublicTree, params: Params) -> list[PathProfile]:
-    """The single-leaf band and two-segment profiles with guarded siblings (L and H)."""
-    mechanism = BetweenCut(tree, params)
-    out = single_leaf_band(mechanism)
-    if tree.max_arity(0) >= 2:
-        h = tree.height
-        query = mechanism.count_query
-        for s in {1, query.lower_cut, query.upper_cut} - {0}:  # type: ignore[attr-defined]
-            if query.guard(s) is None:
-                continue
-            for d in range(1, h):
-                for c in (0, 1, query.upper_cut - 1):  # type: ignore[attr-defined]
-                    out.append(PathProfile(h, ((0, c + s), (d, c))))
-    return out
-
-
 def _check_tree(k: int, h: int, params: Params) -> None:
     tree = kary_tree(k, h)
     mechanism = BetweenCut(tree, params)
-    for profile in _profiles(tree, params):
+    for profile in guarded_profiles(tree, params, two_heavy_siblings=False):
         assert _same(heavy_pair(mechanism, profile), _enumerated(tree, params, profile),
                      profile, params), profile
 
@@ -172,7 +152,8 @@ def test_a_wrong_merge_is_caught() -> None:
             joint = _enumerated(tree, params, profile)
             assert _same(right, joint, profile, params)
             caught += not _same(wrong, joint, profile, params)
-            rows = heavy_rows(wrong, profile, _bounds(profile, params), exact=True)
+            bounds = paper_bounds(profile.height.bit_length(), params)
+            rows = heavy_rows(wrong, profile, bounds, exact=True)
             differs += any(row.delta_exact() != joint.profile(row.eps).delta for row in rows)
         assert caught >= 3 and differs >= 1, tree.description  # the data and some δ(rλ)
 
