@@ -206,9 +206,10 @@ def symbolic_outcomes(run: QueryRun, m: int, limit: int = MAX_SEQUENCES,
         if asked[:len(prefix)] != met[prefix]:
             raise ReductionRefused(f"replaying {prefix} met other queries than the run that "
                                    "created it (hidden state or its own randomness)")
-        for branch in test.branches:
+        branches = test.branches  # built once: each is a prefix of this run
+        for branch in branches:
             met[branch] = asked[:len(branch)]
-        stack.extend(reversed(test.branches))
+        stack.extend(reversed(branches))
         count += 1
         if count > limit:
             raise ReductionRefused(f"more than {limit} answer sequences")

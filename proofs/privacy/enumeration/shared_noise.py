@@ -218,9 +218,10 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
                 f"replaying the answers {prefix} met the queries {asked[:len(prefix)]}, not the "
                 f"{met[prefix]} of the run that created them: the mechanism is not a function "
                 "of its noisy answers (hidden state or its own randomness)")
-        for branch in test.branches:
+        branches = test.branches  # built once: each is a prefix of this run
+        for branch in branches:
             met[branch] = asked[:len(branch)]
-        stack.extend(reversed(test.branches))
+        stack.extend(reversed(branches))
         count += 1
         if count % TICK == 0:
             tracker.tick(count, None, "answer sequences")
