@@ -336,11 +336,15 @@ def _plain(x: object) -> bool:
     """Is `x` built of ints, `Outcome`s, None, tuples and frozensets only? No two values of
     these types are equal across types, so such an output is its own key."""
     t = type(x)
-    if t is int or t is Outcome or x is None:
-        return True
     if t is tuple or t is frozenset:
-        return all(map(_plain, x))  # type: ignore[call-overload]
-    return False
+        for e in x:  # type: ignore[attr-defined]
+            te = type(e)
+            if te is int or te is Outcome or e is None or (
+                    (te is tuple or te is frozenset) and _plain(e)):
+                continue
+            return False
+        return True
+    return t is int or t is Outcome or x is None
 
 
 def same_output(a: object, b: object) -> bool:
