@@ -128,7 +128,10 @@ def audit_corpus(
 
 
 def _answers(q: Any) -> str:
-    try:
-        return f"the query answers {tuple(str(x) for x in q)}"
+    from betweencut.answers import QueryAnswer
+
+    try:  # a symbol by its name: its text would be a read of q (a trip)
+        return ("the query answers "
+                f"{tuple(x.symbol if isinstance(x, QueryAnswer) else str(x) for x in q)}")
     except Exception:  # never from the audit, which hands tuples of Fractions
         return f"the query answers {q!r}"

@@ -55,6 +55,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     Mechanism,
     Projections,
     as_hashable,
+    same_output,
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -277,6 +278,7 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
     stack: list[tuple[bool | int, ...]] = [()]
     met: dict[tuple[bool | int, ...], tuple[object, ...]] = {(): ()}
     count, about = 0, None
+    outputs: dict[Hashable, Hashable] = {}  # each output as first met
     tracker = current()  # the time budget, checked (and the count shown) every TICK sequences
     started = time.monotonic()
     while stack:
@@ -299,9 +301,14 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
         if count % TICK == 0:
             tracker.tick(count, about, "answer sequences")
         try:
-            hash(output)
+            first = outputs.setdefault(output, output)
         except TypeError:
             raise ParameterError("output", type(output).__name__, "a hashable output") from None
+        if first is not output and not same_output(first, output):
+            # the laws sum per output: two releases equal only across types would be merged
+            raise ParameterError("output", f"{output!r} and {first!r}", "outputs equal only "
+                                 "when of the same type (False == 0 and 1 == 1.0 are "
+                                 "different releases): return one type")
         if count > limit:
             raise ParameterError("limit", limit, f"more than {limit} answer sequences")
         yield output, test.log
