@@ -13,7 +13,7 @@ import pytest
 from betweencut.answers import DataDependent, QueryAnswer, symbols
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler, NoisyMax
-from betweencut.proofs.baselines.corpus import CORPUS, audit_corpus, audit_row
+from betweencut.proofs.baselines.corpus import CORPUS, audit_corpus, audit_row, user_row
 from betweencut.proofs.baselines.corpus_rows import CorpusRow, pairs_for
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.enumeration.every_input import (
@@ -205,3 +205,31 @@ def test_a_mechanism_that_reads_the_text_of_its_answers_is_refused_not_certified
     with pytest.raises(ReductionRefused):
         audit_row(row, method="reduction")
     assert not audit_row(row).holds  # auto: listed, refuted
+
+
+def _type_leak(q: tuple[Fraction, ...], test: Any) -> tuple[bool, bool]:
+    """SVT on q[0], and a flag read off the type of q[1] (no operation on the symbol: nothing
+    in the symbolic run can see it): `True` exactly when q[1] is the Fraction 1."""
+    rho = test(DrawNoise(Fraction(2)))
+    return (test(AboveThreshold(q[0], Fraction(0), Fraction(4), rho)),
+            type(q[1]) is Fraction and q[1] == 1)
+
+
+def test_a_mechanism_of_your_own_is_listed_by_auto_and_reduced_only_when_asked() -> None:
+    """The reduction certified `(5, 0)`-DP for `_type_leak` under `auto` at m = 7 (2,187
+    pairs). Independently: on the empty database the flag is `False`, on `D + z` with answers
+    `(0, 1, 0, ...)` it is `True`, each with probability 1: `delta(5) = 1`. `auto` now lists a
+    mechanism of your own (refuted); `method="reduction"` still reduces it, and its verdict
+    states what it assumes; past the listing's 20,000 pairs `auto` refuses, naming the method."""
+    zero = tuple(Fraction(0) for _ in range(7))
+    assert _type_leak(zero, ExactQuerySampler(1))[1] is False
+    assert _type_leak((Fraction(0), Fraction(1), *zero[2:]), ExactQuerySampler(1))[1] is True
+    row = user_row("tests:type_leak", _type_leak, 7, Fraction(5))
+    listed = audit_row(row)
+    assert not listed.holds and listed.detail["method"] == "listing"
+    reduced = audit_row(row, method="reduction")
+    assert reduced.detail["method"] == "reduction"
+    assert "not through type(), id() or the like" in reduced.detail["assumes"]
+    assert "assumes" in reduced.as_json()
+    with pytest.raises(ParameterError, match="only under method reduction"):
+        audit_row(user_row("tests:type_leak", _type_leak, 10, Fraction(5)))
