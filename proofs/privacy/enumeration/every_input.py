@@ -78,9 +78,9 @@ from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.enumeration.cache import as_hashable
 from betweencut.proofs.privacy.enumeration.shared_noise import (
+    Walking,
     enumerate_queries,
     grouped_probability,
-    walk,
     walk_estimate,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -183,23 +183,12 @@ class SymbolicQueries(QueryTestBase):
         return answer
 
 
-class WalkingSymbolic(SymbolicQueries):
-    """`SymbolicQueries` on a random walk (`shared_noise.walk`): each branched answer drawn
-    uniformly, the branching factors multiplied in `leaves`."""
+class WalkingSymbolic(Walking, SymbolicQueries):
+    """`SymbolicQueries` on a random walk (`shared_noise.Walking`)."""
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(())
         self.rng, self.leaves = rng, 1
-
-    def above(self, query: AboveThreshold) -> bool:
-        super().above(query)
-        self.leaves *= walk(self, self.rng)
-        return bool(self.log[-1][1])
-
-    def argmax(self, query: NoisyMax) -> int:
-        super().argmax(query)
-        self.leaves *= walk(self, self.rng)
-        return int(self.log[-1][1])
 
 
 def estimate_symbolic_sequences(run: QueryRun, m: int) -> int:

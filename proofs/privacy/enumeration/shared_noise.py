@@ -71,7 +71,7 @@ from betweencut.tree import Node
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
-    "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
+    "Walking", "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
     "grouped_probability", "infinite_loss_event", "sequence_probability", "walk",
     "walk_estimate",
 ]
@@ -170,23 +170,33 @@ def walk_estimate(run: Callable[[random.Random], int], probes: int = PROBES, see
     return -(-sum(run(rng) for _ in range(probes)) // probes)
 
 
-class WalkingQueries(BranchingQueries):
-    """`BranchingQueries` on a random walk (`walk`): each noisy answer drawn uniformly, the
-    branching factors multiplied in `leaves`."""
+class Walking:
+    """Mixed in before a branching test (`BranchingQueries`, `SymbolicQueries`): its noisy
+    answers on a random walk (`walk`), each drawn uniformly, the branching factors multiplied
+    in `leaves`. Set `rng` and `leaves` (1) before the run."""
 
-    def __init__(self, rng: random.Random, max_queries: int = DEFAULT_MAX_QUERIES) -> None:
-        super().__init__((), max_queries)
-        self.rng, self.leaves = rng, 1
+    rng: random.Random
+    leaves: int
+    log: list[Any]
+    forks: list[tuple[int, bool | int]]
 
     def above(self, query: AboveThreshold) -> bool:
-        super().above(query)
+        super().above(query)  # type: ignore[misc]
         self.leaves *= walk(self, self.rng)
         return bool(self.log[-1][1])
 
     def argmax(self, query: NoisyMax) -> int:
-        super().argmax(query)
+        super().argmax(query)  # type: ignore[misc]
         self.leaves *= walk(self, self.rng)
         return int(self.log[-1][1])
+
+
+class WalkingQueries(Walking, BranchingQueries):
+    """`BranchingQueries` on a random walk (`Walking`)."""
+
+    def __init__(self, rng: random.Random, max_queries: int = DEFAULT_MAX_QUERIES) -> None:
+        super().__init__((), max_queries)
+        self.rng, self.leaves = rng, 1
 
 
 def estimate_query_sequences(run: Callable[[QueryTest], Hashable], probes: int = PROBES,
