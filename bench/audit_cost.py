@@ -8,7 +8,7 @@ audits of a few seconds to a minute with no budget to speak of, records the proj
 audit made (a tracker that keeps what it was asked to afford) and prints it beside the measured
 time and their ratio (measured / projected: above 1 where the projection errs low). It also
 measures the two rates the projection assumes, in the same run: a decode on the packed lattice
-(`bits² / width` a second, against `DECODE_RATE`) and the per-pair grouping of a shared outcome
+(digits a second, against `DECODE_RATE`) and the per-pair grouping of a shared outcome
 tree (seconds per answer sequence, against `WEIGH_SECONDS`). The issue's two commands are only
 projected (each runs for many minutes).
 
@@ -81,11 +81,11 @@ def audit(arguments: dict[str, Any], budget: float) -> tuple[Recording, float, b
 
 
 def decode_rate(bits: int = 1 << 19, width: int = 33) -> float:
-    """`bits² / width` a second of `Lattice.decode` on a random value (best of 3)."""
+    """Digits a second of `Lattice.decode` on a random value (best of 3)."""
     lattice = Lattice(1000, 1, -(bits // width), width)
     value = random.Random(0).getrandbits(bits)
     best = min(_timed(lambda: lattice.decode(value)) for _ in range(3))
-    return bits * bits / width / best
+    return bits / width / best
 
 
 def weigh_seconds() -> float:
@@ -122,7 +122,7 @@ def main() -> None:
     args = parser.parse_args()
     rate = decode_rate()
     weigh = weigh_seconds()
-    print(f"decode: {rate:.3g} bits^2/width a second (DECODE_RATE {cost.DECODE_RATE:.3g}, "
+    print(f"decode: {rate:.3g} digits a second (DECODE_RATE {cost.DECODE_RATE:.3g}, "
           f"{cost.DECODE_RATE / rate:.1f}x); grouping: {weigh:.2g} s per answer sequence "
           f"(WEIGH_SECONDS {cost.WEIGH_SECONDS:.2g}, {weigh / cost.WEIGH_SECONDS:.1f}x)")
     print(f"{'audit':62} {'projected s':>11} {'measured s':>10} {'ratio':>6}")

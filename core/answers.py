@@ -4,9 +4,10 @@ A mechanism of the sparse-vector family is a function `run(q, test)` of its quer
 `q = (q_0, ..., q_(m-1))`. The audits at scale (`betweencut.proofs.privacy.enumeration.
 every_input`) run it once on *symbols*: `QueryAnswer(i)` stands for `q_i` whatever its value.
 A symbol is a `Fraction` (so `isinstance` checks behave as on the real input) whose every
-value-dependent operation (comparison, hashing, truth value, arithmetic, conversion, reading
-its numerator or denominator) raises `DataDependent` and is recorded on a shared tripwire, so a
-mechanism that catches the error is still caught. The shared-noise primitives
+value-dependent operation (comparison, hashing, truth value, arithmetic, conversion, text,
+reading its numerator or denominator) raises `DataDependent` and is recorded on a shared
+tripwire, so a mechanism that catches the error is still caught (`repr` only records: a message
+may name the symbol). The shared-noise primitives
 (`betweencut.noisy_queries`) accept a symbol as a count or a threshold unchanged: a run that
 completes on symbols passes each `q_i` only into those slots, so its control flow, its queries
 and its output cannot depend on the values of `q` (it is *oblivious*).
@@ -59,10 +60,20 @@ class QueryAnswer(Fraction):
         self.trips.append(error)
         raise error
 
-    def __repr__(self) -> str:
+    @property
+    def symbol(self) -> str:
+        """`q[i]`: the symbol's name, for messages (reading it says nothing about `q`)."""
         return f"q[{self.index}]"
 
-    __str__ = __repr__
+    def __repr__(self) -> str:
+        """The symbol's name, with a trip recorded: the real `q_i`'s text is its value, so a run
+        that reads it is not oblivious (recorded, not raised, so that a message naming the
+        symbol still reads; the run is refused all the same)."""
+        self.trips.append(DataDependent(self.index, "repr()"))
+        return self.symbol
+
+    def __str__(self) -> NoReturn:
+        self.trip("str()")
 
     def __copy__(self) -> QueryAnswer:
         return self

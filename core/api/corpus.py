@@ -70,6 +70,8 @@ class CorpusVerdict:
                        f"{r['holds']!s:<5}  {r['agrees']!s:<6}  {r['found']} "
                        f"({r['literature']}){own}; {r['pairs']} pairs, "
                        f"{r.get('method', 'listing')}")
+            if "assumes" in r:
+                out.append(f"    assumes: {r['assumes']}")
             if row.refutation is not None:
                 out += ["    " + line for line in row.refutation.lines()[1:]]
             for member in r.get("loss_family", {}).get("members", []):
@@ -98,8 +100,9 @@ def audit_corpus(
     `mechanism` (a `run(q, test)` on `m = queries` answers, default 2, or its
     `MODULE:CALLABLE`), that mechanism's claimed `epsilon`. `method`: "auto" (lists up to the
     729 pairs of m = 6, past that decides every pair at once by the proved reduction, listing
-    where it does not apply), "listing" or "reduction". `progress(line)` receives public cost
-    estimates and progress lines on long runs."""
+    where it does not apply; a mechanism of your own is listed, up to 20,000 pairs), "listing"
+    or "reduction" (for your own mechanism it assumes what the row's `assumes` says).
+    `progress(line)` receives public cost estimates and progress lines on long runs."""
     from betweencut.exact import as_rational
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
@@ -128,7 +131,10 @@ def audit_corpus(
 
 
 def _answers(q: Any) -> str:
-    try:
-        return f"the query answers {tuple(str(x) for x in q)}"
+    from betweencut.answers import QueryAnswer
+
+    try:  # a symbol by its name: its text would be a read of q (a trip)
+        return ("the query answers "
+                f"{tuple(x.symbol if isinstance(x, QueryAnswer) else str(x) for x in q)}")
     except Exception:  # never from the audit, which hands tuples of Fractions
         return f"the query answers {q!r}"

@@ -16,7 +16,6 @@ answer alike wherever both run (m <= 6), including on a mechanism that is not ob
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import Any, cast
@@ -24,7 +23,7 @@ from typing import Any, cast
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import LAPLACE
 from betweencut.notation import database_text, record_text, replacement_text
-from betweencut.proofs.baselines.corpus_rows import CorpusRow, moves_of
+from betweencut.proofs.baselines.corpus_rows import UNKNOWN, CorpusRow, moves_of
 from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
 from betweencut.proofs.privacy.audit.mechanism import (
     AuditVerdict,
@@ -56,6 +55,14 @@ __all__ = ["AUTO_LISTED", "MAX_LISTED", "Listing", "Reduced", "check_listing", "
 
 AUTO_LISTED = 3**6  # "auto" lists up to the 729 pairs of m = 6 (today's listing), then reduces
 MAX_LISTED = 20_000  # pairs listed at most (measured: 729 pairs of m = 6 in about 7 s)
+# The reduction's premise that nothing checks for a user's own code (the package's rows are
+# read): `type(q_i)`, `id(q_i)` and the like tell the symbols apart from no input's answers.
+ASSUMES = ("the mechanism reads its query answers only through the symbols (arithmetic, "
+           "comparisons, noisy queries), not through type(), id() or the like: assumed, not "
+           "checked, for your own mechanism")
+USER_REDUCTION = ("a mechanism of your own is reduced only under method reduction, which "
+                  "assumes that " + ASSUMES.removesuffix(", not checked, for your own mechanism")
+                  .replace(": assumed", ""))
 Progress = Callable[[str], None]
 
 
@@ -79,6 +86,8 @@ def precheck(row: CorpusRow, size: int, relation: Relation, count: int, method: 
         check_listing(row, size, count, "it reduces only the Laplace rows on query answers")
     if method == "listing":
         check_listing(row, size, count, "method listing")
+    if method == "auto" and row.literature == UNKNOWN:
+        check_listing(row, size, count, USER_REDUCTION)
     boxes = family(row, size, relation) if not row.claim else None
     if boxes is None:
         check_listing(row, size, count, "the reduction covers the add/remove pairs of the empty "
@@ -125,12 +134,10 @@ class Listing:
     def verdict(self, eps: Fraction) -> AuditVerdict:
         found = self.verdicts.get(eps)
         if found is None:
-            start = time.monotonic()
             found = audit_pairs(cast(Mechanism, self.row.mechanism()), self.pairs_list,
                                 [(eps, Fraction(0))], cache=self.cache)
-            if self.progress is not None and time.monotonic() - start > 2:
-                self.progress(f"{self.row.name}: {found.pairs} pairs listed in "
-                              f"{time.monotonic() - start:.1f} s")
+            if self.progress is not None:
+                self.progress(f"{self.row.name}: {found.pairs} pairs listed")
             self.verdicts[eps] = found
         return found
 
@@ -164,23 +171,23 @@ class Reduced:
         self.row, self.relation, self.progress = row, relation, progress
         self.confirmed = False  # the progress line of `confirm`, said once
         self.run = row.make(row.m)
-        start = time.monotonic()
 
-        def tick(n: int) -> None:
+        def tick(n: int, about: int | None) -> None:  # public counts; time under --diagnostics
             if progress is not None and n % 5000 == 0:
-                progress(f"{row.name}: {n} answer sequences of the symbolic run, "
-                         f"{time.monotonic() - start:.0f} s")
+                of = "" if about is None else f" of about {about}"
+                progress(f"{row.name}: {n}{of} answer sequences of the symbolic run")
 
         self.extremes: Extremes = decide_families(self.run, row.m, *boxes, progress=tick)
-        if progress is not None and time.monotonic() - start > 2:
+        if progress is not None:
             progress(f"{row.name}: every input at once: {self.extremes.sequences} answer "
-                     f"sequences, {len(self.extremes.outputs)} outputs, "
-                     f"{time.monotonic() - start:.1f} s")
+                     f"sequences, {len(self.extremes.outputs)} outputs")
         self.cache = QueryLawCache(row.mechanism())
         self.pairs = count
         self.detail: dict[str, Any] = {
             "method": "reduction", "answer_sequences": self.extremes.sequences,
             "outputs": len(self.extremes.outputs)}
+        if row.literature == UNKNOWN:
+            self.detail["assumes"] = ASSUMES
 
     def pair(self, found: Violation) -> Neighbour:
         """The databases of a reported pair of answer vectors."""
@@ -243,8 +250,11 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
     from betweencut.proofs.baselines.corpus_rows import pairs_for
 
     boxes = family(row, size, relation) if not row.claim else None
-    if method == "listing" or (method == "auto" and (count <= AUTO_LISTED or boxes is None)):
+    user = row.literature == UNKNOWN
+    if method == "listing" or (method == "auto" and (count <= AUTO_LISTED or boxes is None
+                                                     or user)):
         check_listing(row, size, count, "method listing" if method == "listing" else
+                      USER_REDUCTION if user and boxes is not None else
                       "it covers the add/remove pairs of the empty database and the "
                       "replace-one pairs of one record, for the rows that scale")
         if progress is not None and count > AUTO_LISTED:

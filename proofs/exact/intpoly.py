@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Final, TypeVar
 
-from betweencut.errors import ParameterError
+from betweencut.errors import MissingExtra, ParameterError
 
 __all__ = [
     "BACKENDS", "Poly", "add_into", "flint_available", "flint_context", "mul", "resolve_backend",
@@ -60,13 +60,12 @@ def flint_available() -> bool:
 
 
 def check_backend(name: object) -> str:
-    """`name` if it is a usable backend; `ParameterError` for an unknown name, or `flint` when
-    python-flint is not importable."""
+    """`name` if it is a usable backend; `ParameterError` for an unknown name, `MissingExtra`
+    (naming the `fast` extra) for `flint` when python-flint is not importable."""
     if name not in BACKENDS:
         raise ParameterError("backend", name, "flint or pure")
     if name == "flint" and not flint_available():
-        raise ParameterError("backend", name, "pure (python-flint is not importable)",
-                             "pip install 'betweencut[fast]'")
+        raise MissingExtra("fast", "the flint integer-polynomial backend (python-flint)")
     return str(name)
 
 

@@ -43,6 +43,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     LawCache,
     Mechanism,
     Neighbour,
+    Typed,
     as_database,
     as_node,
 )
@@ -168,6 +169,8 @@ def output_text(o: object) -> str:
     """An output in a few characters: a set of nodes as `{0/1, ...}`, `(node, answer)` steps
     as `0/1:H`, a run by its Heavy set and transcript, a set of boxes (a PrivTree partition)
     as `{[0,2), [2,4)}`; any other shape by `str`/`repr`."""
+    if isinstance(o, Typed):
+        o = o.value
     if isinstance(o, Converted):
         o = o.value
         if isinstance(o, tuple) and o and all(isinstance(x, tuple) and len(x) == 2

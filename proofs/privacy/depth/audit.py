@@ -48,8 +48,16 @@ def single_leaf_band(mechanism: BetweenCut, claimed: Params | None = None) -> li
     """The single-leaf family: `C` from `floor(a - R) - 1` to `ceil(b + R)` (both guards, both
     thresholds and the noisy band between them; `C >= 0`), read off the mechanism's query and,
     when given, also off the `claimed` parameters (the union: a variant whose band differs from
-    the claim's is audited on both)."""
+    the claim's is audited on both). Outside the band Alg. 1's guard decides `C` and `C + 1`
+    alike; a count query with another `guard` is refused (`ParameterError`: give the counts)."""
     query = check_seams(mechanism)
+    if type(query).guard not in (BT.guard, GuardedBT.guard):
+        # the band is read off the cuts: outside it Alg. 1's guard decides C and C + 1 alike,
+        # another guard may not (a count that leaks outside the band would go unaudited)
+        raise ParameterError(
+            "counts", "the band", "the counts to audit, given: the count query's guard is not "
+                                  "Alg. 1's (BT.guard or GuardedBT.guard), so no band covers "
+                                  "every count where it may tell C from C + 1")
     low, high = _cuts(query)
     if claimed is not None:
         c_low, c_high = _cuts(GuardedBT.of(claimed.a, claimed.b, claimed.R, claimed.lam))
@@ -177,7 +185,8 @@ def check_theorem_5_4_at_depth(
     """Claim: Theorem 5.4, Eq. (22), on the full transcript, at any height `h <= 2^64 - 1`.
 
     Preconditions: `0 < λ <= 1`, `R >= 1`, `τ >= E` (every off-path node of count 0 guarded
-    `L`); `variant` keeps Alg. 3's `level_order`, `apply`, `run` (checked).
+    `L`); `variant` keeps Alg. 3's `level_order`, `apply`, `run` (checked); without `counts`,
+    its count query keeps Alg. 1's `guard` (checked: the band covers every other count).
     Checks: for the single-leaf pairs `C` vs `C + 1` (`counts`, default the whole band from
     `floor(a - R) - 1` to `ceil(b + R)`, of the variant's query and of `params`), the exact
     `δ(rλ)` of `Tr(D)` vs `Tr(D + z)`, by path grouping (answer sequences with one signature

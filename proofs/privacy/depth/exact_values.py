@@ -43,7 +43,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from betweencut.errors import ParameterError
+from betweencut.errors import MissingExtra, ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.intpoly import (
     Poly,
@@ -336,7 +336,7 @@ def _flint_direction(x_side: _Side, y_side: _Side, found: list[Violating], ks: l
     of about 2,000 products per direction)."""
     ctx = flint_context()
     if ctx is None:
-        raise ParameterError("backend", "flint", "pure (python-flint is not importable)")
+        raise MissingExtra("fast", "the flint integer-polynomial backend (python-flint)")
     C = most // 2  # every signature has at most C answers
     width = len(x_side.base)
 

@@ -18,11 +18,17 @@ without enumerating anything:
   (`WEIGH_SECONDS` each, a quarter of the time measured) and the comparisons: per point and
   direction, the hockey stick decodes `DECODES` values packed on one lattice
   (`betweencut.proofs.exact.packed`), the lattice the walks' bags need (a sample of the bags:
-  the others can only widen it). A decode costs `bits² / width` operations (digit by digit,
-  each a shift of what is left), at `DECODE_RATE` a second (about four times the rate
-  measured: that side errs low). Every comparison is counted at full width, although an empty
-  event decodes nothing, and every pair is counted, although an audit stops at its first
-  refuting pair: an upper bound on the comparisons, said so in the message ("at most").
+  the others can only widen it). A decode is linear in the bits (one binary text cut into
+  `bits / width` digits), at `DECODE_RATE` digits a second: about three times the rate measured
+  on values whose every digit is non-zero (each becomes an exact coefficient), about a tenth of
+  the rate on values whose digits are mostly zero (a slice and a comparison each). So this term
+  errs low on dense values and high on sparse ones (`bench/audit_cost.py`: 5x high on its
+  `h = 3, lambda = 1/1000` case): erring low throughout would start `--height 4 --lam 1/1000
+  --R 1000 --tau 1000 --exhaustive 2`, which takes 6 minutes and 8 GB. The products that pack
+  the bags are not counted (GMP's, when installed: a few seconds on million-bit values; that
+  side errs low). Every comparison is counted at full width, although an empty event decodes
+  nothing, and every pair is counted, although an audit stops at its first refuting pair: an
+  upper bound on the comparisons, said so in the message ("at most").
 
 Nothing here decides a verdict: it decides only whether to start. A mechanism whose walks fail
 (its error, a shared-noise query, a walk past `max_queries`) gets no estimate (None): the
@@ -53,7 +59,7 @@ __all__ = ["DECODES", "DECODE_RATE", "PROBES", "WEIGH_SECONDS", "AuditCost", "au
 
 PROBES = 64  # random walks per outcome tree (as one enumeration's own estimate)
 DECODES = 3  # values a hockey stick decodes: P(S) - e^eps Q(S), P(S) and Q(S)
-DECODE_RATE = 1.5e11  # bits^2 / width a second (measured about 3.7e10: bench/audit_cost.py)
+DECODE_RATE = 6e5  # digits a second (measured about 1.5e5: bench/audit_cost.py)
 WEIGH_SECONDS = 2e-7  # per answer sequence, pair and release on a shared tree (measured 7e-7)
 
 
@@ -140,7 +146,7 @@ def audit_cost(
         if lattice.reaches(0):  # else the cache compares without packing
             bits = lattice.width * (1 - lattice.low)
             comparisons = weighed * points * releases * 2
-            seconds += comparisons * DECODES * bits * bits / lattice.width / DECODE_RATE
+            seconds += comparisons * DECODES * bits / lattice.width / DECODE_RATE
     return AuditCost(len(pairs), len(walks), sum(w.sequences for w in walks), comparisons,
                      bits, seconds)
 

@@ -56,6 +56,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
+import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -72,17 +74,24 @@ from betweencut.noisy_queries import (
     SharedNoise,
 )
 from betweencut.noisy_test import BTQuery
+from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.enumeration.cache import as_hashable
 from betweencut.proofs.privacy.enumeration.shared_noise import (
+    Walking,
     enumerate_queries,
     grouped_probability,
+    walk_estimate,
 )
-from betweencut.proofs.privacy.enumeration.transcripts import DEFAULT_MAX_QUERIES, fork_prefixes
+from betweencut.proofs.privacy.enumeration.transcripts import (
+    DEFAULT_MAX_QUERIES,
+    WARMUP,
+    fork_prefixes,
+)
 
 __all__ = ["MAX_CONFLICT_VERTICES", "MAX_SEQUENCES", "Box", "Extremes", "OutputExtremes",
-           "ReductionRefused", "Template", "Violation", "cross_check", "decide_families",
-           "symbolic_outcomes"]
+           "ReductionRefused", "Template", "Violation", "WalkingSymbolic", "cross_check",
+           "decide_families", "estimate_symbolic_sequences", "symbolic_outcomes"]
 
 MAX_SEQUENCES = 1 << 18  # answer sequences of the symbolic run
 MAX_CONFLICT_VERTICES = 3**8
@@ -174,22 +183,47 @@ class SymbolicQueries(QueryTestBase):
         return answer
 
 
+class WalkingSymbolic(Walking, SymbolicQueries):
+    """`SymbolicQueries` on a random walk (`shared_noise.Walking`)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(())
+        self.rng, self.leaves = rng, 1
+
+
+def estimate_symbolic_sequences(run: QueryRun, m: int) -> int:
+    """Knuth's estimate of the answer sequences of the symbolic run of `run` (as
+    `symbolic_outcomes` visits them); display and budgeting only."""
+    q, _ = symbols(m)
+
+    def once(rng: random.Random) -> int:
+        test = WalkingSymbolic(rng)
+        run(q, test)
+        return test.leaves
+
+    return walk_estimate(once)
+
+
 Log = tuple[tuple[Template, bool | int], ...]
 
 
 def symbolic_outcomes(run: QueryRun, m: int, limit: int = MAX_SEQUENCES,
-                      progress: Callable[[int], None] | None = None
+                      progress: Callable[[int, int | None], None] | None = None
                       ) -> Iterator[tuple[Hashable, Log]]:
     """Every answer sequence of `run(q, test)` with `q` symbolic: `(output, templates)`.
+    `progress(count, about)` hears each sequence's count and, after the first `WARMUP`, the
+    estimated total (`estimate_symbolic_sequences`); a run whose estimated time passes what is
+    left of the time budget is refused then (`BudgetExceeded`).
 
     Raises: `ReductionRefused` at a value-dependent operation (also one the mechanism caught),
     a replay that meets other templates, an unhashable or data-dependent output, Gaussian noise
-    or a fresh-noise query, or past `limit` sequences.
+    or a fresh-noise query, or past `limit` sequences (also when estimated past it).
     """
     q, trips = symbols(m)
     stack: list[tuple[bool | int, ...]] = [()]
     met: dict[tuple[bool | int, ...], tuple[Template, ...]] = {(): ()}
-    count = 0
+    count, about = 0, None
+    started = time.monotonic()
     while stack:
         prefix = stack.pop()
         test = SymbolicQueries(prefix)
@@ -213,9 +247,23 @@ def symbolic_outcomes(run: QueryRun, m: int, limit: int = MAX_SEQUENCES,
         count += 1
         if count > limit:
             raise ReductionRefused(f"more than {limit} answer sequences")
+        if count == WARMUP and stack:
+            about = _project(run, m, count, limit, time.monotonic() - started)
         if progress is not None:
-            progress(count)
+            progress(count, about)
         yield output, tuple(test.log)
+
+
+def _project(run: QueryRun, m: int, done: int, limit: int, seconds: float) -> int:
+    """The estimated answer sequences of a symbolic run that has visited `done` in `seconds`:
+    refused past `limit`, or when their projected time passes what is left of the budget."""
+    about = estimate_symbolic_sequences(run, m)
+    if about > limit:
+        raise ReductionRefused(f"more than {limit} answer sequences (about {about}, estimated "
+                               "by random walks of the symbolic run)")
+    current().afford(seconds / done * (about - done),
+                     f"the symbolic run of about {about} answer sequences")
+    return about
 
 
 def _value(slot: Slot, q: Vector) -> Fraction:
@@ -383,7 +431,7 @@ class Extremes:
 
 
 def decide_families(run: QueryRun, m: int, a: Box, b: Box, limit: int = MAX_SEQUENCES,
-                    progress: Callable[[int], None] | None = None) -> Extremes:
+                    progress: Callable[[int, int | None], None] | None = None) -> Extremes:
     """The extremes of every output of `run` on the family `(a, b)` (module docstring)."""
     if len(a.lo) != m or len(b.lo) != m:
         raise ParameterError("box", len(a.lo), f"boxes of {m} coordinates")

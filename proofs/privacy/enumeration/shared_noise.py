@@ -18,6 +18,8 @@ noisy-max and fresh-noise factors. Sequences of probability exactly 0 are droppe
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -53,10 +55,13 @@ from betweencut.proofs.privacy.enumeration.cache import (
     Mechanism,
     Projections,
     as_hashable,
+    same_output,
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_MAX_QUERIES,
+    PROBES,
+    WARMUP,
     EnumerationBudgetExceeded,
     MechanismNotReplayable,
     fork_prefixes,
@@ -66,8 +71,9 @@ from betweencut.tree import Node
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
-    "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
-    "grouped_probability", "infinite_loss_event", "sequence_probability",
+    "Walking", "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
+    "grouped_probability", "infinite_loss_event", "sequence_probability", "walk",
+    "walk_estimate",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
@@ -128,6 +134,81 @@ class BranchingQueries(ReplayQueries):
             self.forks.extend((len(self.log), i) for i in range(1, len(query.counts)))
             self.log.append((query, 0))
             return 0
+
+
+class Forking(Protocol):
+    """A branching test (`BranchingQueries`, the symbolic run's `SymbolicQueries`): its `log`
+    of `(query, answer)` and its `forks` `(position, other answer)`."""
+
+    log: list[Any]
+    forks: list[tuple[int, bool | int]]
+
+
+def walk(test: Forking, rng: random.Random) -> int:
+    """One step of a random walk down a branching test's outcome tree: the query just logged,
+    if it forked, gets an answer drawn uniformly among all of its answers (the one logged and
+    the forks), and the forks go. Returns the step's branching factor (1: no fork)."""
+    position = len(test.log) - 1
+    others = [answer for at, answer in test.forks if at == position]
+    if not others:
+        return 1
+    query, first = test.log[position]
+    test.log[position] = (query, rng.choice([first, *others]))
+    test.forks = [fork for fork in test.forks if fork[0] != position]
+    return 1 + len(others)
+
+
+def walk_estimate(run: Callable[[random.Random], int], probes: int = PROBES, seed: int = 0
+                  ) -> int:
+    """Knuth's estimate of the answer sequences of an outcome tree: the mean over `probes`
+    random walks (`run(rng)` walks once and returns the product of its branching factors;
+    `walk` is its step), rounded up. Unbiased, not a bound; seeded, so the same mechanism gets
+    the same estimate. Display and budgeting only: no verdict depends on it."""
+    if probes < 1:
+        raise ParameterError("probes", probes, "a positive integer")
+    rng = random.Random(seed)
+    return -(-sum(run(rng) for _ in range(probes)) // probes)
+
+
+class Walking:
+    """Mixed in before a branching test (`BranchingQueries`, `SymbolicQueries`): its noisy
+    answers on a random walk (`walk`), each drawn uniformly, the branching factors multiplied
+    in `leaves`. Set `rng` and `leaves` (1) before the run."""
+
+    rng: random.Random
+    leaves: int
+    log: list[Any]
+    forks: list[tuple[int, bool | int]]
+
+    def above(self, query: AboveThreshold) -> bool:
+        super().above(query)  # type: ignore[misc]
+        self.leaves *= walk(self, self.rng)
+        return bool(self.log[-1][1])
+
+    def argmax(self, query: NoisyMax) -> int:
+        super().argmax(query)  # type: ignore[misc]
+        self.leaves *= walk(self, self.rng)
+        return int(self.log[-1][1])
+
+
+class WalkingQueries(Walking, BranchingQueries):
+    """`BranchingQueries` on a random walk (`Walking`)."""
+
+    def __init__(self, rng: random.Random, max_queries: int = DEFAULT_MAX_QUERIES) -> None:
+        super().__init__((), max_queries)
+        self.rng, self.leaves = rng, 1
+
+
+def estimate_query_sequences(run: Callable[[QueryTest], Hashable], probes: int = PROBES,
+                             max_queries: int = DEFAULT_MAX_QUERIES) -> int:
+    """Knuth's estimate of the answer sequences `answer_sequences(run)` will visit."""
+
+    def once(rng: random.Random) -> int:
+        test = WalkingQueries(rng, max_queries)
+        run(test)
+        return test.leaves
+
+    return walk_estimate(once, probes)
 
 
 def sequence_probability(log: Sequence[tuple[AboveThreshold | NoisyMax, bool | int]]) -> ExpPoly:
@@ -206,8 +287,10 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
         raise ParameterError("limit", limit, "a positive integer")
     stack: list[tuple[bool | int, ...]] = [()]
     met: dict[tuple[bool | int, ...], tuple[object, ...]] = {(): ()}
-    count = 0
+    count, about = 0, None
+    outputs: dict[Hashable, Hashable] = {}  # each output as first met
     tracker = current()  # the time budget, checked (and the count shown) every TICK sequences
+    started = time.monotonic()
     while stack:
         prefix = stack.pop()
         test = BranchingQueries(prefix)
@@ -223,15 +306,35 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
             met[branch] = asked[:len(branch)]
         stack.extend(reversed(branches))
         count += 1
+        if count == WARMUP and stack:
+            about = _project(run, count, limit, time.monotonic() - started, tracker)
         if count % TICK == 0:
-            tracker.tick(count, None, "answer sequences")
+            tracker.tick(count, about, "answer sequences")
         try:
-            hash(output)
+            first = outputs.setdefault(output, output)
         except TypeError:
             raise ParameterError("output", type(output).__name__, "a hashable output") from None
+        if first is not output and not same_output(first, output):
+            # the laws sum per output: two releases equal only across types would be merged
+            raise ParameterError("output", f"{output!r} and {first!r}", "outputs equal only "
+                                 "when of the same type (False == 0 and 1 == 1.0 are "
+                                 "different releases): return one type")
         if count > limit:
             raise ParameterError("limit", limit, f"more than {limit} answer sequences")
         yield output, test.log
+
+
+def _project(run: Callable[[QueryTest], Hashable], done: int, limit: int, seconds: float,
+             tracker: Any) -> int:
+    """The estimated answer sequences of a run that has visited `done` in `seconds`: refused
+    past `limit`, or when their projected time passes what is left of the time budget."""
+    about = estimate_query_sequences(run)
+    if about > limit:
+        raise ParameterError("limit", limit, f"more than {limit} answer sequences (about "
+                             f"{about}, estimated by random walks of the mechanism)")
+    tracker.afford(seconds / done * (about - done),
+                   f"the enumeration of about {about} answer sequences")
+    return about
 
 
 def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT

@@ -235,6 +235,53 @@ def test_packer_packs_bag_products_exactly(bags: list[tuple[int, ...]]) -> None:
     assert packer.lattice.decode(total) == exact
 
 
+@settings(max_examples=300)
+@given(st.integers(2, 90), st.integers(-30, 30), st.integers(1, 6), st.integers(1, 12),
+       st.lists(st.integers(-(1 << 89), (1 << 89) - 1), max_size=40), st.booleans())
+def test_packed_decode_is_the_digitwise_decode(width: int, low: int, n: int, den: int,
+                                               raw: list[int], extreme_top: bool) -> None:
+    """The linear-time `decode` (one binary text) reads the same balanced digits as the
+    digit-by-digit reference, on any integer built from digits in `[-2^(w-1), 2^(w-1))`,
+    including a top digit at either end of that range."""
+    half = 1 << (width - 1)
+    digits = [d % (2 * half) - half for d in raw]
+    if extreme_top and digits:
+        digits[-1] = -half if raw[-1] % 2 else half - 1
+    x = sum(d << (width * i) for i, d in enumerate(digits))
+    lattice = packed.Lattice(n, den, low, width)
+    assert lattice.decode(x) == lattice.decode_digitwise(x)
+
+
+def test_packed_decode_is_linear_enough_for_million_bit_values() -> None:
+    """A 700,000-bit value (4,500 digits of 157 bits) decodes to the digitwise result."""
+    import random
+
+    rng = random.Random(7)
+    lattice, half = packed.Lattice(3, 7, -100, 157), 1 << 156
+    x = sum(rng.randrange(-half, half) << (157 * i) for i in range(4500))
+    assert lattice.decode(x) == lattice.decode_digitwise(x)
+
+
+@pytest.mark.parametrize("backend", ["gmpy2", "flint", "python"])
+def test_big_product_is_the_exact_product_on_every_backend(
+        backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past `BIG_PRODUCT_BITS`, products go through GMP when it is installed: the same integer
+    as Python's own product, negative factors and zero included."""
+    import random
+
+    if backend == "python":
+        monkeypatch.setattr(packed, "_gmp_integer", lambda: None)
+    else:
+        module = pytest.importorskip(backend)
+        kind = module.mpz if backend == "gmpy2" else module.fmpz
+        monkeypatch.setattr(packed, "_gmp_integer", lambda: kind)
+    rng = random.Random(11)
+    big = [rng.getrandbits(40_000) - (1 << 39_999) for _ in range(4)]
+    for values in (big, [*big, 0], big[:1], [3, 5], []):
+        assert packed.big_product(values) == math.prod(values)
+        assert type(packed.big_product(values)) is int
+
+
 # -- the one bisection ----------------------------------------------------------------------------
 
 @given(st.integers(0, 10**6), st.integers(1, 10**6))

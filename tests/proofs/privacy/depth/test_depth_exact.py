@@ -16,7 +16,7 @@ import pytest
 import sympy
 
 from betweencut.betweencut import BetweenCut
-from betweencut.errors import ParameterError
+from betweencut.errors import MissingExtra, ParameterError
 from betweencut.params import Params
 from betweencut.proofs.exact import intpoly
 from betweencut.proofs.exact.arith import ExpPoly
@@ -167,7 +167,8 @@ def test_backend_choice_validates() -> None:
     with pytest.raises(ParameterError):
         intpoly.resolve_backend("gmpy")
     if not intpoly.flint_available():
-        with pytest.raises(ParameterError), intpoly.use_backend("flint"):
+        with pytest.raises(MissingExtra, match=r"betweencut\[fast\]"), \
+                intpoly.use_backend("flint"):
             pass
 
 
@@ -176,7 +177,8 @@ def test_without_flint_the_pure_path_is_chosen_and_flint_refused(
     """As on a machine without python-flint: `flint` is refused, values still computed."""
     monkeypatch.setattr(intpoly, "flint_context", lambda: None)
     assert not intpoly.flint_available() and intpoly.resolve_backend() == "pure"
-    with pytest.raises(ParameterError), intpoly.use_backend("flint"):
+    with pytest.raises(MissingExtra, match=r"pip install 'betweencut\[fast\]'"), \
+            intpoly.use_backend("flint"):
         pass
     mechanism = BetweenCut(kary_tree(2, 7), PARAMS)
     for row in _rows(mechanism, single_leaf_band(mechanism)[::5]):

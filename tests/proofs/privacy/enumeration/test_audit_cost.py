@@ -42,14 +42,14 @@ def test_audit_cost_plans_the_outcome_trees_the_cache_enumerates(
 def test_audit_cost_counts_the_issue_commands_past_their_budget() -> None:
     """`--height 4 --lam 1/1000 --R 1000 --tau 1000 --exhaustive 2`: 360 pairs weighed on one
     outcome tree of about 16,752 answer sequences (Knuth's estimate; 15,131 enumerated), 3
-    points of Theorem 5.4 on 2 releases, exact values of about 700,000 bits: far past a
-    minute. The same flags at height 2 are within it."""
+    points of Theorem 5.4 on 2 releases, exact values of about 700,000 bits (about 24,000
+    digits to decode per value): several minutes. The same flags at height 2 are within one."""
     pairs = list(neighbouring_pairs(sorted(kary_tree(2, 4).level(3)), 2))
     params = Params.of(1000, Fraction(1, 1000), 1000)
     cost = audit_cost(betweencut_cache(kary_tree(2, 4), params), pairs, 3, 2)
     assert cost is not None
     assert (cost.pairs, cost.trees, cost.sequences, cost.comparisons) == (360, 1, 16752, 4320)
-    assert 600_000 < cost.lattice_bits < 800_000 and cost.seconds > 600
+    assert 600_000 < cost.lattice_bits < 800_000 and cost.seconds > 300
     small = list(neighbouring_pairs(sorted(kary_tree(2, 2).level(1)), 2))
     cheap = audit_cost(betweencut_cache(kary_tree(2, 2), params), small, 2, 2)
     assert cheap is not None and cheap.seconds < 10

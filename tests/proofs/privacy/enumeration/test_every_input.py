@@ -12,8 +12,8 @@ import pytest
 
 from betweencut.answers import DataDependent, QueryAnswer, symbols
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, NoisyMax
-from betweencut.proofs.baselines.corpus import CORPUS, audit_corpus, audit_row
+from betweencut.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler, NoisyMax
+from betweencut.proofs.baselines.corpus import CORPUS, audit_corpus, audit_row, user_row
 from betweencut.proofs.baselines.corpus_rows import CorpusRow, pairs_for
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.enumeration.every_input import (
@@ -142,13 +142,15 @@ def test_a_mechanism_whose_symbolic_run_differs_is_caught_by_the_cross_check() -
 
 def test_symbolic_answers_refuse_every_value_dependent_operation() -> None:
     q, trips = symbols(2)
-    assert isinstance(q[0], Fraction) and isinstance(q[0], QueryAnswer) and str(q[1]) == "q[1]"
+    assert isinstance(q[0], Fraction) and isinstance(q[0], QueryAnswer) and q[1].symbol == "q[1]"
     for attempt in (lambda: q[0] > 0, lambda: q[0] + 1, lambda: hash(q[0]), lambda: bool(q[0]),
                     lambda: float(q[0]), lambda: q[0] == q[1], lambda: Fraction(q[0]),
-                    lambda: q[0].numerator, lambda: Fraction.__add__(q[0], 1), lambda: max(q)):
+                    lambda: q[0].numerator, lambda: Fraction.__add__(q[0], 1), lambda: max(q),
+                    lambda: str(q[0]), lambda: f"{q[0]!s}"):
         with pytest.raises(DataDependent):
             attempt()
-    assert len(trips) == 10
+    assert len(trips) == 12
+    assert repr(q[1]) == "q[1]" and len(trips) == 13  # a message may name it; the run is refused
     query = AboveThreshold(q[0], Fraction(0), Fraction(1))
     assert query.count is q[0]  # passed on unchanged by the primitives
     assert NoisyMax(q, Fraction(1)).counts == q
@@ -176,3 +178,58 @@ def test_a_row_the_corpus_cannot_decide_is_refused_before_any_row_runs() -> None
         audit_corpus(names=("svt-alg1",), queries=10, size=1)
     [small] = audit_corpus(names=("noisy-max-shared-noise",), queries=6)  # listed: decided
     assert not small.holds and small.agrees
+
+
+def _text_leak(q: tuple[Fraction, ...], test: Any) -> tuple[bool, bool]:
+    """SVT on q[0], and a flag read off the text of q[1]: on symbols the text is a name, the
+    same for every input, so the symbolic run looked oblivious."""
+    rho = test(DrawNoise(Fraction(2)))
+    return test(AboveThreshold(q[0], Fraction(0), Fraction(4), rho)), str(q[1]) == "1"
+
+
+@pytest.mark.parametrize("m", [2, 7])
+def test_a_mechanism_that_reads_the_text_of_its_answers_is_refused_not_certified(m: int) -> None:
+    """The reduction certified `(5, 0)`-DP for `_text_leak` (and `auto` used it at m = 7).
+    Independently: on the empty database `q = (0, ..., 0)` and on `D + z` with `z`'s answers
+    `(0, 1, 0, ...)`, the flag is `False` and `True` with probability 1: an output possible
+    under one database only, `delta(eps) = 1` at every `eps`."""
+    zero = tuple(Fraction(0) for _ in range(m))
+    one = (Fraction(0), Fraction(1), *zero[2:])
+    for seed in range(5):  # the flag is the same on every run: a function of q alone
+        assert _text_leak(zero, ExactQuerySampler(seed))[1] is False
+        assert _text_leak(one, ExactQuerySampler(seed))[1] is True
+    with pytest.raises(ReductionRefused, match="str"):
+        decide_families(_text_leak, m, *_boxes(m, Relation()))
+    row = replace(ROWS["svt-alg1"], name="text leak", make=lambda _m: _text_leak, m=m,
+                  literature="unknown")
+    with pytest.raises(ReductionRefused):
+        audit_row(row, method="reduction")
+    assert not audit_row(row).holds  # auto: listed, refuted
+
+
+def _type_leak(q: tuple[Fraction, ...], test: Any) -> tuple[bool, bool]:
+    """SVT on q[0], and a flag read off the type of q[1] (no operation on the symbol: nothing
+    in the symbolic run can see it): `True` exactly when q[1] is the Fraction 1."""
+    rho = test(DrawNoise(Fraction(2)))
+    return (test(AboveThreshold(q[0], Fraction(0), Fraction(4), rho)),
+            type(q[1]) is Fraction and q[1] == 1)
+
+
+def test_a_mechanism_of_your_own_is_listed_by_auto_and_reduced_only_when_asked() -> None:
+    """The reduction certified `(5, 0)`-DP for `_type_leak` under `auto` at m = 7 (2,187
+    pairs). Independently: on the empty database the flag is `False`, on `D + z` with answers
+    `(0, 1, 0, ...)` it is `True`, each with probability 1: `delta(5) = 1`. `auto` now lists a
+    mechanism of your own (refuted); `method="reduction"` still reduces it, and its verdict
+    states what it assumes; past the listing's 20,000 pairs `auto` refuses, naming the method."""
+    zero = tuple(Fraction(0) for _ in range(7))
+    assert _type_leak(zero, ExactQuerySampler(1))[1] is False
+    assert _type_leak((Fraction(0), Fraction(1), *zero[2:]), ExactQuerySampler(1))[1] is True
+    row = user_row("tests:type_leak", _type_leak, 7, Fraction(5))
+    listed = audit_row(row)
+    assert not listed.holds and listed.detail["method"] == "listing"
+    reduced = audit_row(row, method="reduction")
+    assert reduced.detail["method"] == "reduction"
+    assert "not through type(), id() or the like" in reduced.detail["assumes"]
+    assert "assumes" in reduced.as_json()
+    with pytest.raises(ParameterError, match="only under method reduction"):
+        audit_row(user_row("tests:type_leak", _type_leak, 10, Fraction(5)))
