@@ -8,10 +8,19 @@ optimiser and adaptive execution run it. Each record becomes its leaf code of th
    nodes) is counted, with the numbers of malformed, null and valid records; that small
    histogram comes to the driver, which rolls it up to the root (numpy) and keeps the depths
    `0..D` candidates (count > floor(a - R), `betweencut.engines.common`);
-2. only the records under a depth-`D` candidate (a filter on a set of public size, at most
-   `SPLIT_GROUPS`: the cut is applied before the shuffle) are grouped by leaf, and those leaf
-   counts by their prefixes at depths `D+1..h-1`; only the candidates leave the executors,
-   each depth in one partition, sorted there, streamed to the driver's `CandidateSink`.
+2. only the valid records under a depth-`D` candidate are read again (for an integer column
+   straight from the column, without the first job's cases for null and malformed records,
+   which have refused the run by then), kept by a filter on a set of public size (a bitmap
+   literal of the chosen prefixes, `_among`: the cut is applied before the shuffle), grouped by
+   leaf, and those leaf counts by their prefixes at depths `D+1..h-1`: exploded to
+   (depth, prefix), hash-partitioned by depth, summed there (so two shuffles in all, by leaf
+   and by depth), the candidates kept and sorted within each partition, and streamed to the
+   driver's `CandidateSink` a partition at a time; only the candidates leave the executors.
+
+A session this module starts runs with ANSI arithmetic off (`session`; a session the process
+already has is used as it is): our sums of counts cannot overflow and none of our expressions
+divides by zero or indexes out of bounds, and ANSI's checked additions cost about half of the
+first job's time in local mode.
 
 Exact for every candidate: a candidate below `D` has count > cut, so its depth-`D` ancestor does
 too and all its records are in the second job. A tree of at most `SPLIT_GROUPS` leaves needs
@@ -86,6 +95,10 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     builder = SparkSession.builder.appName("betweencut").master(master or "local[*]")
     builder = builder.config("spark.ui.enabled", "false")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
+    # Our sums of counts cannot overflow a long (fewer than 2^63 records) and our expressions
+    # neither divide by zero nor index out of bounds: ANSI's checked arithmetic only slows the
+    # aggregations (a boxed closure a row: half of the first job's time, measured in local mode).
+    builder = builder.config("spark.sql.ansi.enabled", "false")
     if master is None or master.startswith("local"):  # one shuffle partition a core
         cores = (master or "local[*]").removeprefix("local").strip("[]").split(",")[0]
         builder = builder.config("spark.sql.shuffle.partitions",
@@ -225,7 +238,7 @@ def classify(
         if plan.split < h - 1 and chosen:
             say(f"spark: counting the prefixes of depths {plan.split + 1} to {h - 1} under the "
                 f"candidates of depth {plan.split}")
-            _stream(plan.deeper(codes, chosen), sink)
+            _stream(plan.deeper(plan.valid(frame, codes), chosen), sink)
         codes.unpersist()
         counted = time.perf_counter()
         say("exact stage: the traversal of Appendix D over the candidates")
@@ -274,27 +287,38 @@ class _Plan:
         key = F.when(code.isNull(), F.lit(-2)).when(code < 0, F.lit(-1)) \
             .otherwise(F.expr(f"code div {self.top}")).alias("p")
         rows = codes.groupBy(key).agg(self.weight().alias("c")).collect()
-        return np.array([(int(x["p"]), int(x["c"])) for x in rows], np.int64).reshape(-1, 2)
+        return np.array([(p, c) for p, c in rows], np.int64).reshape(-1, 2)
 
-    def deeper(self, codes: Any, chosen: list[int]) -> Any:
+    def valid(self, records: Any, codes: Any) -> Any:
+        """The valid records' codes (with their weights for text records): for an integer
+        column straight from `records`, without the first job's cases for null and malformed
+        records (the first job has refused those runs already)."""
+        from pyspark.sql import functions as F
+
+        if self.kind == "string":
+            return codes.filter(F.col("code") >= 0)
+        rec = F.col(spark_name(self.column))
+        return records.filter((rec >= 0) & (rec < F.lit(self.codec.leaves))) \
+            .select(rec.cast("long").alias("code"))
+
+    def deeper(self, valid: Any, chosen: list[int]) -> Any:
         """The second job: the candidates (depth, code, c) of depths `split+1..h-1` under the
         prefixes `chosen`, each depth whole in one partition and sorted there."""
         from pyspark.sql import functions as F
 
         h, r, split = self.codec.height, self.codec.radix, self.split
-        code = F.col("code")
-        leaves = codes.filter((code >= 0) & F.expr(f"code div {self.top}").isin(chosen)) \
-            .groupBy("code").agg(self.weight().alias("c"))
+        inside = _among(f"code div {self.top}", chosen, r ** split)
+        leaves = valid.filter(inside).groupBy("code").agg(self.weight().alias("c"))
         powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth)
         deeper = leaves.select(F.explode(F.sequence(F.lit(split + 1), F.lit(h - 1)))
                                .alias("depth"), "code", "c") \
             .select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)")
                     .alias("code"), "c") \
-            .groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
+            .repartition("depth").groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
         keep = F.col("c") > self.cut
         if self.codec.tree.end_of_record:
             keep = keep & (F.col("code") % r != 0)
-        return deeper.filter(keep).repartition("depth").sortWithinPartitions("depth", "code")
+        return deeper.filter(keep).sortWithinPartitions("depth", "code")
 
     def warm_up(self, records: Any) -> None:
         """Both jobs on `records`, the answers thrown away (only the JVM keeps something: its
@@ -304,8 +328,25 @@ class _Plan:
         valid = hist[hist[:, 0] >= 0]
         chosen = [int(p) for p in valid[np.argsort(-valid[:, 1], kind="stable")[:64], 0]]
         if self.split < self.codec.height - 1 and chosen:
-            for _ in self.deeper(codes, chosen).toLocalIterator():
+            for _ in self.deeper(self.valid(records, codes), chosen).toLocalIterator():
                 pass
+
+
+def _among(prefix: str, chosen: list[int], size: int) -> Any:
+    """`prefix` (SQL of a long in `0..size-1`) is in `chosen`: looked up in a bitmap literal (63
+    bits a word, so every word is a positive long) when `size <= SPLIT_GROUPS` (every tree whose
+    root has at most that many children), else Spark's `isin` (a hash set of boxed longs: a
+    third of the second job's scan, measured in local mode, which the bitmap's shifts avoid)."""
+    from pyspark.sql import functions as F
+
+    if size > SPLIT_GROUPS:
+        return F.expr(prefix).isin(chosen)
+    words = [0] * -(-size // 63)
+    for p in chosen:
+        words[p // 63] |= 1 << (p % 63)
+    bitmap = f"array({', '.join(f'{w}L' for w in words)})"
+    return F.expr(f"shiftright(element_at({bitmap}, CAST(({prefix}) div 63 AS INT) + 1), "
+                  f"CAST(({prefix}) % 63 AS INT)) % 2 = 1")
 
 
 def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut: int,

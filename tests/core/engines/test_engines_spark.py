@@ -58,7 +58,7 @@ def _run(source: Source, tree: Any, params: Params, seed: int, **kwargs: Any
     return result.heavy, [q for q, _ in test.log]
 
 
-@pytest.mark.parametrize("groups", [1 << 16, 2], ids=["one-job", "two-jobs"])
+@pytest.mark.parametrize("groups", [1 << 16, 4, 2], ids=["one-job", "two-jobs", "two-jobs-isin"])
 def test_spark_equals_sparse_on_kary_and_prefix_trees(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups: int) -> None:
     monkeypatch.setattr(spark_engine, "SPLIT_GROUPS", groups)
@@ -108,6 +108,19 @@ def test_spark_neighbours_straddling_the_budget_both_release(spark: Any, tmp_pat
         want, queries = reference(tree, records, params, 0)
         assert result.heavy == want and [q for q, _ in test.log] == queries
         assert result.diagnostics["candidates_on_disk"] == i
+
+
+def test_spark_second_job_filter_is_membership(spark: Any) -> None:
+    """The second job's filter (`_among`: a bitmap literal, or `isin` past `SPLIT_GROUPS`)
+    keeps exactly the prefixes in the chosen set, at the bitmap's word edges too."""
+    rng = random.Random(3)
+    for size in (1, 62, 63, 64, 127, 500, spark_engine.SPLIT_GROUPS,
+                 spark_engine.SPLIT_GROUPS + 1):
+        edges = sorted({0, 61, 62, 63, 125, 126, size - 1} & set(range(size)))
+        for chosen in ([], [0], [size - 1], edges, sorted(rng.sample(range(size), min(size, 40)))):
+            kept = spark.range(size).withColumnRenamed("id", "code") \
+                .filter(spark_engine._among("code", chosen, size)).collect()
+            assert sorted(row["code"] for row in kept) == chosen, (size, chosen)
 
 
 def test_spark_names_file_and_row_of_a_bad_record(spark: Any, tmp_path: Path) -> None:
