@@ -57,12 +57,11 @@ AUTO_LISTED = 3**6  # "auto" lists up to the 729 pairs of m = 6 (today's listing
 MAX_LISTED = 20_000  # pairs listed at most (measured: 729 pairs of m = 6 in about 7 s)
 # The reduction's premise that nothing checks for a user's own code (the package's rows are
 # read): `type(q_i)`, `id(q_i)` and the like tell the symbols apart from no input's answers.
-ASSUMES = ("the mechanism reads its query answers only through the symbols (arithmetic, "
-           "comparisons, noisy queries), not through type(), id() or the like: assumed, not "
-           "checked, for your own mechanism")
+PREMISE = ("the mechanism reads its query answers only through the symbols (arithmetic, "
+           "comparisons, noisy queries), not through type(), id() or the like")
+ASSUMES = PREMISE + ": assumed, not checked, for your own mechanism"
 USER_REDUCTION = ("a mechanism of your own is reduced only under method reduction, which "
-                  "assumes that " + ASSUMES.removesuffix(", not checked, for your own mechanism")
-                  .replace(": assumed", ""))
+                  "assumes that " + PREMISE)
 Progress = Callable[[str], None]
 
 
