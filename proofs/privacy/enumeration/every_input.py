@@ -81,12 +81,12 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     Walking,
     enumerate_queries,
     grouped_probability,
-    walk_estimate,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_MAX_QUERIES,
     WARMUP,
     fork_prefixes,
+    walk_estimate,
 )
 
 __all__ = ["MAX_CONFLICT_VERTICES", "MAX_SEQUENCES", "Box", "Extremes", "OutputExtremes",
@@ -193,12 +193,19 @@ class WalkingSymbolic(Walking, SymbolicQueries):
 
 def estimate_symbolic_sequences(run: QueryRun, m: int) -> int:
     """Knuth's estimate of the answer sequences of the symbolic run of `run` (as
-    `symbolic_outcomes` visits them); display and budgeting only."""
-    q, _ = symbols(m)
+    `symbolic_outcomes` visits them); display and budgeting only. A walk meets only sequences
+    the run itself visits, so a read of a value there is refused as the run would refuse it
+    (`ReductionRefused`)."""
+    q, trips = symbols(m)
 
     def once(rng: random.Random) -> int:
         test = WalkingSymbolic(rng)
-        run(q, test)
+        try:
+            run(q, test)
+        except DataDependent as exc:
+            raise ReductionRefused(str(exc)) from None
+        if trips:
+            raise ReductionRefused(f"{trips[0]} (and caught the refusal)")
         return test.leaves
 
     return walk_estimate(once)

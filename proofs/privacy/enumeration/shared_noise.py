@@ -65,6 +65,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     EnumerationBudgetExceeded,
     MechanismNotReplayable,
     fork_prefixes,
+    walk_estimate,
 )
 from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
@@ -73,7 +74,6 @@ __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
     "Walking", "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
     "grouped_probability", "infinite_loss_event", "sequence_probability", "walk",
-    "walk_estimate",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
@@ -156,18 +156,6 @@ def walk(test: Forking, rng: random.Random) -> int:
     test.log[position] = (query, rng.choice([first, *others]))
     test.forks = [fork for fork in test.forks if fork[0] != position]
     return 1 + len(others)
-
-
-def walk_estimate(run: Callable[[random.Random], int], probes: int = PROBES, seed: int = 0
-                  ) -> int:
-    """Knuth's estimate of the answer sequences of an outcome tree: the mean over `probes`
-    random walks (`run(rng)` walks once and returns the product of its branching factors;
-    `walk` is its step), rounded up. Unbiased, not a bound; seeded, so the same mechanism gets
-    the same estimate. Display and budgeting only: no verdict depends on it."""
-    if probes < 1:
-        raise ParameterError("probes", probes, "a positive integer")
-    rng = random.Random(seed)
-    return -(-sum(run(rng) for _ in range(probes)) // probes)
 
 
 class Walking:

@@ -46,7 +46,7 @@ __all__ = [
     "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey", "ForeignQuery",
     "MechanismNotReplayable", "Probe", "ProbeTest", "bag_enclosure", "bag_value",
     "enumerate_mechanism", "estimate_sequences", "fork_prefixes", "law_key", "make_bag",
-    "probe_sequences", "query_factor_ids",
+    "probe_sequences", "query_factor_ids", "walk_estimate",
 ]
 
 T = TypeVar("T")
@@ -209,27 +209,36 @@ class Probe:
     seconds: float
 
 
+def walk_estimate(run: Callable[[random.Random], int], probes: int = PROBES, seed: int = 0
+                  ) -> int:
+    """Knuth's estimate of the answer sequences of an outcome tree: the mean over `probes`
+    random walks (`run(rng)` walks once and returns the product of the branching factors it
+    met), rounded up. Unbiased, not a bound; seeded, so the same mechanism gets the same
+    estimate. Display and budgeting only: no verdict depends on it."""
+    if probes < 1:
+        raise ParameterError("probes", probes, "a positive integer")
+    rng = random.Random(seed)
+    return -(-sum(run(rng) for _ in range(probes)) // probes)
+
+
 def probe_sequences(
     run: Callable[[NoisyTest], object], probes: int = PROBES,
     max_queries: int = DEFAULT_MAX_QUERIES, seed: int = 0,
 ) -> Probe:
-    """`probes` random walks down the outcome tree of `run` (`ProbeTest`): the mean of the
-    products of the branching factors met (Knuth's unbiased estimator of the number of answer
-    sequences `enumerate_mechanism(run)` will visit; seeded, so the same mechanism gets the same
-    estimate), the walks' bags and the CPU time of a run. Costs `probes` runs. Display and
-    budgeting only: no verdict depends on it."""
-    if probes < 1:
-        raise ParameterError("probes", probes, "a positive integer")
-    rng = random.Random(seed)
-    total = 0
+    """`probes` random walks down the outcome tree of `run` (`ProbeTest`): Knuth's estimate of
+    the number of answer sequences `enumerate_mechanism(run)` will visit (`walk_estimate`), the
+    walks' bags and the CPU time of a run. Costs `probes` runs."""
     bags: set[Bag] = set()
     started = time.process_time()
-    for _ in range(probes):
+
+    def once(rng: random.Random) -> int:
         test = ProbeTest(rng, max_queries)
         run(test)
-        total += test.leaves
         bags.add(make_bag(test.factors))
-    return Probe(-(-total // probes), frozenset(bags), (time.process_time() - started) / probes)
+        return test.leaves
+
+    sequences = walk_estimate(once, probes, seed)
+    return Probe(sequences, frozenset(bags), (time.process_time() - started) / probes)
 
 
 def estimate_sequences(

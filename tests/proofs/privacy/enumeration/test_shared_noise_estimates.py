@@ -23,8 +23,8 @@ from betweencut.proofs.privacy.enumeration.every_input import (
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     answer_sequences,
     estimate_query_sequences,
-    walk_estimate,
 )
+from betweencut.proofs.privacy.enumeration.transcripts import walk_estimate
 
 ROWS = {row.name: row for row in CORPUS}
 
@@ -111,3 +111,26 @@ def test_symbolic_run_progress_hears_the_estimate() -> None:
                                progress=lambda n, about: heard.append((n, about))):
         pass
     assert heard[0] == (1, None) and heard[-1] == (1024, 1024)
+
+
+def _reads_late(q: tuple[Fraction, ...], test: QueryTest) -> Hashable:
+    """Nine comparisons, and a read of q[0]'s value when the first is answered False: the
+    symbolic run visits the 256 sequences under True first (depth first, True first), so its
+    estimate's walks, half of which go False first, meet the read before the run does."""
+    answers = tuple(test(AboveThreshold(Fraction(0), Fraction(0), Fraction(1)))
+                    for _ in range(9))
+    if not answers[0]:
+        return q[0] > 0
+    return answers
+
+
+def test_a_walk_that_meets_a_read_of_a_value_refuses_the_reduction() -> None:
+    """The estimate's walks run the symbolic run's own branches: a value read there refuses the
+    reduction (`ReductionRefused`), as the run itself would, never escapes as `DataDependent`."""
+    from betweencut.proofs.privacy.enumeration.every_input import ReductionRefused
+
+    with pytest.raises(ReductionRefused):
+        estimate_symbolic_sequences(_reads_late, 1)
+    with pytest.raises(ReductionRefused):
+        for _ in symbolic_outcomes(_reads_late, 1):
+            pass
