@@ -96,10 +96,10 @@ class Lattice:
         if not packed:
             return ExpPoly()
         w, half = self.width, 1 << (self.width - 1)
-        places = packed.bit_length() // w + 2  # |packed| < 2^(w·(places-1) - 1): room above
+        # |packed| < 2^(w·places - w - 1) and the offset lies in [2^(w·places-1), 2/3·2^(w·places)]
+        # (w >= 2), so 0 < shifted < 2^(w·places): `places` digits hold it
+        places = packed.bit_length() // w + 2
         shifted = packed + int(("1" + "0" * (w - 1)) * places, 2)
-        if not 0 <= shifted < 1 << (w * places):
-            return self.decode_digitwise(packed)
         text = format(shifted, "b").zfill(w * places)
         terms: dict[Fraction, Fraction] = {}
         end = len(text)
