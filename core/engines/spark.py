@@ -11,16 +11,22 @@ optimiser and adaptive execution run it. Each record becomes its leaf code of th
 2. only the valid records under a depth-`D` candidate are read again (for an integer column
    straight from the column, without the first job's cases for null and malformed records,
    which have refused the run by then), kept by a filter on a set of public size (a bitmap
-   literal of the chosen prefixes, `_among`: the cut is applied before the shuffle), grouped by
-   leaf, and those leaf counts by their prefixes at depths `D+1..h-1`: exploded to
-   (depth, prefix), hash-partitioned by depth, summed there (so two shuffles in all, by leaf
-   and by depth), the candidates kept and sorted within each partition, and streamed to the
-   driver's `CandidateSink` a partition at a time; only the candidates leave the executors.
+   literal of the chosen prefixes, `_among`: the cut is applied before the shuffle) and
+   grouped by leaf. At most `LEAVES_AT_ONCE` leaf counts (a public number: the driver asks
+   for one more and looks) come to the driver, which rolls them up to depth `D+1` as it did
+   the first job's histogram. More are rolled up on the executors: exploded to (depth,
+   prefix) for the depths `D+1..h-1`, hash-partitioned by depth, summed there (one more
+   shuffle), the candidates kept and sorted within each partition and handed to the driver's
+   `CandidateSink`, at once when the first job's counts bound them by `FETCH_AT_ONCE` rows
+   (`_Plan.deeper_bound`), else a partition at a time: only the candidates leave the
+   executors. Either way the driver holds at most `LEAVES_AT_ONCE` leaf counts, or one
+   partition of candidates.
 
 A session this module starts runs with ANSI arithmetic off (`session`; a session the process
 already has is used as it is): our sums of counts cannot overflow and none of our expressions
 divides by zero or indexes out of bounds, and ANSI's checked additions cost about half of the
-first job's time in local mode.
+first job's time in local mode. In local mode it also keeps one shuffle partition a core
+after every shuffle, where adaptive execution would put our few rows on one core.
 
 Exact for every candidate: a candidate below `D` has count > cut, so its depth-`D` ancestor does
 too and all its records are in the second job. A tree of at most `SPLIT_GROUPS` leaves needs
@@ -33,9 +39,13 @@ the user's stderr unless asked for (`log=True`).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -67,6 +77,14 @@ INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
 # data, measured on the shared 2-core machine); the second job's filter keeps it small.
 SPLIT_GROUPS = 1 << 14
 WARM_UP_RECORDS = 1 << 18
+# The second job's leaf counts come to the driver and roll up there when there are at most this
+# many (4 MiB as numpy): two fewer shuffles, a third of the second job (bench/engines.py);
+# more roll up on the executors.
+LEAVES_AT_ONCE = 1 << 18
+# The second job's rows are fetched at once (one job, every partition in parallel) when
+# `_Plan.deeper_bound` allows at most this many, else a partition at a time (memory: one
+# partition of candidates); fetching at once took a tenth off the second job (bench/engines.py).
+FETCH_AT_ONCE = 1 << 18
 # The driver's JVM compiles with C1 only: half the start-up and a faster first run than C2's
 # tiers, measured on the shared 2-core machine (bench/engines.py); a long-lived session that
 # counts again and again runs faster under C2, which SPARK_SUBMIT_OPTS=-XX:TieredStopAtLevel=4
@@ -99,10 +117,14 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     # neither divide by zero nor index out of bounds: ANSI's checked arithmetic only slows the
     # aggregations (a boxed closure a row: half of the first job's time, measured in local mode).
     builder = builder.config("spark.sql.ansi.enabled", "false")
-    if master is None or master.startswith("local"):  # one shuffle partition a core
+    if master is None or master.startswith("local"):  # one shuffle partition a core, all kept
         cores = (master or "local[*]").removeprefix("local").strip("[]").split(",")[0]
         builder = builder.config("spark.sql.shuffle.partitions",
                                  cores if cores.isdigit() else str(os.cpu_count() or 2))
+        # After a shuffle our rows are few (prefix counts, leaf counts under the candidates):
+        # adaptive execution would coalesce them into one partition, a task on one core, where
+        # the second job's roll-up then ran (bench/engines.py: a fifth of the second job).
+        builder = builder.config("spark.sql.adaptive.coalescePartitions.enabled", "false")
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
@@ -217,8 +239,9 @@ def classify(
     frame = read(spark, source)
     plan = _Plan(codec, cut, *column_kind(frame, source, codec))
     if not getattr(spark, "_betweencut_warm", False):
-        say("spark: warming up (both jobs' plans on the first records)")
-        plan.warm_up(frame.limit(WARM_UP_RECORDS))
+        with _warm_up_records(spark, frame, source, plan) as (records, what):
+            say(f"spark: warming up (both jobs' plans on {what})")
+            plan.warm_up(records)
         spark._betweencut_warm = True
     started = time.perf_counter()
     codes = plan.codes(frame)
@@ -238,7 +261,8 @@ def classify(
         if plan.split < h - 1 and chosen:
             say(f"spark: counting the prefixes of depths {plan.split + 1} to {h - 1} under the "
                 f"candidates of depth {plan.split}")
-            _stream(plan.deeper(plan.valid(frame, codes), chosen), sink)
+            under = int(valid[np.isin(valid[:, 0], chosen), 1].sum())
+            plan.second_job(plan.valid(frame, codes), chosen, under, sink)
         codes.unpersist()
         counted = time.perf_counter()
         say("exact stage: the traversal of Appendix D over the candidates")
@@ -251,6 +275,35 @@ def classify(
             "seconds_counting": round(counted - started, 4),
             "seconds_exact_stage": round(done - counted, 4),
         })
+
+
+@contextlib.contextmanager
+def _warm_up_records(spark: Any, frame: Any, source: Source, plan: _Plan
+                     ) -> Iterator[tuple[Any, str]]:
+    """The records the warm-up runs on: for an integer column of Parquet files in local mode,
+    `WARM_UP_RECORDS` synthetic leaf numbers written to a private temporary directory in the
+    column's own name and type, so that the real jobs' plans are the warm-up's, their code
+    generated and compiled already (the first real run about a quarter of a second faster on
+    bench/engines.py's 10^7 records); otherwise the first `WARM_UP_RECORDS` records (a limit
+    changes the plans: less of the warm-up carries over)."""
+    if source.format != "parquet" or plan.kind != "integer" \
+            or not spark.sparkContext.master.startswith("local"):
+        yield frame.limit(WARM_UP_RECORDS), "the first records"
+        return
+    from pyspark.sql import functions as F
+
+    kind = frame.schema[plan.column].dataType
+    largest = {"ByteType": 1 << 7, "ShortType": 1 << 15, "IntegerType": 1 << 31}
+    bound = min(plan.codec.leaves, largest.get(type(kind).__name__, plan.codec.leaves))
+    directory = tempfile.mkdtemp(prefix="betweencut-warm-up-")
+    try:
+        path = os.path.join(directory, "leaves.parquet")
+        spark.range(0, WARM_UP_RECORDS, 1, 2) \
+            .select((F.col("id") * 2654435761 % bound).cast(kind).alias(plan.column)) \
+            .write.parquet(path)
+        yield spark.read.parquet(path), "synthetic leaf numbers"
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 class _Plan:
@@ -301,14 +354,17 @@ class _Plan:
         return records.filter((rec >= 0) & (rec < F.lit(self.codec.leaves))) \
             .select(rec.cast("long").alias("code"))
 
-    def deeper(self, valid: Any, chosen: list[int]) -> Any:
-        """The second job: the candidates (depth, code, c) of depths `split+1..h-1` under the
-        prefixes `chosen`, each depth whole in one partition and sorted there."""
+    def leaves(self, valid: Any, chosen: list[int]) -> Any:
+        """The leaf counts (code, c) of the valid records under the prefixes `chosen`."""
+        inside = _among(f"code div {self.top}", chosen, self.codec.radix ** self.split)
+        return valid.filter(inside).groupBy("code").agg(self.weight().alias("c"))
+
+    def deeper(self, leaves: Any) -> Any:
+        """The candidates (depth, code, c) of depths `split+1..h-1` from the leaf counts, on the
+        executors: each depth whole in one partition and sorted there."""
         from pyspark.sql import functions as F
 
         h, r, split = self.codec.height, self.codec.radix, self.split
-        inside = _among(f"code div {self.top}", chosen, r ** split)
-        leaves = valid.filter(inside).groupBy("code").agg(self.weight().alias("c"))
         powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth)
         deeper = leaves.select(F.explode(F.sequence(F.lit(split + 1), F.lit(h - 1)))
                                .alias("depth"), "code", "c") \
@@ -320,6 +376,32 @@ class _Plan:
             keep = keep & (F.col("code") % r != 0)
         return deeper.filter(keep).sortWithinPartitions("depth", "code")
 
+    def second_job(self, valid: Any, chosen: list[int], under: int, sink: CandidateSink
+                   ) -> None:
+        """The candidates of depths `split+1..h-1` into the sink. At most `LEAVES_AT_ONCE` leaf
+        counts under `chosen` (the first `LEAVES_AT_ONCE + 1` are asked for): they come to the
+        driver and roll up there (`_roll_up`); more: they roll up on the executors (`deeper`)
+        and only the candidates come, at once if `deeper_bound` (from `under`, the records
+        under `chosen`) allows at most `FETCH_AT_ONCE` of them, else a partition at a time."""
+        leaves = self.leaves(valid, chosen)
+        rows = leaves.limit(LEAVES_AT_ONCE + 1).collect()
+        if len(rows) <= LEAVES_AT_ONCE:
+            counted = np.array([(code, c) for code, c in rows], np.int64).reshape(-1, 2)
+            _roll_up(counted[:, 0], counted[:, 1], self.codec.height - 1, self.codec, self.cut,
+                     sink, stop=self.split + 1)
+            return
+        deeper = self.deeper(leaves)
+        at_once = self.deeper_bound(len(chosen), under) <= FETCH_AT_ONCE
+        _stream(deeper.collect() if at_once else deeper.toLocalIterator(), sink)
+
+    def deeper_bound(self, chosen: int, records: int) -> int:
+        """At most this many rows from the second job: at each depth below `split`, no more
+        nodes than the `chosen` prefixes have there, nor than `records` (theirs) allow above the
+        cut."""
+        r, split, per_depth = self.codec.radix, self.split, records // (self.cut + 1)
+        return sum(min(chosen * r ** (d - split), per_depth)
+                   for d in range(split + 1, self.codec.height))
+
     def warm_up(self, records: Any) -> None:
         """Both jobs on `records`, the answers thrown away (only the JVM keeps something: its
         compiled code). The second job runs under the first job's 64 largest prefixes."""
@@ -328,8 +410,8 @@ class _Plan:
         valid = hist[hist[:, 0] >= 0]
         chosen = [int(p) for p in valid[np.argsort(-valid[:, 1], kind="stable")[:64], 0]]
         if self.split < self.codec.height - 1 and chosen:
-            for _ in self.deeper(self.valid(records, codes), chosen).toLocalIterator():
-                pass
+            with CandidateSink(self.codec.height) as sink:
+                self.second_job(self.valid(records, codes), chosen, 0, sink)
 
 
 def _among(prefix: str, chosen: list[int], size: int) -> Any:
@@ -350,29 +432,30 @@ def _among(prefix: str, chosen: list[int], size: int) -> Any:
 
 
 def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut: int,
-             sink: CandidateSink) -> list[int]:
-    """The candidates of depths `0..depth` from the counts of the prefixes at `depth`, into
-    the sink; returns the prefixes at `depth` with a count above the cut (the second job's)."""
+             sink: CandidateSink, stop: int = 0) -> list[int]:
+    """The candidates of depths `stop..depth` from the counts of the prefixes at `depth` (every
+    one of their records), into the sink; returns the prefixes at `depth` with a count above
+    the cut (the second job's)."""
     r = codec.radix
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
     chosen = [int(k) for k in keys[counts > cut]]
-    for d in range(depth, -1, -1):
+    for d in range(depth, stop - 1, -1):
         keep = counts > cut
         if codec.tree.end_of_record and d > 0:
             keep &= keys % r != 0  # a record that ended above: carried up, not a node
         sink.add(d, keys[keep], counts[keep])
-        if d and keys.size:
+        if d > stop and keys.size:
             keys, first = np.unique(keys // r, return_index=True)
             counts = np.add.reduceat(counts, first)
     return chosen
 
 
-def _stream(frame: Any, sink: CandidateSink, chunk: int = 1 << 16) -> None:
+def _stream(rows: Iterable[Any], sink: CandidateSink, chunk: int = 1 << 16) -> None:
     """Rows (depth, code, c), each depth's rows together and in code order, into the sink a
-    chunk at a time (one partition at a time leaves the executors)."""
+    chunk at a time."""
     depth, codes, counts = -1, list[int](), list[int]()
-    for row in frame.toLocalIterator():
+    for row in rows:
         d = int(row["depth"])
         if d != depth or len(codes) >= chunk:
             if codes:

@@ -58,10 +58,14 @@ def _run(source: Source, tree: Any, params: Params, seed: int, **kwargs: Any
     return result.heavy, [q for q, _ in test.log]
 
 
-@pytest.mark.parametrize("groups", [1 << 16, 4, 2], ids=["one-job", "two-jobs", "two-jobs-isin"])
+@pytest.mark.parametrize(("groups", "leaves"), [(1 << 16, 0), (4, 1 << 18), (4, 0), (2, 0)],
+                         ids=["one-job", "two-jobs-leaves-on-the-driver",
+                              "two-jobs-leaves-on-the-executors", "two-jobs-isin"])
 def test_spark_equals_sparse_on_kary_and_prefix_trees(
-        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups: int) -> None:
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups: int,
+        leaves: int) -> None:
     monkeypatch.setattr(spark_engine, "SPLIT_GROUPS", groups)
+    monkeypatch.setattr(spark_engine, "LEAVES_AT_ONCE", leaves)
     noisy = 0
     rng = random.Random(11)
     cases = [(kary_tree(3, 4), Params.of(4, F(1, 2), 1), kary_records(rng, 3, 4, 40)),
@@ -78,9 +82,38 @@ def test_spark_equals_sparse_on_kary_and_prefix_trees(
     assert noisy > 0
 
 
-def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("leaves", "at_once"), [(1 << 18, 1 << 18), (0, 1 << 18), (0, 0)],
+                         ids=["leaves-rolled-up-on-the-driver", "candidates-fetched-at-once",
+                              "candidates-partition-by-partition"])
+def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch, leaves: int,
+                                       at_once: int) -> None:
     """Leaf numbers of a binary tree of height 20: more than `SPLIT_GROUPS` leaves, so the
-    engine's own split (depth 14) runs both jobs."""
+    engine's own split (depth 14) runs both jobs. The second job's leaf counts are rolled up on
+    the driver, or (`LEAVES_AT_ONCE` = 0) on the executors, whose candidates are fetched at
+    once or a partition at a time, never more of them than `_Plan.deeper_bound` says."""
+    monkeypatch.setattr(spark_engine, "LEAVES_AT_ONCE", leaves)
+    monkeypatch.setattr(spark_engine, "FETCH_AT_ONCE", at_once)
+    bounds, rows, rolled = list[int](), list[int](), list[int]()
+    bound, stream, roll_up = (spark_engine._Plan.deeper_bound, spark_engine._stream,
+                              spark_engine._roll_up)
+
+    def record_bound(plan: Any, chosen: int, records: int) -> int:
+        bounds.append(bound(plan, chosen, records))
+        return bounds[-1]
+
+    def record_rows(fetched: Any, sink: Any) -> None:
+        fetched = list(fetched)
+        rows.append(len(fetched))
+        stream(fetched, sink)
+
+    def record_roll_up(keys: Any, *args: Any, **kwargs: Any) -> list[int]:
+        rolled.append(len(keys))
+        return roll_up(keys, *args, **kwargs)
+
+    monkeypatch.setattr(spark_engine._Plan, "deeper_bound", record_bound)
+    monkeypatch.setattr(spark_engine, "_stream", record_rows)
+    monkeypatch.setattr(spark_engine, "_roll_up", record_roll_up)
     tree = kary_tree(2, 20)
     rng = random.Random(5)
     hot = [rng.randrange(2**19) for _ in range(3)]
@@ -93,6 +126,42 @@ def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path) -> None:
     for seed in range(2):
         assert _run(Source.of(str(path), "leaf"), tree, params, seed) \
             == reference(tree, records, params, seed)
+    if leaves:  # each run: the histogram, then the leaves, rolled up on the driver
+        assert len(rolled) == 4 and not rows and rolled[1] == rolled[3] > 0
+    else:  # each run: the histogram only
+        assert len(rolled) == 2 and len(rows) == len(bounds) == 2 and 0 < rows[0] <= bounds[0]
+
+
+def test_spark_warm_up_runs_on_synthetic_leaves_of_the_column_s_own_name_and_type(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In local mode an integer Parquet column warms up on synthetic leaf numbers (so the real
+    jobs' plans are the warm-up's): same column name and type, valid leaves, the temporary files
+    removed afterwards; the run that warms up this way releases the sparse Heavy set."""
+    tree = kary_tree(2, 20)
+    codec = TreeCodec.of(tree)
+    rng = random.Random(8)
+    numbers = [rng.choice([7, 7, 900, 2**18]) if rng.random() < 0.7 else rng.randrange(2**19)
+               for _ in range(300)]
+    source = Source.of(str(write_parquet(tmp_path / "w.parquet", numbers, column="leafno")),
+                       "leafno")
+    frame = spark_engine.read(spark, source)
+    plan = spark_engine._Plan(codec, 10, *spark_engine.column_kind(frame, source, codec))
+    with spark_engine._warm_up_records(spark, frame, source, plan) as (records, what):
+        assert what == "synthetic leaf numbers"
+        assert records.schema[plan.column].dataType == frame.schema[plan.column].dataType
+        values = [row[0] for row in records.collect()]
+        path = records.inputFiles()[0]
+        assert len(values) == spark_engine.WARM_UP_RECORDS and len(set(values)) > 1000
+        assert all(0 <= v < codec.leaves for v in values)
+    assert not os.path.exists(path)
+    monkeypatch.setattr(spark, "_betweencut_warm", False, raising=False)
+    said: list[str] = []
+    params = Params.of(40, F(1, 2), 1)
+    records_text = ["/".join(map(str, codec.leaf_of_number(v, "x", 1))) for v in numbers]
+    test = RecordingTest(ExactSampler(3))
+    result = spark_engine.classify(source, codec, params, test, progress=said.append)
+    assert (result.heavy, [q for q, _ in test.log]) == reference(tree, records_text, params, 3)
+    assert "spark: warming up (both jobs' plans on synthetic leaf numbers)" in said
 
 
 def test_spark_neighbours_straddling_the_budget_both_release(spark: Any, tmp_path: Path
