@@ -12,15 +12,13 @@ optimiser and adaptive execution run it. Each record becomes its leaf code of th
    straight from the column, without the first job's cases for null and malformed records,
    which have refused the run by then), kept by a filter on a set of public size (a bitmap
    literal of the chosen prefixes, `_among`: the cut is applied before the shuffle) and
-   grouped by leaf. At most `LEAVES_AT_ONCE` leaf counts (a public number: the driver asks
-   for one more and looks) come to the driver, which rolls them up to depth `D+1` as it did
-   the first job's histogram. More are rolled up on the executors: exploded to (depth,
-   prefix) for the depths `D+1..h-1`, hash-partitioned by depth, summed there (one more
-   shuffle), the candidates kept and sorted within each partition and handed to the driver's
-   `CandidateSink`, at once when the first job's counts bound them by `FETCH_AT_ONCE` rows
-   (`_Plan.deeper_bound`), else a partition at a time: only the candidates leave the
-   executors. Either way the driver holds at most `LEAVES_AT_ONCE` leaf counts, or one
-   partition of candidates.
+   grouped by leaf. The leaf counts come to the driver, which rolls them up to depth `D+1`
+   (`_roll_up_sorted`, numpy) as it did the first job's histogram: at most `LEAVES_AT_ONCE` of
+   them (a public number: the driver asks for one more and looks) at once; more in code order,
+   range-partitioned and sorted within each partition, a partition at a time, so that the
+   driver holds one partition (about `LEAVES_A_PARTITION` leaves) and one chunk of arrays.
+   Rolling up on the executors instead (every leaf exploded to its prefixes at `D+1..h-1`,
+   shuffled by depth) cost two more shuffles of 17 rows a leaf: five times as long.
 
 A session this module starts runs with ANSI arithmetic off (`session`; a session the process
 already has is used as it is): our sums of counts cannot overflow and none of our expressions
@@ -77,14 +75,14 @@ INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
 # data, measured on the shared 2-core machine); the second job's filter keeps it small.
 SPLIT_GROUPS = 1 << 14
 WARM_UP_RECORDS = 1 << 18
-# The second job's leaf counts come to the driver and roll up there when there are at most this
-# many (4 MiB as numpy): two fewer shuffles, a third of the second job (bench/engines.py);
-# more roll up on the executors.
+# The second job's leaf counts roll up on the driver (numpy), where the executors' explosion to
+# every depth cost two more shuffles: a third of the second job on bench/engines.py's 10^7
+# records, and 212 s against 40 s with 6*10^6 leaves. Up to LEAVES_AT_ONCE of them come at once
+# (4 MiB as numpy, tens of MB as rows) and are sorted there; more come in code order, a range
+# partition of about LEAVES_A_PARTITION leaves at a time, and are read STREAM_CHUNK at a time.
 LEAVES_AT_ONCE = 1 << 18
-# The second job's rows are fetched at once (one job, every partition in parallel) when
-# `_Plan.deeper_bound` allows at most this many, else a partition at a time (memory: one
-# partition of candidates); fetching at once took a tenth off the second job (bench/engines.py).
-FETCH_AT_ONCE = 1 << 18
+LEAVES_A_PARTITION = 1 << 20
+STREAM_CHUNK = 1 << 16
 # The driver's JVM compiles with C1 only: half the start-up and a faster first run than C2's
 # tiers, measured on the shared 2-core machine (bench/engines.py); a long-lived session that
 # counts again and again runs faster under C2, which SPARK_SUBMIT_OPTS=-XX:TieredStopAtLevel=4
@@ -359,48 +357,26 @@ class _Plan:
         inside = _among(f"code div {self.top}", chosen, self.codec.radix ** self.split)
         return valid.filter(inside).groupBy("code").agg(self.weight().alias("c"))
 
-    def deeper(self, leaves: Any) -> Any:
-        """The candidates (depth, code, c) of depths `split+1..h-1` from the leaf counts, on the
-        executors: each depth whole in one partition and sorted there."""
-        from pyspark.sql import functions as F
-
-        h, r, split = self.codec.height, self.codec.radix, self.split
-        powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth)
-        deeper = leaves.select(F.explode(F.sequence(F.lit(split + 1), F.lit(h - 1)))
-                               .alias("depth"), "code", "c") \
-            .select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)")
-                    .alias("code"), "c") \
-            .repartition("depth").groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
-        keep = F.col("c") > self.cut
-        if self.codec.tree.end_of_record:
-            keep = keep & (F.col("code") % r != 0)
-        return deeper.filter(keep).sortWithinPartitions("depth", "code")
-
     def second_job(self, valid: Any, chosen: list[int], under: int, sink: CandidateSink
                    ) -> None:
-        """The candidates of depths `split+1..h-1` into the sink. At most `LEAVES_AT_ONCE` leaf
-        counts under `chosen` (the first `LEAVES_AT_ONCE + 1` are asked for): they come to the
-        driver and roll up there (`_roll_up`); more: they roll up on the executors (`deeper`)
-        and only the candidates come, at once if `deeper_bound` (from `under`, the records
-        under `chosen`) allows at most `FETCH_AT_ONCE` of them, else a partition at a time."""
+        """The candidates of depths `split+1..h-1` into the sink, from the leaf counts under
+        `chosen` (`under` records). At most `LEAVES_AT_ONCE` of them (the driver asks for one
+        more and looks) come at once and are sorted on the driver; more come in code order
+        (range-partitioned into partitions of about `LEAVES_A_PARTITION` leaves, sorted within
+        each), a partition at a time. Either way `_roll_up_sorted` rolls them up."""
+        height, codec, cut, stop = self.codec.height - 1, self.codec, self.cut, self.split + 1
         leaves = self.leaves(valid, chosen)
         rows = leaves.limit(LEAVES_AT_ONCE + 1).collect()
         if len(rows) <= LEAVES_AT_ONCE:
             counted = np.array([(code, c) for code, c in rows], np.int64).reshape(-1, 2)
-            _roll_up(counted[:, 0], counted[:, 1], self.codec.height - 1, self.codec, self.cut,
-                     sink, stop=self.split + 1)
+            order = np.argsort(counted[:, 0], kind="stable")
+            _roll_up_sorted([(counted[order, 0], counted[order, 1])], height, codec, cut, sink,
+                            stop)
             return
-        deeper = self.deeper(leaves)
-        at_once = self.deeper_bound(len(chosen), under) <= FETCH_AT_ONCE
-        _stream(deeper.collect() if at_once else deeper.toLocalIterator(), sink)
-
-    def deeper_bound(self, chosen: int, records: int) -> int:
-        """At most this many rows from the second job: at each depth below `split`, no more
-        nodes than the `chosen` prefixes have there, nor than `records` (theirs) allow above the
-        cut."""
-        r, split, per_depth = self.codec.radix, self.split, records // (self.cut + 1)
-        return sum(min(chosen * r ** (d - split), per_depth)
-                   for d in range(split + 1, self.codec.height))
+        parts = max(int(leaves.sparkSession.sparkContext.defaultParallelism),
+                    -(-under // LEAVES_A_PARTITION))
+        ordered = leaves.repartitionByRange(parts, "code").sortWithinPartitions("code")
+        _roll_up_sorted(_chunks(ordered.toLocalIterator()), height, codec, cut, sink, stop)
 
     def warm_up(self, records: Any) -> None:
         """Both jobs on `records`, the answers thrown away (only the JVM keeps something: its
@@ -432,39 +408,71 @@ def _among(prefix: str, chosen: list[int], size: int) -> Any:
 
 
 def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut: int,
-             sink: CandidateSink, stop: int = 0) -> list[int]:
-    """The candidates of depths `stop..depth` from the counts of the prefixes at `depth` (every
-    one of their records), into the sink; returns the prefixes at `depth` with a count above
-    the cut (the second job's)."""
+             sink: CandidateSink) -> list[int]:
+    """The candidates of depths `0..depth` from the counts of the prefixes at `depth`, into
+    the sink; returns the prefixes at `depth` with a count above the cut (the second job's)."""
     r = codec.radix
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
     chosen = [int(k) for k in keys[counts > cut]]
-    for d in range(depth, stop - 1, -1):
+    for d in range(depth, -1, -1):
         keep = counts > cut
         if codec.tree.end_of_record and d > 0:
             keep &= keys % r != 0  # a record that ended above: carried up, not a node
         sink.add(d, keys[keep], counts[keep])
-        if d > stop and keys.size:
+        if d and keys.size:
             keys, first = np.unique(keys // r, return_index=True)
             counts = np.add.reduceat(counts, first)
     return chosen
 
 
-def _stream(rows: Iterable[Any], sink: CandidateSink, chunk: int = 1 << 16) -> None:
-    """Rows (depth, code, c), each depth's rows together and in code order, into the sink a
-    chunk at a time."""
-    depth, codes, counts = -1, list[int](), list[int]()
+def _chunks(rows: Iterable[Any]) -> Iterator[tuple[IntArray, IntArray]]:
+    """Rows (code, c) as arrays of codes and counts, `STREAM_CHUNK` rows at a time."""
+    batch: list[tuple[int, int]] = []
     for row in rows:
-        d = int(row["depth"])
-        if d != depth or len(codes) >= chunk:
-            if codes:
-                sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
-            depth, codes, counts = d, [], []
-        codes.append(int(row["code"]))
-        counts.append(int(row["c"]))
-    if codes:
-        sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
+        batch.append((row[0], row[1]))
+        if len(batch) == STREAM_CHUNK:
+            block = np.array(batch, np.int64)
+            yield block[:, 0], block[:, 1]
+            batch = []
+    if batch:
+        block = np.array(batch, np.int64)
+        yield block[:, 0], block[:, 1]
+
+
+def _roll_up_sorted(chunks: Iterable[tuple[IntArray, IntArray]], depth: int, codec: TreeCodec,
+                    cut: int, sink: CandidateSink, stop: int) -> None:
+    """The candidates of depths `stop..depth` into the sink, from the counts of the nodes at
+    `depth` (every one of their records) arriving in chunks in ascending code order, each code
+    once: the memory of one chunk. Each depth keeps its last node open across chunks (it may go
+    on in the next), and adds it to the sink once a larger node shows up, or at the end."""
+    r = codec.radix
+    open_key, open_count = [-1] * (depth + 1), [0] * (depth + 1)
+
+    def emit(d: int, keys: IntArray, counts: IntArray) -> None:
+        keep = counts > cut
+        if codec.tree.end_of_record and d > 0:
+            keep &= keys % r != 0  # a record that ended above: carried up, not a node
+        if keep.any():
+            sink.add(d, keys[keep], counts[keep])
+
+    for keys, counts in chunks:
+        for d in range(depth, stop - 1, -1):
+            if d < depth:
+                keys, first = np.unique(keys // r, return_index=True)
+                counts = np.add.reduceat(counts, first)
+            if keys.size == 0:
+                break
+            level = counts.copy()
+            if open_key[d] == keys[0]:
+                level[0] += open_count[d]
+            elif open_key[d] >= 0:
+                emit(d, np.array([open_key[d]], np.int64), np.array([open_count[d]], np.int64))
+            emit(d, keys[:-1], level[:-1])
+            open_key[d], open_count[d] = int(keys[-1]), int(level[-1])
+    for d in range(depth, stop - 1, -1):
+        if open_key[d] >= 0:
+            emit(d, np.array([open_key[d]], np.int64), np.array([open_count[d]], np.int64))
 
 
 def _silent(_message: str) -> None:

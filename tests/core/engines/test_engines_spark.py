@@ -59,13 +59,15 @@ def _run(source: Source, tree: Any, params: Params, seed: int, **kwargs: Any
 
 
 @pytest.mark.parametrize(("groups", "leaves"), [(1 << 16, 0), (4, 1 << 18), (4, 0), (2, 0)],
-                         ids=["one-job", "two-jobs-leaves-on-the-driver",
-                              "two-jobs-leaves-on-the-executors", "two-jobs-isin"])
+                         ids=["one-job", "two-jobs-leaves-at-once", "two-jobs-leaves-streamed",
+                              "two-jobs-isin"])
 def test_spark_equals_sparse_on_kary_and_prefix_trees(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups: int,
         leaves: int) -> None:
     monkeypatch.setattr(spark_engine, "SPLIT_GROUPS", groups)
     monkeypatch.setattr(spark_engine, "LEAVES_AT_ONCE", leaves)
+    monkeypatch.setattr(spark_engine, "LEAVES_A_PARTITION", 8)
+    monkeypatch.setattr(spark_engine, "STREAM_CHUNK", 3)
     noisy = 0
     rng = random.Random(11)
     cases = [(kary_tree(3, 4), Params.of(4, F(1, 2), 1), kary_records(rng, 3, 4, 40)),
@@ -82,43 +84,31 @@ def test_spark_equals_sparse_on_kary_and_prefix_trees(
     assert noisy > 0
 
 
-@pytest.mark.parametrize(("leaves", "at_once"), [(1 << 18, 1 << 18), (0, 1 << 18), (0, 0)],
-                         ids=["leaves-rolled-up-on-the-driver", "candidates-fetched-at-once",
-                              "candidates-partition-by-partition"])
+@pytest.mark.parametrize("leaves", [1 << 18, 0], ids=["leaves-at-once", "leaves-streamed"])
 def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path,
-                                       monkeypatch: pytest.MonkeyPatch, leaves: int,
-                                       at_once: int) -> None:
+                                       monkeypatch: pytest.MonkeyPatch, leaves: int) -> None:
     """Leaf numbers of a binary tree of height 20: more than `SPLIT_GROUPS` leaves, so the
-    engine's own split (depth 14) runs both jobs. The second job's leaf counts are rolled up on
-    the driver, or (`LEAVES_AT_ONCE` = 0) on the executors, whose candidates are fetched at
-    once or a partition at a time, never more of them than `_Plan.deeper_bound` says."""
+    engine's own split (depth 14) runs both jobs. The second job's leaf counts come at once, or
+    (`LEAVES_AT_ONCE` = 0) in code order from range partitions of about 8 leaves, 3 rows a
+    chunk, so that nodes go on across chunks and partitions."""
     monkeypatch.setattr(spark_engine, "LEAVES_AT_ONCE", leaves)
-    monkeypatch.setattr(spark_engine, "FETCH_AT_ONCE", at_once)
-    bounds, rows, rolled = list[int](), list[int](), list[int]()
-    bound, stream, roll_up = (spark_engine._Plan.deeper_bound, spark_engine._stream,
-                              spark_engine._roll_up)
+    monkeypatch.setattr(spark_engine, "LEAVES_A_PARTITION", 8)
+    monkeypatch.setattr(spark_engine, "STREAM_CHUNK", 3)
+    chunks: list[list[int]] = []
+    roll_up = spark_engine._roll_up_sorted
 
-    def record_bound(plan: Any, chosen: int, records: int) -> int:
-        bounds.append(bound(plan, chosen, records))
-        return bounds[-1]
+    def record(arrays: Any, *args: Any) -> None:
+        arrays = list(arrays)
+        chunks.append([len(keys) for keys, _ in arrays])
+        roll_up(arrays, *args)
 
-    def record_rows(fetched: Any, sink: Any) -> None:
-        fetched = list(fetched)
-        rows.append(len(fetched))
-        stream(fetched, sink)
-
-    def record_roll_up(keys: Any, *args: Any, **kwargs: Any) -> list[int]:
-        rolled.append(len(keys))
-        return roll_up(keys, *args, **kwargs)
-
-    monkeypatch.setattr(spark_engine._Plan, "deeper_bound", record_bound)
-    monkeypatch.setattr(spark_engine, "_stream", record_rows)
-    monkeypatch.setattr(spark_engine, "_roll_up", record_roll_up)
+    monkeypatch.setattr(spark_engine, "_roll_up_sorted", record)
+    monkeypatch.setattr(spark, "_betweencut_warm", True, raising=False)  # no warm-up here
     tree = kary_tree(2, 20)
     rng = random.Random(5)
-    hot = [rng.randrange(2**19) for _ in range(3)]
-    numbers = [rng.choice(hot) if rng.random() < 0.8 else rng.randrange(2**19)
-               for _ in range(400)]
+    hot = [rng.randrange(2**14) * 32 for _ in range(3)]  # three depth-14 prefixes
+    numbers = [rng.choice(hot) + (0 if rng.random() < 0.5 else rng.randrange(32))
+               if rng.random() < 0.8 else rng.randrange(2**19) for _ in range(400)]
     codec = TreeCodec.of(tree)
     records = ["/".join(map(str, codec.leaf_of_number(v, "x", 1))) for v in numbers]
     path = write_parquet(tmp_path / "n.parquet", numbers, column="leaf")
@@ -126,10 +116,11 @@ def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path,
     for seed in range(2):
         assert _run(Source.of(str(path), "leaf"), tree, params, seed) \
             == reference(tree, records, params, seed)
-    if leaves:  # each run: the histogram, then the leaves, rolled up on the driver
-        assert len(rolled) == 4 and not rows and rolled[1] == rolled[3] > 0
-    else:  # each run: the histogram only
-        assert len(rolled) == 2 and len(rows) == len(bounds) == 2 and 0 < rows[0] <= bounds[0]
+    assert len(chunks) == 2 and chunks[0] == chunks[1]
+    if leaves:
+        assert len(chunks[0]) == 1 and chunks[0][0] > 3
+    else:
+        assert len(chunks[0]) > 2 and max(chunks[0]) == 3
 
 
 def test_spark_warm_up_runs_on_synthetic_leaves_of_the_column_s_own_name_and_type(
