@@ -82,6 +82,11 @@ WARM_UP_RECORDS = 1 << 18
 # partition of about LEAVES_A_PARTITION leaves at a time, and are read STREAM_CHUNK at a time.
 LEAVES_AT_ONCE = 1 << 18
 LEAVES_A_PARTITION = 1 << 20
+REFINE_GROUPS = 1 << 16
+# Past this many records under the chosen prefixes their leaf grouping may spill (as many groups
+# as records): the deeper prefixes (at most REFINE_GROUPS groups) are counted first instead.
+# On bench/engines.py's 10^8 records every depth-14 prefix is chosen, 6*10^7 leaves.
+REFINE_FIRST = 1 << 24
 STREAM_CHUNK = 1 << 16
 # The driver's JVM compiles with C1 only: half the start-up and a faster first run than C2's
 # tiers, measured on the shared 2-core machine (bench/engines.py); a long-lived session that
@@ -352,31 +357,50 @@ class _Plan:
         return records.filter((rec >= 0) & (rec < F.lit(self.codec.leaves))) \
             .select(rec.cast("long").alias("code"))
 
-    def leaves(self, valid: Any, chosen: list[int]) -> Any:
-        """The leaf counts (code, c) of the valid records under the prefixes `chosen`."""
-        inside = _among(f"code div {self.top}", chosen, self.codec.radix ** self.split)
-        return valid.filter(inside).groupBy("code").agg(self.weight().alias("c"))
-
     def second_job(self, valid: Any, chosen: list[int], under: int, sink: CandidateSink
                    ) -> None:
-        """The candidates of depths `split+1..h-1` into the sink, from the leaf counts under
-        `chosen` (`under` records). At most `LEAVES_AT_ONCE` of them (the driver asks for one
-        more and looks) come at once and are sorted on the driver; more come in code order
-        (range-partitioned into partitions of about `LEAVES_A_PARTITION` leaves, sorted within
-        each), a partition at a time. Either way `_roll_up_sorted` rolls them up."""
-        height, codec, cut, stop = self.codec.height - 1, self.codec, self.cut, self.split + 1
-        leaves = self.leaves(valid, chosen)
-        rows = leaves.limit(LEAVES_AT_ONCE + 1).collect()
-        if len(rows) <= LEAVES_AT_ONCE:
-            counted = np.array([(code, c) for code, c in rows], np.int64).reshape(-1, 2)
-            order = np.argsort(counted[:, 0], kind="stable")
-            _roll_up_sorted([(counted[order, 0], counted[order, 1])], height, codec, cut, sink,
-                            stop)
-            return
-        parts = max(int(leaves.sparkSession.sparkContext.defaultParallelism),
-                    -(-under // LEAVES_A_PARTITION))
-        ordered = leaves.repartitionByRange(parts, "code").sortWithinPartitions("code")
-        _roll_up_sorted(_chunks(ordered.toLocalIterator()), height, codec, cut, sink, stop)
+        """The candidates of depths `split+1..h-1` into the sink, from the valid records under
+        the prefixes `chosen` (`under` records). Their leaf counts, when at most
+        `LEAVES_AT_ONCE` (the driver asks for one more and looks), come at once and are sorted
+        on the driver. Else (or at once past `REFINE_FIRST` records, where the leaf grouping
+        asked for may itself hold as many groups) the prefixes of a deeper depth are counted
+        first, as the first job did (the deepest where the chosen prefixes have at most
+        `REFINE_GROUPS` descendants), and the same is asked under their candidates. Where no
+        depth is deeper, the leaf counts come in code order (range partitions of about
+        `LEAVES_A_PARTITION` leaves, sorted within each), a partition at a time.
+        `_roll_up_sorted` rolls the leaves up."""
+        from pyspark.sql import functions as F
+
+        h, r, codec, cut = self.codec.height, self.codec.radix, self.codec, self.cut
+        depth = self.split
+        while chosen and depth < h - 1:
+            under_chosen = valid.filter(_among(f"code div {r ** (h - 1 - depth)}", chosen,
+                                               r ** depth))
+            leaves = under_chosen.groupBy("code").agg(self.weight().alias("c"))
+            finer = depth
+            while finer < h - 1 and len(chosen) * r ** (finer + 1 - depth) <= REFINE_GROUPS:
+                finer += 1
+            if under <= REFINE_FIRST or finer == depth:
+                rows = leaves.limit(LEAVES_AT_ONCE + 1).collect()
+                if len(rows) <= LEAVES_AT_ONCE:
+                    counted = np.array([(code, c) for code, c in rows], np.int64).reshape(-1, 2)
+                    order = np.argsort(counted[:, 0], kind="stable")
+                    _roll_up_sorted([(counted[order, 0], counted[order, 1])], h - 1, codec,
+                                    cut, sink, depth + 1)
+                    return
+            if finer == depth:
+                parts = max(int(leaves.sparkSession.sparkContext.defaultParallelism),
+                            -(-under // LEAVES_A_PARTITION))
+                ordered = leaves.repartitionByRange(parts, "code").sortWithinPartitions("code")
+                _roll_up_sorted(_chunks(ordered.toLocalIterator()), h - 1, codec, cut, sink,
+                                depth + 1)
+                return
+            prefix = F.expr(f"code div {r ** (h - 1 - finer)}").alias("p")
+            rows = under_chosen.groupBy(prefix).agg(self.weight().alias("c")).collect()
+            counted = np.array([(p, c) for p, c in rows], np.int64).reshape(-1, 2)
+            chosen = _roll_up(counted[:, 0], counted[:, 1], finer, codec, cut, sink, depth + 1)
+            under = int(counted[np.isin(counted[:, 0], chosen), 1].sum())
+            depth = finer
 
     def warm_up(self, records: Any) -> None:
         """Both jobs on `records`, the answers thrown away (only the JVM keeps something: its
@@ -408,19 +432,20 @@ def _among(prefix: str, chosen: list[int], size: int) -> Any:
 
 
 def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut: int,
-             sink: CandidateSink) -> list[int]:
-    """The candidates of depths `0..depth` from the counts of the prefixes at `depth`, into
-    the sink; returns the prefixes at `depth` with a count above the cut (the second job's)."""
+             sink: CandidateSink, stop: int = 0) -> list[int]:
+    """The candidates of depths `stop..depth` from the counts of the prefixes at `depth` (all
+    of their records), into the sink; returns the prefixes at `depth` with a count above the
+    cut (those the next job reads under)."""
     r = codec.radix
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
     chosen = [int(k) for k in keys[counts > cut]]
-    for d in range(depth, -1, -1):
+    for d in range(depth, stop - 1, -1):
         keep = counts > cut
         if codec.tree.end_of_record and d > 0:
             keep &= keys % r != 0  # a record that ended above: carried up, not a node
         sink.add(d, keys[keep], counts[keep])
-        if d and keys.size:
+        if d > stop and keys.size:
             keys, first = np.unique(keys // r, return_index=True)
             counts = np.add.reduceat(counts, first)
     return chosen
