@@ -12,13 +12,18 @@ optimiser and adaptive execution run it. Each record becomes its leaf code of th
    straight from the column, without the first job's cases for null and malformed records,
    which have refused the run by then), kept by a filter on a set of public size (a bitmap
    literal of the chosen prefixes, `_among`: the cut is applied before the shuffle) and
-   grouped by leaf. The leaf counts come to the driver, which rolls them up to depth `D+1`
-   (`_roll_up_sorted`, numpy) as it did the first job's histogram: at most `LEAVES_AT_ONCE` of
-   them (a public number: the driver asks for one more and looks) at once; more in code order,
-   range-partitioned and sorted within each partition, a partition at a time, so that the
-   driver holds one partition (about `LEAVES_A_PARTITION` leaves) and one chunk of arrays.
+   grouped by leaf. Those leaf counts come to the driver, which rolls them up to depth `D+1`
+   (`_roll_up_sorted`, numpy) as it did the first job's histogram, when there are at most
+   `LEAVES_AT_ONCE` (a public number: the driver asks for one more and looks). With more, or
+   past `REFINE_FIRST` records under the chosen prefixes, the prefixes of a deeper depth are
+   counted first (at most `REFINE_GROUPS` groups), rolled up to `D+1` the same way, and the
+   second job is asked again under their candidates; where no deeper depth fits, the leaf
+   counts come in code order, range-partitioned and sorted within each partition, a partition
+   at a time. The driver holds at most `LEAVES_AT_ONCE` leaf counts, `REFINE_GROUPS` prefix
+   counts, or one partition (about `LEAVES_A_PARTITION` leaf counts) and a chunk of arrays.
    Rolling up on the executors instead (every leaf exploded to its prefixes at `D+1..h-1`,
-   shuffled by depth) cost two more shuffles of 17 rows a leaf: five times as long.
+   shuffled by depth) cost two more shuffles of 17 rows a leaf: 212 s where this takes 8 s
+   (bench/engines.py's 10^7 records at `tau = 400`, 6*10^6 leaves under the candidates).
 
 A session this module starts runs with ANSI arithmetic off (`session`; a session the process
 already has is used as it is): our sums of counts cannot overflow and none of our expressions
@@ -27,8 +32,9 @@ first job's time in local mode. In local mode it also keeps one shuffle partitio
 after every shuffle, where adaptive execution would put our few rows on one core.
 
 Exact for every candidate: a candidate below `D` has count > cut, so its depth-`D` ancestor does
-too and all its records are in the second job. A tree of at most `SPLIT_GROUPS` leaves needs
-the first job only. A malformed record is found again and explained by the text reader's parser.
+too and all its records are in the second job (and so on at each deeper depth it counts
+first). A tree of at most `SPLIT_GROUPS` leaves needs the first job only. A malformed record
+is found again and explained by the text reader's parser.
 
 `master` is the cluster's master URL (`spark://host:7077`, `yarn`, `k8s://...`); by default
 `local[*]`. One SparkSession serves the whole process (`session`). Spark's Java log stays off
@@ -75,11 +81,10 @@ INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
 # data, measured on the shared 2-core machine); the second job's filter keeps it small.
 SPLIT_GROUPS = 1 << 14
 WARM_UP_RECORDS = 1 << 18
-# The second job's leaf counts roll up on the driver (numpy), where the executors' explosion to
-# every depth cost two more shuffles: a third of the second job on bench/engines.py's 10^7
-# records, and 212 s against 40 s with 6*10^6 leaves. Up to LEAVES_AT_ONCE of them come at once
-# (4 MiB as numpy, tens of MB as rows) and are sorted there; more come in code order, a range
-# partition of about LEAVES_A_PARTITION leaves at a time, and are read STREAM_CHUNK at a time.
+# The second job (the module docstring): up to LEAVES_AT_ONCE leaf counts come at once (4 MiB as
+# numpy, tens of MB as rows) and are sorted on the driver, a third less time than the executors'
+# roll-up on bench/engines.py's 10^7 records; a stream in code order comes a range partition of
+# about LEAVES_A_PARTITION leaves at a time, read STREAM_CHUNK rows at a time.
 LEAVES_AT_ONCE = 1 << 18
 LEAVES_A_PARTITION = 1 << 20
 REFINE_GROUPS = 1 << 16
