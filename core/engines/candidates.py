@@ -31,8 +31,7 @@ need not be stated: it only sizes the run). Depth `d` holds at most
 The counting engines themselves spill too (DuckDB's `memory_limit`, Spark's executors), so the
 whole run needs memory of the order of the largest depth's candidates, never of the records
 (Spark's driver also holds up to `LEAVES_AT_ONCE` = 2^18 leaf counts or `REFINE_GROUPS` = 2^16
-prefix counts, some tens of MB while they arrive as Python rows, or where neither fits one range
-partition of about `LEAVES_A_PARTITION` = 2^20 leaf counts).
+prefix counts: some tens of MB while they arrive as Python rows).
 """
 
 from __future__ import annotations

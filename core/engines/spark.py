@@ -13,17 +13,19 @@ optimiser and adaptive execution run it. Each record becomes its leaf code of th
    which have refused the run by then), kept by a filter on a set of public size (a bitmap
    literal of the chosen prefixes, `_among`: the cut is applied before the shuffle) and
    grouped by leaf. Those leaf counts come to the driver, which rolls them up to depth `D+1`
-   (`_roll_up_sorted`, numpy) as it did the first job's histogram, when there are at most
+   (`_roll_up`, numpy) as it did the first job's histogram, when there are at most
    `LEAVES_AT_ONCE` (a public number: the driver asks for one more and looks). With more, or
    past `REFINE_FIRST` records under the chosen prefixes, the prefixes of a deeper depth are
    counted first (at most `REFINE_GROUPS` groups), rolled up to `D+1` the same way, and the
-   second job is asked again under their candidates; where no deeper depth fits, the leaf
-   counts come in code order, range-partitioned and sorted within each partition, a partition
-   at a time. The driver holds at most `LEAVES_AT_ONCE` leaf counts, `REFINE_GROUPS` prefix
-   counts, or one partition (about `LEAVES_A_PARTITION` leaf counts) and a chunk of arrays.
-   Rolling up on the executors instead (every leaf exploded to its prefixes at `D+1..h-1`,
-   shuffled by depth) cost two more shuffles of 17 rows a leaf: 212 s where this takes 8 s
-   (bench/engines.py's 10^7 records at `tau = 400`, 6*10^6 leaves under the candidates).
+   second job is asked again under their candidates. Where no deeper depth fits, the leaf
+   counts roll up on the executors: exploded to (depth, prefix) for the deeper depths,
+   hash-partitioned by depth, summed there, the candidates kept and sorted within each
+   partition, and only they are handed to the driver's `CandidateSink` (at once when
+   `_Plan.deeper_bound` allows at most `FETCH_AT_ONCE`, else a partition at a time). The
+   driver holds at most `LEAVES_AT_ONCE` leaf counts, `REFINE_GROUPS` prefix counts, or one
+   partition of candidates. The executors' roll-up costs two more shuffles of a row a leaf and
+   depth: 212 s where counting deeper prefixes first takes 8 s (bench/engines.py's 10^7
+   records at `tau = 400`, 6*10^6 leaves under the candidates).
 
 A session this module starts runs with ANSI arithmetic off (`session`; a session the process
 already has is used as it is): our sums of counts cannot overflow and none of our expressions
@@ -81,18 +83,17 @@ INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
 # data, measured on the shared 2-core machine); the second job's filter keeps it small.
 SPLIT_GROUPS = 1 << 14
 WARM_UP_RECORDS = 1 << 18
-# The second job (the module docstring): up to LEAVES_AT_ONCE leaf counts come at once (4 MiB as
-# numpy, tens of MB as rows) and are sorted on the driver, a third less time than the executors'
-# roll-up on bench/engines.py's 10^7 records; a stream in code order comes a range partition of
-# about LEAVES_A_PARTITION leaves at a time, read STREAM_CHUNK rows at a time.
+# The second job (the module docstring): up to LEAVES_AT_ONCE leaf counts come to the driver at
+# once (4 MiB as numpy, tens of MB as rows), a third less time than the executors' roll-up on
+# bench/engines.py's 10^7 records; the executors' roll-up, the last resort, sends its candidates
+# at once when `_Plan.deeper_bound` allows at most FETCH_AT_ONCE, else a partition at a time.
 LEAVES_AT_ONCE = 1 << 18
-LEAVES_A_PARTITION = 1 << 20
+FETCH_AT_ONCE = 1 << 18
 REFINE_GROUPS = 1 << 16
 # Past this many records under the chosen prefixes their leaf grouping may spill (as many groups
 # as records): the deeper prefixes (at most REFINE_GROUPS groups) are counted first instead.
 # On bench/engines.py's 10^8 records every depth-14 prefix is chosen, 6*10^7 leaves.
 REFINE_FIRST = 1 << 24
-STREAM_CHUNK = 1 << 16
 # The driver's JVM compiles with C1 only: half the start-up and a faster first run than C2's
 # tiers, measured on the shared 2-core machine (bench/engines.py); a long-lived session that
 # counts again and again runs faster under C2, which SPARK_SUBMIT_OPTS=-XX:TieredStopAtLevel=4
@@ -366,14 +367,13 @@ class _Plan:
                    ) -> None:
         """The candidates of depths `split+1..h-1` into the sink, from the valid records under
         the prefixes `chosen` (`under` records). Their leaf counts, when at most
-        `LEAVES_AT_ONCE` (the driver asks for one more and looks), come at once and are sorted
-        on the driver. Else (or at once past `REFINE_FIRST` records, where the leaf grouping
-        asked for may itself hold as many groups) the prefixes of a deeper depth are counted
-        first, as the first job did (the deepest where the chosen prefixes have at most
-        `REFINE_GROUPS` descendants), and the same is asked under their candidates. Where no
-        depth is deeper, the leaf counts come in code order (range partitions of about
-        `LEAVES_A_PARTITION` leaves, sorted within each), a partition at a time.
-        `_roll_up_sorted` rolls the leaves up."""
+        `LEAVES_AT_ONCE` (the driver asks for one more and looks), come to the driver and roll
+        up there (`_roll_up`). Else (or at once past `REFINE_FIRST` records, where the leaf
+        grouping asked for may itself hold as many groups) the prefixes of a deeper depth are
+        counted first, as the first job did (the deepest where the chosen prefixes have at
+        most `REFINE_GROUPS` descendants), and the same is asked under their candidates. Where
+        no depth is deeper, the leaf counts roll up on the executors (`deeper`) and only the
+        candidates come."""
         from pyspark.sql import functions as F
 
         h, r, codec, cut = self.codec.height, self.codec.radix, self.codec, self.cut
@@ -389,16 +389,12 @@ class _Plan:
                 rows = leaves.limit(LEAVES_AT_ONCE + 1).collect()
                 if len(rows) <= LEAVES_AT_ONCE:
                     counted = np.array([(code, c) for code, c in rows], np.int64).reshape(-1, 2)
-                    order = np.argsort(counted[:, 0], kind="stable")
-                    _roll_up_sorted([(counted[order, 0], counted[order, 1])], h - 1, codec,
-                                    cut, sink, depth + 1)
+                    _roll_up(counted[:, 0], counted[:, 1], h - 1, codec, cut, sink, depth + 1)
                     return
             if finer == depth:
-                parts = max(int(leaves.sparkSession.sparkContext.defaultParallelism),
-                            -(-under // LEAVES_A_PARTITION))
-                ordered = leaves.repartitionByRange(parts, "code").sortWithinPartitions("code")
-                _roll_up_sorted(_chunks(ordered.toLocalIterator()), h - 1, codec, cut, sink,
-                                depth + 1)
+                deeper = self.deeper(leaves, depth)
+                at_once = self.deeper_bound(depth, len(chosen), under) <= FETCH_AT_ONCE
+                _stream(deeper.collect() if at_once else deeper.toLocalIterator(), sink)
                 return
             prefix = F.expr(f"code div {r ** (h - 1 - finer)}").alias("p")
             rows = under_chosen.groupBy(prefix).agg(self.weight().alias("c")).collect()
@@ -406,6 +402,32 @@ class _Plan:
             chosen = _roll_up(counted[:, 0], counted[:, 1], finer, codec, cut, sink, depth + 1)
             under = int(counted[np.isin(counted[:, 0], chosen), 1].sum())
             depth = finer
+
+    def deeper(self, leaves: Any, depth: int) -> Any:
+        """The candidates (depth, code, c) of depths `depth+1..h-1` from the leaf counts, on the
+        executors (every leaf exploded to its prefixes there): each depth whole in one partition
+        and sorted there."""
+        from pyspark.sql import functions as F
+
+        h, r = self.codec.height, self.codec.radix
+        powers = ", ".join(f"{r ** i}L" for i in range(h))  # r^(h-1-depth)
+        deeper = leaves.select(F.explode(F.sequence(F.lit(depth + 1), F.lit(h - 1)))
+                               .alias("depth"), "code", "c") \
+            .select("depth", F.expr(f"code div element_at(array({powers}), {h} - depth)")
+                    .alias("code"), "c") \
+            .repartition("depth").groupBy("depth", "code").agg(F.sum("c").cast("long").alias("c"))
+        keep = F.col("c") > self.cut
+        if self.codec.tree.end_of_record:
+            keep = keep & (F.col("code") % r != 0)
+        return deeper.filter(keep).sortWithinPartitions("depth", "code")
+
+    def deeper_bound(self, depth: int, chosen: int, records: int) -> int:
+        """At most this many rows from `deeper`: at each depth below `depth`, no more nodes
+        than the `chosen` prefixes have there, nor than `records` (theirs) allow above the
+        cut."""
+        r, per_depth = self.codec.radix, records // (self.cut + 1)
+        return sum(min(chosen * r ** (d - depth), per_depth)
+                   for d in range(depth + 1, self.codec.height))
 
     def warm_up(self, records: Any) -> None:
         """Both jobs on `records`, the answers thrown away (only the JVM keeps something: its
@@ -456,53 +478,20 @@ def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut
     return chosen
 
 
-def _chunks(rows: Iterable[Any]) -> Iterator[tuple[IntArray, IntArray]]:
-    """Rows (code, c) as arrays of codes and counts, `STREAM_CHUNK` rows at a time."""
-    batch: list[tuple[int, int]] = []
+def _stream(rows: Iterable[Any], sink: CandidateSink, chunk: int = 1 << 16) -> None:
+    """Rows (depth, code, c), each depth's rows together and in code order, into the sink a
+    chunk at a time."""
+    depth, codes, counts = -1, list[int](), list[int]()
     for row in rows:
-        batch.append((row[0], row[1]))
-        if len(batch) == STREAM_CHUNK:
-            block = np.array(batch, np.int64)
-            yield block[:, 0], block[:, 1]
-            batch = []
-    if batch:
-        block = np.array(batch, np.int64)
-        yield block[:, 0], block[:, 1]
-
-
-def _roll_up_sorted(chunks: Iterable[tuple[IntArray, IntArray]], depth: int, codec: TreeCodec,
-                    cut: int, sink: CandidateSink, stop: int) -> None:
-    """The candidates of depths `stop..depth` into the sink, from the counts of the nodes at
-    `depth` (every one of their records) arriving in chunks in ascending code order, each code
-    once: the memory of one chunk. Each depth keeps its last node open across chunks (it may go
-    on in the next), and adds it to the sink once a larger node shows up, or at the end."""
-    r = codec.radix
-    open_key, open_count = [-1] * (depth + 1), [0] * (depth + 1)
-
-    def emit(d: int, keys: IntArray, counts: IntArray) -> None:
-        keep = counts > cut
-        if codec.tree.end_of_record and d > 0:
-            keep &= keys % r != 0  # a record that ended above: carried up, not a node
-        if keep.any():
-            sink.add(d, keys[keep], counts[keep])
-
-    for keys, counts in chunks:
-        for d in range(depth, stop - 1, -1):
-            if d < depth:
-                keys, first = np.unique(keys // r, return_index=True)
-                counts = np.add.reduceat(counts, first)
-            if keys.size == 0:
-                break
-            level = counts.copy()
-            if open_key[d] == keys[0]:
-                level[0] += open_count[d]
-            elif open_key[d] >= 0:
-                emit(d, np.array([open_key[d]], np.int64), np.array([open_count[d]], np.int64))
-            emit(d, keys[:-1], level[:-1])
-            open_key[d], open_count[d] = int(keys[-1]), int(level[-1])
-    for d in range(depth, stop - 1, -1):
-        if open_key[d] >= 0:
-            emit(d, np.array([open_key[d]], np.int64), np.array([open_count[d]], np.int64))
+        d = int(row["depth"])
+        if d != depth or len(codes) >= chunk:
+            if codes:
+                sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
+            depth, codes, counts = d, [], []
+        codes.append(int(row["code"]))
+        counts.append(int(row["c"]))
+    if codes:
+        sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
 
 
 def _silent(_message: str) -> None:

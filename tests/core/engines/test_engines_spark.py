@@ -61,15 +61,13 @@ def _run(source: Source, tree: Any, params: Params, seed: int, **kwargs: Any
 @pytest.mark.parametrize(("groups", "leaves", "refine"),
                          [(1 << 16, 0, 1), (4, 1 << 18, 1), (4, 2, 9), (4, 0, 1), (2, 0, 1)],
                          ids=["one-job", "two-jobs-leaves-at-once", "deeper-prefixes-first",
-                              "two-jobs-leaves-streamed", "two-jobs-isin"])
+                              "two-jobs-leaves-on-the-executors", "two-jobs-isin"])
 def test_spark_equals_sparse_on_kary_and_prefix_trees(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups: int,
         leaves: int, refine: int) -> None:
     monkeypatch.setattr(spark_engine, "SPLIT_GROUPS", groups)
     monkeypatch.setattr(spark_engine, "LEAVES_AT_ONCE", leaves)
     monkeypatch.setattr(spark_engine, "REFINE_GROUPS", refine)
-    monkeypatch.setattr(spark_engine, "LEAVES_A_PARTITION", 8)
-    monkeypatch.setattr(spark_engine, "STREAM_CHUNK", 3)
     noisy = 0
     rng = random.Random(11)
     cases = [(kary_tree(3, 4), Params.of(4, F(1, 2), 1), kary_records(rng, 3, 4, 40)),
@@ -86,40 +84,47 @@ def test_spark_equals_sparse_on_kary_and_prefix_trees(
     assert noisy > 0
 
 
-@pytest.mark.parametrize(("leaves", "refine", "first"),
-                         [(1 << 18, 1 << 16, 1 << 24), (2, 12, 1 << 24), (1 << 18, 12, 0),
-                          (0, 1, 1 << 24)],
+@pytest.mark.parametrize(("leaves", "refine", "first", "at_once"),
+                         [(1 << 18, 1 << 16, 1 << 24, 0), (2, 12, 1 << 24, 0), (1 << 18, 12, 0, 0),
+                          (0, 1, 1 << 24, 1 << 18), (0, 1, 1 << 24, 0)],
                          ids=["leaves-at-once", "deeper-prefixes-when-too-many-leaves",
-                              "deeper-prefixes-past-REFINE_FIRST", "leaves-streamed"])
+                              "deeper-prefixes-past-REFINE_FIRST",
+                              "executors-candidates-at-once", "executors-candidates-streamed"])
 def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch, leaves: int,
-                                       refine: int, first: int) -> None:
+                                       refine: int, first: int, at_once: int) -> None:
     """Leaf numbers of a binary tree of height 20: more than `SPLIT_GROUPS` leaves, so the
     engine's own split (depth 14) runs both jobs. The second job's leaf counts come at once;
     or (more than `LEAVES_AT_ONCE` = 2, or more records than `REFINE_FIRST` = 0) the prefixes
     of a deeper depth are counted first, at most 12 under the 3 chosen; or (none allowed at
-    once, no deeper depth counted) in code order from range partitions of about 8 leaves, 3
-    rows a chunk, so that nodes go on across chunks and partitions."""
+    once, no deeper depth counted) they roll up on the executors, whose candidates come at once
+    or a partition at a time, never more of them than `_Plan.deeper_bound` says."""
     monkeypatch.setattr(spark_engine, "LEAVES_AT_ONCE", leaves)
     monkeypatch.setattr(spark_engine, "REFINE_GROUPS", refine)
     monkeypatch.setattr(spark_engine, "REFINE_FIRST", first)
-    monkeypatch.setattr(spark_engine, "LEAVES_A_PARTITION", 8)
-    monkeypatch.setattr(spark_engine, "STREAM_CHUNK", 3)
-    chunks: list[list[int]] = []
+    monkeypatch.setattr(spark_engine, "FETCH_AT_ONCE", at_once)
     depths: list[int] = []
-    roll_up_sorted, roll_up = spark_engine._roll_up_sorted, spark_engine._roll_up
-
-    def record(arrays: Any, *args: Any) -> None:
-        arrays = list(arrays)
-        chunks.append([len(keys) for keys, _ in arrays])
-        roll_up_sorted(arrays, *args)
+    bounds: list[int] = []
+    rows: list[int] = []
+    roll_up, bound, stream = (spark_engine._roll_up, spark_engine._Plan.deeper_bound,
+                              spark_engine._stream)
 
     def record_depth(keys: Any, counts: Any, depth: int, *args: Any) -> list[int]:
         depths.append(depth)
         return roll_up(keys, counts, depth, *args)
 
-    monkeypatch.setattr(spark_engine, "_roll_up_sorted", record)
+    def record_bound(plan: Any, *args: Any) -> int:
+        bounds.append(bound(plan, *args))
+        return bounds[-1]
+
+    def record_rows(fetched: Any, sink: Any) -> None:
+        fetched = list(fetched)
+        rows.append(len(fetched))
+        stream(fetched, sink)
+
     monkeypatch.setattr(spark_engine, "_roll_up", record_depth)
+    monkeypatch.setattr(spark_engine._Plan, "deeper_bound", record_bound)
+    monkeypatch.setattr(spark_engine, "_stream", record_rows)
     monkeypatch.setattr(spark, "_betweencut_warm", True, raising=False)  # no warm-up here
     tree = kary_tree(2, 20)
     rng = random.Random(5)
@@ -133,14 +138,13 @@ def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path,
     for seed in range(2):
         assert _run(Source.of(str(path), "leaf"), tree, params, seed) \
             == reference(tree, records, params, seed)
-    if leaves > 2 and first:
-        assert chunks == [chunks[0]] * 2 and len(chunks[0]) == 1 and chunks[0][0] > 3
-        assert depths == [14, 14]
+    if leaves > 2 and first:  # each run: the histogram at 14, the leaves (19) up to 15
+        assert depths == [14, 19] * 2 and not rows
     elif leaves:  # 3 chosen prefixes, at most 12 descendants: depth 16 first, then deeper
-        assert depths[:2] == [14, 16] and depths == depths[:len(depths) // 2] * 2
+        assert depths[:2] == [14, 16] and depths == depths[:len(depths) // 2] * 2 and not rows
     else:
-        assert chunks == [chunks[0]] * 2 and len(chunks[0]) > 2 and max(chunks[0]) == 3
-        assert depths == [14, 14]
+        assert depths == [14, 14] and len(rows) == len(bounds) == 2
+        assert 0 < rows[0] <= bounds[0] and rows[0] == rows[1]
 
 
 def test_spark_warm_up_runs_on_synthetic_leaves_of_the_column_s_own_name_and_type(
