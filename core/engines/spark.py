@@ -266,11 +266,10 @@ def classify(
     h = codec.height
     with CandidateSink(h, max_candidates) as sink:
         valid = hist[hist[:, 0] >= 0]
-        chosen = _roll_up(valid[:, 0], valid[:, 1], plan.split, codec, cut, sink)
+        chosen, under = _roll_up(valid[:, 0], valid[:, 1], plan.split, codec, cut, sink)
         if plan.split < h - 1 and chosen:
             say(f"spark: counting the prefixes of depths {plan.split + 1} to {h - 1} under the "
                 f"candidates of depth {plan.split}")
-            under = int(valid[np.isin(valid[:, 0], chosen), 1].sum())
             plan.second_job(plan.valid(frame, codes), chosen, under, sink)
         codes.unpersist()
         counted = time.perf_counter()
@@ -349,7 +348,7 @@ class _Plan:
         key = F.when(code.isNull(), F.lit(-2)).when(code < 0, F.lit(-1)) \
             .otherwise(F.expr(f"code div {self.top}")).alias("p")
         rows = codes.groupBy(key).agg(self.weight().alias("c")).collect()
-        return np.array([(p, c) for p, c in rows], np.int64).reshape(-1, 2)
+        return _pairs(rows)
 
     def valid(self, records: Any, codes: Any) -> Any:
         """The valid records' codes (with their weights for text records): for an integer
@@ -388,7 +387,7 @@ class _Plan:
             if under <= REFINE_FIRST or finer == depth:
                 rows = leaves.limit(LEAVES_AT_ONCE + 1).collect()
                 if len(rows) <= LEAVES_AT_ONCE:
-                    counted = np.array([(code, c) for code, c in rows], np.int64).reshape(-1, 2)
+                    counted = _pairs(rows)
                     _roll_up(counted[:, 0], counted[:, 1], h - 1, codec, cut, sink, depth + 1)
                     return
             if finer == depth:
@@ -398,9 +397,9 @@ class _Plan:
                 return
             prefix = F.expr(f"code div {r ** (h - 1 - finer)}").alias("p")
             rows = under_chosen.groupBy(prefix).agg(self.weight().alias("c")).collect()
-            counted = np.array([(p, c) for p, c in rows], np.int64).reshape(-1, 2)
-            chosen = _roll_up(counted[:, 0], counted[:, 1], finer, codec, cut, sink, depth + 1)
-            under = int(counted[np.isin(counted[:, 0], chosen), 1].sum())
+            counted = _pairs(rows)
+            chosen, under = _roll_up(counted[:, 0], counted[:, 1], finer, codec, cut, sink,
+                                     depth + 1)
             depth = finer
 
     def deeper(self, leaves: Any, depth: int) -> Any:
@@ -459,14 +458,15 @@ def _among(prefix: str, chosen: list[int], size: int) -> Any:
 
 
 def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut: int,
-             sink: CandidateSink, stop: int = 0) -> list[int]:
+             sink: CandidateSink, stop: int = 0) -> tuple[list[int], int]:
     """The candidates of depths `stop..depth` from the counts of the prefixes at `depth` (all
     of their records), into the sink; returns the prefixes at `depth` with a count above the
-    cut (those the next job reads under)."""
+    cut (those the next job reads under) and their number of records."""
     r = codec.radix
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
-    chosen = [int(k) for k in keys[counts > cut]]
+    above = counts > cut
+    chosen, under = [int(k) for k in keys[above]], int(counts[above].sum())
     for d in range(depth, stop - 1, -1):
         keep = counts > cut
         if codec.tree.end_of_record and d > 0:
@@ -475,7 +475,12 @@ def _roll_up(keys: IntArray, counts: IntArray, depth: int, codec: TreeCodec, cut
         if d > stop and keys.size:
             keys, first = np.unique(keys // r, return_index=True)
             counts = np.add.reduceat(counts, first)
-    return chosen
+    return chosen, under
+
+
+def _pairs(rows: list[Any]) -> IntArray:
+    """Spark's rows (key, count) as an array of two columns."""
+    return np.array([(key, c) for key, c in rows], np.int64).reshape(-1, 2)
 
 
 def _stream(rows: Iterable[Any], sink: CandidateSink, chunk: int = 1 << 16) -> None:

@@ -109,7 +109,7 @@ def test_spark_integer_leaves_two_jobs(spark: Any, tmp_path: Path,
     roll_up, bound, stream = (spark_engine._roll_up, spark_engine._Plan.deeper_bound,
                               spark_engine._stream)
 
-    def record_depth(keys: Any, counts: Any, depth: int, *args: Any) -> list[int]:
+    def record_depth(keys: Any, counts: Any, depth: int, *args: Any) -> tuple[list[int], int]:
         depths.append(depth)
         return roll_up(keys, counts, depth, *args)
 
