@@ -33,6 +33,7 @@ TYPED = {
     "int vs Fraction": (1, F(1)),
     "list of bool vs of int": ([False], [0]),
     "tuple of bool vs of int": ((0, False), (0, 0)),
+    "nested tuple of bool vs of int": ((0, (1, (False,))), (0, (1, (0,)))),
     "set of bool vs of int": (frozenset({True}), frozenset({1})),
     "dataclass field": (Release(False), Release(0)),
 }
