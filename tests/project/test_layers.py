@@ -29,6 +29,9 @@ PRIVACY_RANK = {"": 0, "divergence": 1, "enumeration": 2, "audit": 3, "claims": 
                 "accountants": 6}
 # may import every layer: the library API, the command line, the privacy gate for test suites
 COMPOSITION = ("betweencut.api", "betweencut.cli", "betweencut.testing")
+# the boundary with the user's code (issue 34): imported by the composition layers, never the
+# other way round
+BOUNDARY = "betweencut.boundary"
 # The registry finds every checker by importing `checkers` when asked (a registration side effect).
 ALLOWED = {("betweencut.proofs.registry", "betweencut.proofs.checkers"),
            # the audit command composes every layer: it registers the structural claims'
@@ -89,6 +92,11 @@ def _violations(module: str, targets: set[str]) -> list[str]:
         if (module, target) in ALLOWED:
             continue
         if layer == "betweencut":
+            if module.startswith(BOUNDARY) and target.startswith(
+                    (*COMPOSITION, "betweencut.engines", "betweencut.baselines")):
+                found.append(f"{where}: the boundary with the user's code imports only the "
+                             "core basics (the API, the CLI and the testing gate import it)")
+                continue
             if module.startswith(COMPOSITION):
                 continue
             if _layer(target) != "betweencut":
@@ -130,6 +138,8 @@ def test_imports_run_downwards(module: str) -> None:
     ("betweencut.betweencut", "betweencut.proofs.exact.arith"),
     ("betweencut.sparse", "betweencut.baselines.full_tree"),
     ("betweencut.properties.check", "betweencut.properties.teaching.basics"),
+    ("betweencut.boundary.sandbox", "betweencut.api.load"),
+    ("betweencut.boundary.sandbox", "betweencut.proofs.exact.arith"),
 ])
 def test_an_upward_import_is_caught(module: str, target: str) -> None:
     assert len(_violations(module, {target})) == 1
