@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union, cast
 
-from betweencut.errors import ParameterError, Undecided
-from betweencut.notation import database_text, record_text, replacement_text
-from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str
-from betweencut.proofs.exact.enclosure import Enclosure
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs, output_text
-from betweencut.proofs.privacy.divergence.components import Component, ComponentJoint
-from betweencut.proofs.privacy.divergence.renyi import OrderResult, check_order, zcdp
+from betweencut.proofs.exact.arith import ExpPoly, exact_str
+from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.renyi import (
+    RenyiClaim,
+    audit_renyi,
+    renyi_refutation,
+    renyi_row,
+)
 from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
@@ -41,7 +42,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     replace_pairs,
 )
 from betweencut.proofs.verdict import Claim as VerdictClaim
-from betweencut.proofs.verdict import Direction, Refutation, Relation, Row, Verdict, enclosure
+from betweencut.proofs.verdict import Relation, Verdict
 from betweencut.tree import Node
 
 __all__ = ["DP", "HOLDS", "RDP", "REFUTED", "ZCDP", "Claim", "PublishedRow", "Report",
@@ -133,128 +134,6 @@ class PublishedRow:
         return [*self.first, *rest]
 
 
-def _texts(pair: Neighbour) -> tuple[str, str, str | None]:
-    if pair.replaced is None:
-        return database_text(pair.first), record_text(pair.z), None
-    return (database_text(pair.first), replacement_text(*pair.replaced),
-            database_text(pair.second))
-
-
-def _direction(pair: Neighbour, forward: bool) -> Direction:
-    d = Direction.of(forward)
-    return d if pair.replaced is None else d.replaced()
-
-
-@dataclass
-class _Renyi:
-    """What the Rényi audit of a row found: the refuting order (with its pair and direction)
-    or, when it holds, the arguments of every direction; the largest order-2 divergence."""
-
-    holds: bool = True
-    witness: tuple[Neighbour, bool, OrderResult, Sequence[Component]] | None = None
-    arguments: list[dict[str, object]] = field(default_factory=list)
-    closest: tuple[Neighbour, bool, OrderResult] | None = None
-
-
-def _components(cache: LawCache, pair: Neighbour) -> ComponentJoint:
-    joint = cache.pair_joint(pair, "output")
-    if not isinstance(joint, ComponentJoint):
-        raise ParameterError("mechanism", type(joint).__name__, "a mechanism asking the field's "
-                             "primitives (betweencut.noise) for a Renyi or zCDP claim")
-    return joint
-
-
-def _renyi_audit(row: PublishedRow, cache: LawCache, pairs: list[Neighbour]) -> _Renyi:
-    claim = row.claim
-    found = _Renyi()
-    for pair in pairs:
-        joint = _components(cache, pair)
-        for forward in (True, False):
-            parts = joint.direction(forward)
-            if claim.kind == ZCDP:
-                result = zcdp(parts, claim.rho)
-                if result.undecided:
-                    raise Undecided(f"{row.name}: {result.undecided} (pair {_texts(pair)})")
-                if not result.holds and result.witness is not None:
-                    found.holds = False
-                    found.witness = (pair, forward, result.witness, parts)
-                    return found
-                found.arguments.append({"pair": " ~ ".join(t for t in _texts(pair) if t),
-                                        "direction": _direction(pair, forward).value,
-                                        **result.argument})
-                at_two = check_order(parts, Fraction(2), claim.rho * 2)
-            else:
-                at_two = check_order(parts, claim.order, claim.eps)
-                if not at_two.holds:
-                    found.holds = False
-                    found.witness = (pair, forward, at_two, parts)
-                    return found
-            if not at_two.divergence.infinite and (found.closest is None or enclosure(
-                    cast(Any, at_two.divergence), 64)[1] > enclosure(
-                    cast(Any, found.closest[2].divergence), 64)[1]):
-                found.closest = (pair, forward, at_two)
-    return found
-
-
-def _renyi_row(pair: Neighbour, forward: bool, result: OrderResult) -> Row:
-    d, z, d_prime = _texts(pair)
-    div = result.divergence
-    value: Any = _DivergenceValue(div)
-    return Row(d, z, "output", result.alpha, value, enclosure(value), result.bound,
-               result.holds, _direction(pair, forward), {"exact": result.exact}, d_prime,
-               order=result.alpha)
-
-
-class _DivergenceValue(Enclosure):
-    """`D_α` as an `Enclosure` whose exact text is its closed form (`log(S)/(α - 1)`)."""
-
-    def __init__(self, divergence: Any) -> None:
-        super().__init__(divergence.enclose, divergence.text())
-        self.divergence = divergence
-
-    def text(self) -> str:
-        return str(self.divergence.text())
-
-
-def _renyi_refutation(row: PublishedRow, pair: Neighbour, forward: bool, result: OrderResult,
-                      parts: Sequence[Component]) -> Refutation:
-    d, z, d_prime = _texts(pair)
-    direction = _direction(pair, forward)
-    bound: Any = result.bound
-    if result.divergence.infinite:
-        part = next(p for p in parts if not p.p.is_zero() and p.q.is_zero())
-        return Refutation(
-            row.claim.text, d, z, "output", direction, result.alpha,
-            (output_text(part.output),), 1, part.p, ExpRational(ExpPoly()), part.p, bound,
-            "D_alpha = oo at every order alpha > 1: this output has Q = 0 < P", d_prime,
-            order=result.alpha)
-    s = result.divergence.S
-    limit: Any = (ExpPoly.exp((result.alpha - 1) * bound) if isinstance(bound, Fraction) else
-                  _exp_enclosure(Enclosure.of(bound) * (result.alpha - 1)))
-    return Refutation(
-        row.claim.text, d, z, "output", direction, result.alpha, (), 0, cast(Any, s), limit,
-        _DivergenceValue(result.divergence), bound,
-        f"order {result.alpha}: P is the Renyi moment S, Q = e^((alpha - 1) * claimed), "
-        f"D_alpha = ln(S)/(alpha - 1) against the claimed {exact_str(bound)}"
-        + ("" if result.exact else " (certified)"), d_prime, order=result.alpha)
-
-
-def _exp_enclosure(x: Enclosure) -> Enclosure:
-    """`e^x` of an enclosed `x` (outward-rounded intervals)."""
-    from mpmath import iv
-
-    from betweencut.exact import iv_endpoints, iv_precision
-
-    def at(prec: int) -> tuple[Fraction, Fraction]:
-        lo, hi = x.enclose(prec)
-        with iv_precision(prec + 16):
-            a = iv_endpoints(iv.exp(iv.mpf(lo.numerator) / lo.denominator))[0]
-            b = iv_endpoints(iv.exp(iv.mpf(hi.numerator) / hi.denominator))[1]
-        return a, b
-
-    return Enclosure(at, f"exp({x.label})")
-
-
 def audit_published(row: PublishedRow) -> Verdict:
     """Decide `row`'s claim on every pair it lists (module docstring); the `Verdict` of a
     corpus row, with the report, whether the exact verdict agrees with the report's
@@ -272,6 +151,8 @@ def audit_published(row: PublishedRow) -> Verdict:
     subject = {"name": row.name, "title": row.title, "source": row.report.where,
                "date": row.report.date, "neighbours": row.relation.text()}
     out = Verdict("corpus", subject, claim.verdict_claim(row.relation), True, pairs=len(pairs))
+    renyi_claim = (RenyiClaim(ZCDP, rho=claim.rho) if claim.kind == ZCDP else
+                   RenyiClaim(RDP, order=claim.order, eps=claim.eps))
     if claim.kind == DP:
         found = audit_pairs(run, pairs, list(claim.points), cache=cache)
         out.holds = found.holds
@@ -286,18 +167,19 @@ def audit_published(row: PublishedRow) -> Verdict:
         else:
             facts["found"] = "holds on every pair audited"
     else:
-        renyi = _renyi_audit(row, cache, pairs)
+        renyi = audit_renyi(cache, pairs, renyi_claim)
         out.holds = renyi.holds
         if renyi.witness is not None:
             pair, forward, result, parts = renyi.witness
-            out.rows = [_renyi_row(pair, forward, result)]
-            out.refutation = _renyi_refutation(row, pair, forward, result, parts)
+            out.rows = [renyi_row(pair, forward, result)]
+            out.refutation = renyi_refutation(claim.text, pair, forward, result, parts)
             facts["found"] = (f"refuted at order {result.alpha}: D_{result.alpha} = "
                               f"{result.divergence.text()}")
             facts["witness_order"] = str(result.alpha)
+            out.pairs = renyi.pairs
         else:
             if renyi.closest is not None:
-                out.rows = [_renyi_row(*renyi.closest)]
+                out.rows = [renyi_row(*renyi.closest)]
             facts["found"] = ("certified for every order alpha > 1 on every pair audited"
                               if claim.kind == ZCDP else "holds on every pair audited")
             facts["argument"] = renyi.arguments

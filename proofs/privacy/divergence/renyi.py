@@ -265,7 +265,18 @@ class ZcdpResult:
 
 def _witness(parts: Sequence[Component], rho: Rho, orders: Sequence[Fraction]
              ) -> OrderResult | None:
+    """The first order refuting the claim: orders where the claim certainly holds (its
+    interval, computed from upper bounds of the moments, is above 0) are skipped before any
+    exact arithmetic."""
+    terms = _terms(parts, 64)
+    with iv_precision(64):
+        lo, hi = enclose(rho, 64)
+        rho_iv = iv.mpf([interval(lo).a, interval(hi).b])
     for alpha in orders:
+        with iv_precision(64):
+            g = _claim_jet(terms, rho_iv, Jet.variable(alpha, alpha))
+        if iv_endpoints(g.v)[0] > 0:
+            continue
         try:
             found = check_order(parts, alpha, _times(rho, alpha))
         except Undecided:
@@ -329,12 +340,22 @@ def _certify(parts: list[Component], rho: Rho) -> ZcdpResult:
     if tail <= 1:
         return ZcdpResult(rho, True, argument=argument)
     # 3. near 1, then [b, A]
+    terms = _terms(parts, JET_BITS)
     with iv_precision(JET_BITS):
-        near = _near_one(parts, rest, tail)
+        rest_iv = _rho_interval(rest)
+        near = _near_one(parts, terms, rest, rest_iv, tail)
         if isinstance(near, str):
             return ZcdpResult(rho, False, argument=argument, undecided=near)
         argument["taylor_to"] = str(near)
-        cells = _cover(parts, rest, near, tail)
+        cells = _cover(terms, rest_iv, near, tail)
+    if isinstance(cells, Fraction):  # g < 0 there: exactly the claim when no Gaussian part
+        if rho_max == 0:
+            found = check_order(parts, cells, _times(rho, cells))
+            if not found.holds:
+                return ZcdpResult(rho, False, found)
+        return ZcdpResult(rho, False, argument=argument, undecided=(
+            f"the bound fails at alpha = {cells} on an upper bound of the Gaussian parts' "
+            "moments, and no witness order was certified"))
     if isinstance(cells, str):
         return ZcdpResult(rho, False, argument=argument, undecided=cells)
     argument["cells"] = cells
@@ -362,24 +383,49 @@ def _ceil_dyadic(x: Fraction) -> Fraction:
     return Fraction(math.ceil(x * 1024), 1024)
 
 
-def _rest_jet(parts: list[Component], rest: Rho, a: Jet) -> Jet:
-    """`g(α) = ρ_r·α(α-1) - ln S_r(α)` on the jet `a`."""
-    total = Jet(0)
-    for part in parts:
-        if (part.p - part.q).is_zero():
-            log_ratio: Any = iv.mpf(0)
-        else:
-            log_ratio = _log_interval(part.p, JET_BITS) - _log_interval(part.q, JET_BITS)
-        q_lo, q_hi = part.q.enclose(JET_BITS)
-        term = (a * log_ratio).exp() * iv.mpf([interval(q_lo).a, interval(q_hi).b])
-        if part.shift is not None and part.shift.kind == LAPLACE:
-            term = term * part.shift.moment_jet(a)
-        total = total + term
-    g: Jet = a * (a - 1) * _rho_interval(rest) - total.log()
+def _rest_jet(terms: Sequence[Term], rest: Any, a: Jet) -> Jet:
+    """`g(α) = ρ_r·α(α-1) - ln S_r(α)` on the jet `a` (`rest`: `ρ_r` as an interval)."""
+    g: Jet = a * (a - 1) * rest - _sum_jet(terms, a, True).log()
     return g
 
 
-def _near_one(parts: list[Component], rest: Rho, tail: Fraction) -> Fraction | str:
+Term = tuple[Any, Any, Any]  # (ln(p/q), q, the moving part or None) as intervals
+
+
+def _terms(parts: Sequence[Component], prec: int) -> list[Term]:
+    """Each part's `ln(p/q)` and `q` as intervals at `prec` bits (computed once)."""
+    out: list[Term] = []
+    with iv_precision(prec):
+        for part in parts:
+            if (part.p - part.q).is_zero():
+                log_ratio: Any = iv.mpf(0)
+            else:
+                log_ratio = _log_interval(part.p, prec) - _log_interval(part.q, prec)
+            q_lo, q_hi = part.q.enclose(prec)
+            out.append((log_ratio, iv.mpf([interval(q_lo).a, interval(q_hi).b]), part.shift))
+    return out
+
+
+def _sum_jet(terms: Sequence[Term], a: Jet, laplace_only: bool) -> Jet:
+    """`Σ q·e^(α ln(p/q))·U(α)` on the jet `a` (`U` every moving part's `moment_jet`, or the
+    Laplace ones' only)."""
+    total = Jet(0)
+    for log_ratio, q, shift in terms:
+        term = (a * log_ratio).exp() * q
+        if shift is not None and (not laplace_only or shift.kind == LAPLACE):
+            term = term * shift.moment_jet(a)
+        total = total + term
+    return total
+
+
+def _claim_jet(terms: Sequence[Term], rho: Any, a: Jet) -> Jet:
+    """`ρ·α(α-1) - ln U(α)`, `U >= S` (every moving part's `moment_jet`): at most `g`."""
+    g: Jet = a * (a - 1) * rho - _sum_jet(terms, a, False).log()
+    return g
+
+
+def _near_one(parts: list[Component], terms: Sequence[Term], rest: Rho, rest_iv: Any,
+              tail: Fraction) -> Fraction | str:
     """A `b > 1` with `g >= 0` on `[1, b]` by Taylor's theorem (module docstring, 3)."""
     kl = kl_divergence(parts)
     if isinstance(kl, str):
@@ -404,24 +450,26 @@ def _near_one(parts: list[Component], rest: Rho, tail: Fraction) -> Fraction | s
         slope_lo = max(slope.enclose(64)[0], Fraction(0))
     for j in range(1, 31):
         b = min(1 + Fraction(1, 1 << j), tail)
-        g = _rest_jet(parts, rest, Jet.variable(Fraction(1), b))
+        g = _rest_jet(terms, rest_iv, Jet.variable(Fraction(1), b))
         m = iv_endpoints(g.d2)[0]
         if m >= 0 or (slope_lo > 0 and (b - 1) * (-m) <= 2 * slope_lo):
             return b
     return "g'' < 0 near alpha = 1 on every interval tried: not decided"
 
 
-def _cover(parts: list[Component], rest: Rho, lo: Fraction, hi: Fraction) -> int | str:
-    """Certify `g >= 0` on `[lo, hi]` by splitting it into intervals (module docstring, 3)."""
+def _cover(terms: Sequence[Term], rest: Any, lo: Fraction, hi: Fraction
+           ) -> int | Fraction | str:
+    """Certify `g >= 0` on `[lo, hi]` by splitting it into intervals (module docstring, 3):
+    the number of intervals, an order where `g < 0` (certified), or why neither."""
     stack = [(lo, hi)]
     cells = 0
     while stack:
         a, b = stack.pop()
         if b <= a:
             continue
-        g = _rest_jet(parts, rest, Jet.variable(a, b))
+        g = _rest_jet(terms, rest, Jet.variable(a, b))
         mid = (a + b) / 2
-        g_mid = _rest_jet(parts, rest, Jet.variable(mid, mid))
+        g_mid = _rest_jet(terms, rest, Jet.variable(mid, mid))
         naive = iv_endpoints(g.v)[0]
         slope = max(abs(x) for x in iv_endpoints(g.d1))
         centred = iv_endpoints(g_mid.v)[0] - slope * (b - a) / 2
@@ -429,7 +477,7 @@ def _cover(parts: list[Component], rest: Rho, lo: Fraction, hi: Fraction) -> int
             cells += 1
             continue
         if iv_endpoints(g_mid.v)[1] < 0:
-            return f"g({mid}) < 0: the bound fails at alpha = {mid} (certified on an upper bound)"
+            return mid
         if b - a < MIN_WIDTH or cells + len(stack) > MAX_CELLS:
             return f"not certified on [{a}, {b}]: the claim is tight inside (1, oo)"
         stack += [(mid, b), (a, mid)]
