@@ -283,17 +283,24 @@ class Refutation:
 
     def lines(self) -> list[str]:
         p_db, q_db = self.direction.databases()
-        if self.order is not None:
-            return self._renyi_lines(p_db, q_db)
-        shown = ", ".join(self.event[:SHOWN_EVENT])
-        more = self.event_size - min(self.event_size, SHOWN_EVENT)
-        event = f"{{{shown}{', ...' if more > 0 else ''}}}"
         out = [
             f"REFUTED: not {self.claim} on the {self.on}",
             (f"  pair: D = {self.D}, z = {self.z} (D+z adds z); direction "
              f"{self.direction.value}" if self.D_prime is None else
              f"  pair: D = {self.D}, D' = {self.D_prime} (replace-one: {self.z}); direction "
              f"{self.direction.value}"),
+        ]
+        out += self._renyi_lines(p_db, q_db) if self.order is not None else \
+            self._event_lines(p_db, q_db)
+        if self.note:
+            out.append(f"  ({self.note})")
+        return out
+
+    def _event_lines(self, p_db: str, q_db: str) -> list[str]:
+        shown = ", ".join(self.event[:SHOWN_EVENT])
+        more = self.event_size - min(self.event_size, SHOWN_EVENT)
+        event = f"{{{shown}{', ...' if more > 0 else ''}}}"
+        return [
             f"  event S ({self.event_size} output{'s' if self.event_size != 1 else ''}): "
             f"{event}",
             f"  P_{p_db}(S) = {_exact_text(self.P)} ~ {approx(self.P):.6g}",
@@ -302,26 +309,16 @@ class Refutation:
             f"{approx(self.delta):.6g} > delta = {exact_str(self.bound)} ~ "
             f"{approx(self.bound):.6g}",
         ]
-        if self.note:
-            out.append(f"  ({self.note})")
-        return out
 
     def _renyi_lines(self, p_db: str, q_db: str) -> list[str]:
+        """A Renyi refutation: the order, the moment `S` and `D_order` against the claim."""
         a = self.order
-        out = [
-            f"REFUTED: not {self.claim} on the {self.on}",
-            (f"  pair: D = {self.D}, z = {self.z} (D+z adds z); direction "
-             f"{self.direction.value}" if self.D_prime is None else
-             f"  pair: D = {self.D}, D' = {self.D_prime} (replace-one: {self.z}); direction "
-             f"{self.direction.value}"),
+        return [
             f"  order alpha = {a}: S = sum over outputs of P_{p_db}^{a} * P_{q_db}^(1-{a}) = "
             f"{_exact_text(self.P)} ~ {approx(self.P):.6g}",
             f"  D_{a}(P_{p_db} || P_{q_db}) = ln(S)/({a} - 1) = {_exact_text(self.delta)} ~ "
             f"{approx(self.delta):.6g} > {exact_str(self.bound)} ~ {approx(self.bound):.6g}",
         ]
-        if self.note:
-            out.append(f"  ({self.note})")
-        return out
 
 
 @dataclass

@@ -510,7 +510,14 @@ def _audit(user: UserMechanism, tree: PublicTree, params: Params | None,
                      if len(claim.points) > 1 else None)
     checked = chosen[:audited]
     if len(claim.points) == 1:
-        _epsilon_at_delta(out, cache, checked, claim)
+        from betweencut.proofs.privacy.divergence.components import NoExactCurve
+
+        try:
+            _epsilon_at_delta(out, cache, checked, claim)
+        except NoExactCurve:  # a released continuous value: certified laws, no exact curve
+            out.facts["epsilon_at_delta_note"] = ("no exact curve: a released continuous or "
+                                                  "discrete Gaussian value moves between the "
+                                                  "databases (its profile is certified)")
     if baseline is not None:
         out.regressions = _regressions(user, baseline, tree, params, checked, claim)
     return out

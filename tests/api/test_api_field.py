@@ -95,3 +95,17 @@ def test_zcdp_and_rdp_claims_of_a_field_mechanism_from_the_api_and_cli() -> None
                      cwd=str(EXAMPLES))
     ran.contract()
     assert ran.status == 1 and json.loads(ran.out)["refutation"]["order"] == "2"
+
+
+def test_a_released_laplace_value_is_audited_without_an_exact_curve() -> None:
+    from betweencut.noise import Noise, NoisyValue
+
+    def laplace_count(db: object, test: object) -> object:
+        return test(NoisyValue(len(db), Noise.laplace(1)))  # type: ignore[arg-type, operator]
+
+    exact = audit_mechanism(laplace_count, height=2, exhaustive=1, epsilon=1, delta=0)
+    assert exact.holds and "epsilon_at_delta_note" in exact.facts
+    refuted = audit_mechanism(laplace_count, height=2, exhaustive=1, epsilon=Fraction(1, 2),
+                              delta=0)
+    assert not refuted.holds and refuted.refutation is not None
+    jsonschema.validate(refuted.as_json(), schema("verdict"))

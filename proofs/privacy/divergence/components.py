@@ -31,7 +31,7 @@ from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_c
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile, check_eps
 from betweencut.proofs.verdict import Direction
 
-__all__ = ["Component", "ComponentJoint"]
+__all__ = ["Component", "ComponentJoint", "NoExactCurve"]
 
 SHOWN = 4
 
@@ -53,6 +53,12 @@ class Component:
     @property
     def atom(self) -> bool:
         return self.shift is None
+
+
+class NoExactCurve(ParameterError):
+    """The laws have a part whose likelihood ratio takes infinitely many values (a released
+    continuous or discrete Gaussian value that moves): their profile is certified point by
+    point (`profile(ε)`), and there is no exact curve `δ(ε)` to draw."""
 
 
 def _exact(x: Value) -> bool:
@@ -121,8 +127,8 @@ class ComponentJoint(PairProfile):
         (`ParameterError` otherwise: a moving continuous value has a certified profile, point by
         point, through `profile(ε)`)."""
         if not all(part.atom for part in self.components):
-            raise ParameterError("curve", "a released continuous value", "laws whose outputs "
-                                 "are finitely many atoms; use profile(eps) (certified)")
+            raise NoExactCurve("curve", "a released continuous value", "laws whose outputs "
+                               "are finitely many atoms; use profile(eps) (certified)")
 
         def atoms(forward: bool) -> list[tuple[ExpPoly, ExpPoly, tuple[ExpPoly, ExpPoly]]]:
             out = []
