@@ -42,7 +42,7 @@ from betweencut.validate import exact_number
 
 __all__ = [
     "CONTINUOUS", "DISCRETE", "DISCRETE_GAUSSIAN", "DISCRETE_LAPLACE", "FIELD_PRIMITIVES",
-    "GAUSSIAN", "LAPLACE", "NOISE_KINDS", "Bernoulli", "BernoulliExp", "ExponentialMechanism",
+    "GAUSSIAN", "LAPLACE", "MAX_CANDIDATES", "MAX_PERMUTED", "NOISE_KINDS", "Bernoulli", "BernoulliExp", "ExponentialMechanism",
     "FieldQuery", "KaryRandomizedResponse", "Noise", "NoiseTestBase", "NoisyValue",
     "PermuteAndFlip", "RandomizedResponse", "Released", "ReleasedUse", "ReplayNoise",
     "UniformChoice", "UniformPermutation", "answers_of", "is_answer", "is_field_query",
@@ -53,7 +53,8 @@ LAPLACE, GAUSSIAN = "laplace", "gaussian"
 DISCRETE = (DISCRETE_LAPLACE, DISCRETE_GAUSSIAN)
 CONTINUOUS = (LAPLACE, GAUSSIAN)
 NOISE_KINDS = (*DISCRETE, *CONTINUOUS)
-MAX_CANDIDATES = 64  # candidates of a choice (a permutation of 64 has 64! answers: enumerated?)
+MAX_CANDIDATES = 64  # candidates of a choice (scores, k, n)
+MAX_PERMUTED = 8  # items of a uniform permutation (8! = 40320 answers, each enumerated)
 SCALE_MEANING = {DISCRETE_LAPLACE: "b, P(y) ∝ e^(-|y|/b)", DISCRETE_GAUSSIAN: "sigma^2",
                  LAPLACE: "b, density ∝ e^(-|y|/b)", GAUSSIAN: "sigma"}
 
@@ -164,12 +165,12 @@ class UniformChoice:
 
 @dataclass(frozen=True, slots=True)
 class UniformPermutation:
-    """A uniform permutation of `range(n)` (a tuple), `1 <= n <= 8` (8! = 40320 answers)."""
+    """A uniform permutation of `range(n)` (a tuple), `1 <= n <= MAX_PERMUTED`."""
 
     n: int
 
     def __post_init__(self) -> None:
-        _count(self.n, "n", 1, 8)
+        _count(self.n, "n", 1, MAX_PERMUTED)
 
 
 @dataclass(frozen=True, slots=True)
