@@ -42,7 +42,8 @@ from betweencut.validate import exact_number
 
 __all__ = [
     "CONTINUOUS", "DISCRETE", "DISCRETE_GAUSSIAN", "DISCRETE_LAPLACE", "FIELD_PRIMITIVES",
-    "GAUSSIAN", "LAPLACE", "MAX_CANDIDATES", "MAX_PERMUTED", "NOISE_KINDS", "Bernoulli", "BernoulliExp", "ExponentialMechanism",
+    "GAUSSIAN", "LAPLACE", "MAX_CANDIDATES", "MAX_PERMUTED", "NOISE_KINDS", "Bernoulli",
+    "BernoulliExp", "ExponentialMechanism",
     "FieldQuery", "KaryRandomizedResponse", "Noise", "NoiseTestBase", "NoisyValue",
     "PermuteAndFlip", "RandomizedResponse", "Released", "ReleasedUse", "ReplayNoise",
     "UniformChoice", "UniformPermutation", "answers_of", "is_answer", "is_field_query",
