@@ -143,3 +143,14 @@ def test_claims_are_checked() -> None:
         zcdp(parts, F(0))
     with pytest.raises(ParameterError):
         check_order(parts, 1, F(1))
+
+
+def test_renyi_claims_are_read_exactly() -> None:
+    from betweencut.proofs.privacy.audit.renyi import RenyiClaim
+
+    assert RenyiClaim.parse("zcdp:1/8").rho == F(1, 8)
+    claim = RenyiClaim.parse("rdp:3/2:0.25")
+    assert (claim.order, claim.eps) == (F(3, 2), F(1, 4))
+    for bad in ("zcdp:0", "zcdp:", "rdp:1:1", "rdp:2", "renyi:2:1", "zcdp:0.1e999999"):
+        with pytest.raises(ParameterError):
+            RenyiClaim.parse(bad)
