@@ -15,9 +15,8 @@ from typing import Any
 from betweencut.errors import ParameterError, public_height, shown
 from betweencut.exact import LogReal
 from betweencut.params import Params
+from betweencut.tree import MAX_CALIBRATION_HEIGHT
 from betweencut.validate import exact_value
-
-MAX_CALIBRATION_HEIGHT = 1 << 4096  # the command line's bound: heights it reads and prints
 
 
 def path_query_bound(height: int) -> int:

@@ -20,6 +20,8 @@ from betweencut.interop import exact_integer
 Node = tuple[int, ...]
 END_OF_RECORD = "⊣"
 MAX_ARITY = 1 << 16  # children per node: more cannot be named or traversed in reasonable time
+MAX_RUN_HEIGHT = 4096  # the height of a tree the mechanism runs on records over
+MAX_CALIBRATION_HEIGHT = 1 << 4096  # the command line's bound: heights it reads and prints
 
 
 class PublicTree:

@@ -36,9 +36,9 @@ from betweencut.exact_text import (
 )
 from betweencut.interop import exact_integer
 from betweencut.tree import MAX_ARITY as MAX_ARITY
+from betweencut.tree import MAX_RUN_HEIGHT as MAX_RUN_HEIGHT
 from betweencut.tree import Node, PublicTree
 
-MAX_RUN_HEIGHT: Final = 4096
 MAX_LINE_BYTES: Final = 1 << 16
 MAX_SEED_BYTES: Final = 512
 #: numpy's unsigned 64-bit integers above this are refused: most often a wrapped-around negative

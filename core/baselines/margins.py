@@ -158,6 +158,12 @@ class MarginSetting:
 
 
 ALL = ("betweencut", "eq25_L", "eq25_log2h", "laplace", "gaussian", "ghazi", "lumberjack")
+LABELS = {  # each margin's name in tables and plots (the command line's and the notebooks')
+    "betweencut": "BetweenCut (Eq. 24)", "eq25_L": "Eq. 25, X = L",
+    "eq25_log2h": "Eq. 25, X = log2 h",
+    "laplace": "full-tree Laplace (Eq. 27)", "gaussian": "full-tree Gaussian (Eq. 30)",
+    "ghazi": "Ghazi et al. (Eq. 10)", "lumberjack": "Lumberjack-style",
+}
 
 
 def margin_row(setting: MarginSetting, h: int) -> dict[str, Any]:

@@ -3,6 +3,11 @@
 Exit status: 0 success (every audited claim holds), 1 a claim refuted, 2 bad usage or bad input
 (one line on stderr, never a traceback), 3 a certified comparison left undecided.
 This package is the only part of `betweencut` (core) that imports `betweencut.proofs`.
+
+Starting is cheap: `--version` is answered before any parser is built, and building the parser
+imports only the commands' modules and the light modules of core (no checker, numpy, sympy
+nor mpmath); each command's handler imports what it needs when it runs
+(`tests/core/cli/test_cli_startup.py`, `bench/cli_startup.py`).
 """
 
 from __future__ import annotations
@@ -10,18 +15,22 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from betweencut.cli import audit, calibrate, classify, margins
-from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, Parser, UsageError, make_parser
-from betweencut.errors import BetweenCutError, Undecided, one_line
+if TYPE_CHECKING:
+    from betweencut.cli._common import Parser
 
 EXIT_BROKEN_PIPE = 141
-COMMANDS = [classify, calibrate, audit, margins]
+COMMANDS = ("classify", "calibrate", "audit", "margins")  # modules under betweencut.cli
 
 
-def build_parser(audit_groups: bool = True) -> Parser:
+def build_parser() -> Parser:
     """The whole command line's parser (the documentation's CLI reference is generated from
-    it); the `audit` groups import every checker, so `main` adds them only when asked for."""
+    it)."""
+    from importlib import import_module
+
+    from betweencut.cli._common import make_parser
+
     parser = make_parser(
         "betweencut",
         "BetweenCut: differentially private heavy-node classification on public trees, "
@@ -32,24 +41,23 @@ def build_parser(audit_groups: bool = True) -> Parser:
                         help="print the package version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=type(parser))
     for command in COMMANDS:
-        if command is audit:
-            audit.add_parser(sub, groups=audit_groups)
-        else:
-            command.add_parser(sub)
+        import_module(f"betweencut.cli.{command}").add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(audit_groups="audit" in words)
+    if words == ["--version"]:  # the commonest question, answered without a parser
+        return _version()
+    from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError
+    from betweencut.errors import BetweenCutError, Undecided
+
+    parser = build_parser()
     args = None
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         if args.version:
-            from betweencut.schemas import version
-
-            print(f"betweencut {version()}")
-            return 0
+            return _version()
         if args.command is None:
             raise UsageError("a command is required: classify, calibrate, audit or margins")
         status = int(args.handler(args))
@@ -77,8 +85,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _version() -> int:
+    from betweencut.schemas import VERSION
+
+    print(f"betweencut {VERSION}")
+    return 0
+
+
 def _say(message: str) -> None:
     """One short line on stderr, whatever the message holds (newlines escaped, long values cut)."""
+    from betweencut.errors import one_line
+
     sys.stdout.flush()
     print(f"betweencut: {one_line(message)}", file=sys.stderr)
 

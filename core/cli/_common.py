@@ -1,4 +1,9 @@
-"""Shared pieces of the command line: the parser that never exits, exact numbers, progress."""
+"""Shared pieces of the command line: the parser that never exits, exact numbers, progress.
+
+Building the parser imports only this, argparse and the light modules of core (errors, tree,
+progress): what a flag's value needs to be read (`betweencut.validate`) is imported when a value
+is read, and what a command does when its handler runs (`tests/core/cli/test_cli_startup.py`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,6 @@ from typing import Any, NoReturn
 
 from betweencut.errors import BetweenCutError
 from betweencut.progress import DEFAULT_BUDGET, Tracker
-from betweencut.validate import int_text, number_text
 
 EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
 MAX_INT_ARGUMENT = 10**18  # no integer flag needs more; checked before any work
@@ -52,6 +56,8 @@ def rational(name: str) -> type:
     before parsing a text too long or an exponent too large to build (`betweencut.validate`)."""
 
     def read(text: str) -> Fraction:
+        from betweencut.validate import number_text
+
         try:
             return number_text(text, name)
         except BetweenCutError as exc:
@@ -66,6 +72,8 @@ def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
     """An argparse `type` reading an integer in `[minimum, maximum]`, checked before use."""
 
     def read(text: str) -> int:
+        from betweencut.validate import int_text
+
         try:
             return int_text(text, name, minimum, maximum, why)
         except BetweenCutError as exc:

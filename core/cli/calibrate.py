@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from betweencut.calibration import MAX_CALIBRATION_HEIGHT
 from betweencut.cli._common import add_accountant_flag, add_command, positive_int, rational
 from betweencut.schemas import header
+from betweencut.tree import MAX_CALIBRATION_HEIGHT
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

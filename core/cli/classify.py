@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from betweencut.classifier import plan
 from betweencut.cli._common import (
     StatusLine,
     UsageError,
@@ -17,9 +16,9 @@ from betweencut.cli._common import (
 )
 from betweencut.cli.release import TERMS, print_diagnostics, print_release
 from betweencut.datasets import UNICODE_HEIGHT, unicode_tree
+from betweencut.exact_text import MAX_NUMBER_TEXT
 from betweencut.records import parse_records
-from betweencut.tree import MAX_ARITY, PublicTree, kary_tree, prefix_tree
-from betweencut.validate import MAX_NUMBER_TEXT, MAX_RUN_HEIGHT, text_lines
+from betweencut.tree import MAX_ARITY, MAX_RUN_HEIGHT, PublicTree, kary_tree, prefix_tree
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -114,6 +113,8 @@ def _public_tree(args: argparse.Namespace) -> PublicTree:
 
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import classify
+    from betweencut.classifier import plan
+    from betweencut.validate import text_lines
 
     tree = _public_tree(args)
     if args.input in (None, "-") and (args.column is not None

@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from betweencut.baselines.margins import ALL, MarginSetting, crossover, margin_row
-from betweencut.calibration import MAX_CALIBRATION_HEIGHT
 from betweencut.cli._common import (
     UsageError,
     add_accountant_flag,
@@ -21,16 +19,7 @@ from betweencut.cli._common import (
     rational,
 )
 from betweencut.errors import BetweenCutError
-from betweencut.tree import MAX_ARITY
-from betweencut.validate import int_text
-
-LABELS = {
-    "betweencut": "BetweenCut (Eq. 24)", "eq25_L": "Eq. 25, X = L",
-    "eq25_log2h": "Eq. 25, X = log2 h",
-    "laplace": "full-tree Laplace (Eq. 27)", "gaussian": "full-tree Gaussian (Eq. 30)",
-    "ghazi": "Ghazi et al. (Eq. 10)", "lumberjack": "Lumberjack-style",
-}
-
+from betweencut.tree import MAX_ARITY, MAX_CALIBRATION_HEIGHT
 
 MAX_TABLE_HEIGHTS = 100
 MAX_LOG2_HEIGHT = 2048  # the crossover search: about 20 s at the bound
@@ -38,6 +27,8 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 
 
 def _heights(text: str) -> list[int]:
+    from betweencut.validate import int_text
+
     parts = [part for part in text.split(",") if part.strip()]
     if not parts or len(parts) > MAX_TABLE_HEIGHTS:
         raise argparse.ArgumentTypeError(
@@ -88,6 +79,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import margins
+    from betweencut.baselines.margins import ALL, LABELS
 
     data = margins(args.epsilon, args.delta, beta=args.beta, arity=args.arity,
                    heights=args.heights, tau=args.tau, ghazi_m=args.ghazi_m,
@@ -140,6 +132,8 @@ def plot(args: argparse.Namespace, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UsageError("--plot needs matplotlib: pip install 'betweencut[plot]'") from None
+    from betweencut.baselines.margins import ALL, LABELS, MarginSetting, crossover, margin_row
+
     setting = MarginSetting.of(args.epsilon, args.delta, args.beta, args.arity, args.tau,
                                args.ghazi_m)
     top = min(args.max_log2_height, 256)

@@ -12,11 +12,13 @@ Any command that classifies (whatever engine reads the records) builds its outpu
 from __future__ import annotations
 
 import json
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from betweencut.classifier import Classification
 from betweencut.errors import BetweenCutError
 from betweencut.schemas import header
+
+if TYPE_CHECKING:  # the parser reads TERMS: no mechanism imported to build it
+    from betweencut.classifier import Classification
 
 PUBLIC_KEYS = frozenset({
     "schema", "version", "heavy", "heavy_count", "light_count", "nodes", "tree", "height",

@@ -14,17 +14,15 @@ from importlib import resources
 from typing import Any
 
 KINDS = ("verdict", "claims", "corpus", "classify", "calibrate", "margins")
+# The package's version, written here only: pyproject.toml reads it (`[tool.setuptools.dynamic]`),
+# so the installed metadata says the same; `betweencut --version` prints it without reading the
+# metadata (importlib.metadata alone takes about half as long as importing numpy).
+VERSION = "0.1.0"
 
 
 def version() -> str:
-    """The installed package's version (`0+unknown` from a bare source tree)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed("betweencut")
-    except PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "0+unknown"
+    """The package's version (`VERSION`, which the installed metadata repeats)."""
+    return VERSION
 
 
 def header(kind: str) -> dict[str, str]:

@@ -101,7 +101,7 @@ def cli_reference() -> str:
     previous = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"  # argparse wraps the usage line to the terminal's width
     try:
-        parser = build_parser(audit_groups=True)
+        parser = build_parser()
         parts = []
         for words, p in _walk(parser, ["betweencut"]):
             level = "#" * min(len(words) + 1, 4)

@@ -46,8 +46,7 @@ def plot_margins(ax: Any, rows: Sequence[Mapping[str, Any]],
     are not flattened by one that grows like `h²`."""
     from math import log2
 
-    from betweencut.baselines.margins import ALL, DETERMINISTIC
-    from betweencut.cli.margins import LABELS
+    from betweencut.baselines.margins import ALL, DETERMINISTIC, LABELS
 
     shown = [r for r in rows if max_log2_h is None or log2(r["h"]) <= max_log2_h]
     fitted: list[float] = []
@@ -83,7 +82,7 @@ def baseline_margins(setting: Any, heights: Iterable[int],
                      names: Sequence[str] = ("lumberjack",)) -> dict[str, list[float]]:
     """The margins `names` of `margin_row` at each height, keyed by the command's label
     (floats, for display beside `depth.plot_margin_pairs`)."""
-    from betweencut.cli.margins import LABELS
+    from betweencut.baselines.margins import LABELS
 
     rows = margin_table(setting, heights)
     return {LABELS[n]: [float(r[n]) for r in rows] for n in names}

@@ -45,7 +45,7 @@ def test_citation_file_validates_against_the_cff_schema() -> None:
     citation = _citation()
     jsonschema.Draft7Validator(schema).validate(citation)
     assert citation["cff-version"] == "1.2.0" and citation["type"] == "software"
-    assert citation["version"] == PYPROJECT["project"]["version"]
+    assert citation["version"] == version("betweencut")
     assert citation["license"] == "MIT"
     paper = citation["preferred-citation"]
     assert "BetweenCut" in paper["title"] and "2610.10075" in paper["url"]
@@ -59,7 +59,7 @@ def test_changelog_keeps_a_changelog() -> None:
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert text.startswith("# Changelog") and "Keep a Changelog" in text
     versions = re.findall(r"^## \[([^\]]+)\]", text, flags=re.M)
-    assert versions[0] == "Unreleased" and PYPROJECT["project"]["version"] in versions
+    assert versions[0] == "Unreleased" and version("betweencut") in versions
     kinds = set(re.findall(r"^### (\w+)", text, flags=re.M))
     assert kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
 
