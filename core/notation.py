@@ -22,7 +22,6 @@ from betweencut.errors import ParameterError
 
 Record = tuple[int, ...]
 EMPTY_RECORD = "()"
-MAX_RUN = 1 << 64  # `i^k` with k up to 2^64 (a leaf at any height the package accepts)
 MAX_TEXT = 100_000  # characters of one record or database text read back
 RUN_FROM = 4  # runs of at least this many equal integers are written `i^k`
 

@@ -40,7 +40,6 @@ MAX_AUDIT_R = 1000
 MAX_AUDIT_TAU = 10**6
 MAX_EXHAUSTIVE = 64
 MAX_PRIVTREE_SIZE = 1000  # a PrivTree database size (the count DP's table is (depth+1)(N+1))
-PRIVTREE_LIST_CAP = 50000
 THEOREM_5_4 = "theorem-5.4"
 ACCOUNTANTS = ("paper", "tight")
 

@@ -55,7 +55,6 @@ from betweencut.sparse import Encoding, Level, SparseRun, run_levels
 
 IntArray = npt.NDArray[np.int64]
 DEFAULT_MAX_CANDIDATES = 50_000_000  # 1.25 GB of candidates in memory, then on disk
-BYTES_PER_CANDIDATE = 25
 CHUNK = 1 << 20  # nodes per step of the chunked passes over a level
 Allocate = Callable[[str, int, type], npt.NDArray[Any]]
 

@@ -49,7 +49,6 @@ from betweencut.validate import MAX_LINE_BYTES, text_lines
 
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".txt": "text"}
 STDIN_HINT = "give a regular file, or pipe the records to stdin with INPUT -"
-BOM = b"\xef\xbb\xbf"
 CHUNK_BYTES = 1 << 24
 
 

@@ -81,10 +81,6 @@ def _pair_text(pair: Neighbour) -> dict[str, str]:
     return out
 
 
-def _strings(cex: dict[str, object]) -> dict[str, object]:
-    return {k: (v if isinstance(v, str | int) else str(v)) for k, v in cex.items()}
-
-
 def _tightest(verdict: AuditVerdict) -> dict[str, Any]:
     worst = verdict.worst
     if worst is None:
