@@ -9,7 +9,6 @@ import pytest
 
 from betweencut.cli import main
 from betweencut.params import Params
-from betweencut.proofs.privacy.claims.search import search_worst_pair
 from betweencut.tree import kary_tree
 
 CONTRACT = ["audit", "privacy", "--arity", "2", "--height", "3", "--lam", "0.5", "--R", "2",
@@ -75,42 +74,29 @@ def test_theorem_5_4_cli_exhaustive(capsys: pytest.CaptureFixture[str]) -> None:
         "Laplace scale lambda")
 
 
-def test_theorem_5_4_search_mode_finds_a_tight_pair() -> None:
-    """On (1, 1, 1) the bound is >= 1 at every r (nothing to find: every draw is skipped); with
-    R = 12 the search has power and reports a worst pair with tightness in (0, 1]."""
-    none = search_worst_pair(kary_tree(2, 3), Params.of(1, 1, 1), max_examples=5)
-    assert none.tried == 0 and none.skipped >= 1 and none.worst is None
-    result = search_worst_pair(kary_tree(2, 3), Params.of(1, Fraction(1, 2), 12),
-                               max_examples=15)
-    assert result.refutation is None and result.worst is not None and result.tried >= 1
-    lo, hi = result.worst.tightness()
-    assert 0 < lo <= hi <= 1
+def test_theorem_5_4_search_mode_finds_a_worst_pair_within_the_bound() -> None:
+    """The one search (`audit_mechanism(..., search=N)`) on BetweenCut itself: with R = 12 the
+    instance has power, and the worst pair drawn has delta > 0 and holds."""
+    from betweencut.api import audit_mechanism
+    from betweencut.betweencut import BetweenCut
+
+    verdict = audit_mechanism(BetweenCut, search=15, height=3, tau=1, lam=Fraction(1, 2), R=12,
+                              claim="theorem-5.4", on="heavy")
+    assert verdict.holds and verdict.worst is not None and verdict.worst.delta_in[1] > 0
 
 
-def test_theorem_5_4_search_varies_lambda_r_tau_and_refutes_laplace_scale() -> None:
-    """Issue 12: the Laplace-scale variant passes every search at R <= 3 and is refuted once
-    the search may vary R into the calibrated regime (and lambda, tau)."""
-    from betweencut.proofs.privacy.claims.gallery import LaplaceScaleLambda
+@pytest.mark.parametrize(("variant", "flags"), [
+    ("LaplaceScaleLambda", {"height": 3, "tau": 2, "lam": Fraction(1, 2), "R": 12}),
+    ("GuardsWithoutR", {"height": 2, "tau": 2, "lam": 1, "R": 3}),
+])
+def test_theorem_5_4_search_mode_refutes_a_broken_variant(variant: str,
+                                                          flags: dict[str, object]) -> None:
+    from betweencut.api import audit_mechanism
+    from betweencut.proofs.privacy.claims import gallery
 
-    tree, base = kary_tree(2, 3), Params.of(2, Fraction(1, 2), 2)
-    small = search_worst_pair(tree, base, max_examples=15, variant=LaplaceScaleLambda,
-                              Rs=[Fraction(2), Fraction(3)])
-    assert small.refutation is None
-    wide = search_worst_pair(tree, base, max_examples=30, variant=LaplaceScaleLambda,
-                             lams=[Fraction(1, 2), Fraction(1)], Rs=[Fraction(2), Fraction(12),
-                                                                     Fraction(40)],
-                             taus=[Fraction(0), Fraction(2)])
-    assert wide.refutation is not None and wide.refutation_params is not None
-    assert wide.refutation_params.R.compare(12) >= 0
-
-
-def test_theorem_5_4_search_mode_refutes_a_broken_variant() -> None:
-    from betweencut.proofs.privacy.claims.gallery import GuardsWithoutR
-
-    result = search_worst_pair(kary_tree(2, 2), Params.of(2, 1, 3), max_examples=30,
-                               variant=GuardsWithoutR)
-    assert result.refutation is not None
-    assert result.refutation.counterexample()["excess"] > 0
+    verdict = audit_mechanism(getattr(gallery, variant), search=30, claim="theorem-5.4",
+                              on="heavy", **flags)  # type: ignore[arg-type]
+    assert not verdict.holds and verdict.refutation is not None
 
 
 def test_theorem_5_5_cli_exhaustive_audits_the_promised_epsilon_delta(
