@@ -32,6 +32,7 @@ from typing import Any
 from mpmath import iv
 
 from betweencut.baselines.lumberjack import lumberjack_calibrate
+from betweencut.bisection import certified_bisect, grid_midpoint
 from betweencut.calibration import calibrate, check_privacy_budget
 from betweencut.certified import bounds, certified_compare, midpoint, q
 from betweencut.errors import ParameterError
@@ -234,13 +235,7 @@ def crossover(setting: MarginSetting, baseline: str, max_L: int = 1024) -> Cross
         if not bc_le(hi):
             last_fail = hi
             continue
-        while hi - lo > 1:  # invariant: fails at lo, holds at hi
-            mid = (lo + hi) // 2
-            if bc_le(mid):
-                hi = mid
-            else:
-                lo = mid
-        last_fail = lo
+        _, last_fail = certified_bisect(bc_le, hi, lo, grid_midpoint)
     if baseline == "lumberjack":
         start = scan_to + 1
         if not bc_le(1 << (start - 1)):
@@ -253,12 +248,8 @@ def crossover(setting: MarginSetting, baseline: str, max_L: int = 1024) -> Cross
             lo_l, hi_l = start + step // 2, min(start + step, bound)  # fails at lo_l, holds hi_l
             if step == 1:
                 lo_l = start
-            while hi_l - lo_l > 1:
-                mid = (lo_l + hi_l) // 2
-                if bc_le(1 << (mid - 1)):
-                    hi_l = mid
-                else:
-                    lo_l = mid
+            hi_l, _ = certified_bisect(lambda big_l: bc_le(1 << (big_l - 1)), hi_l, lo_l,
+                                       grid_midpoint)
             last_fail = (1 << hi_l - 1) - 1
         return Crossover(baseline, last_fail + 1, max(max_L, start), True)
     final = (1 << max_L) - 1

@@ -24,11 +24,11 @@ import math
 from fractions import Fraction
 from typing import Final
 
+from betweencut.bisection import certified_bisect
 from betweencut.calibration import Calibration, calibrate, check_privacy_budget
 from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.exact import LogReal, certified_sign
 from betweencut.proofs.exact.arith import certainly_le, exact_str
-from betweencut.proofs.exact.bisection import certified_bisect
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.accountants.accountant import accountant
 from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper

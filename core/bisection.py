@@ -1,7 +1,8 @@
 """The one bisection of the package: narrow a bracket of a monotone predicate decided exactly.
 
 Every search for "the least `ε` whose certified `δ(ε)` fits", "the largest `δ0` the accountant
-still certifies" or "the smallest `ε` with `δ(ε) <= t`" is the same loop: an end known to fit
+still certifies", "the smallest `ε` with `δ(ε) <= t`" or "the least height from which a margin
+is the smallest" is the same loop: an end known to fit
 (`good`), an end not known to fit (`bad`), a point between them tested by the caller's exact
 predicate, and the bracket halved. `certified_bisect` is that loop; the midpoint rule says how
 points are named (a grid index, a rational of a given width, a short decimal) and when the
