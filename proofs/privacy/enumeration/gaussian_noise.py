@@ -41,12 +41,12 @@ from betweencut.noisy_queries import (
     QueryTest,
     is_gaussian,
 )
-from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile, check_eps
+from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile
 from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
     CacheFactory,
@@ -62,9 +62,9 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryMechanism,
     WholeLawCache,
     answer_sequences,
+    hockey_stick,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
-from betweencut.proofs.verdict import Direction
 from betweencut.tree import Node
 
 __all__ = [
@@ -73,7 +73,6 @@ __all__ = [
 ]
 
 Probability = Union[ExpPoly, Enclosure]  # noqa: UP007
-SHOWN = 4
 _NONE = "none"
 
 
@@ -187,24 +186,6 @@ def enumerate_certified(run: Callable[[QueryTest], Hashable], limit: int = DEFAU
     return law
 
 
-def _excess(po: Probability, qo: Probability, grow: ExpPoly, grow_node: Enclosure
-            ) -> Probability:
-    """`P(o) - e^ε·Q(o)`: exact when both are exact, `(1 - e^ε)·P(o)` when the two are known
-    equal (`Enclosure.same_value`), else an enclosure."""
-    if isinstance(po, ExpPoly) and isinstance(qo, ExpPoly):
-        return po - qo * grow
-    p_node = Enclosure.of(po)
-    if p_node.same_value(qo):
-        return p_node * (1 - grow)
-    return p_node - Enclosure.of(qo) * grow_node
-
-
-def _certainly_positive(x: Probability) -> bool:
-    if isinstance(x, ExpPoly):
-        return not x.is_zero() and sign(x) > 0
-    return x.enclose(64)[0] > 0
-
-
 class CertifiedJoint(PairProfile):
     """The privacy profile of two laws whose probabilities are exact or enclosed.
 
@@ -219,35 +200,7 @@ class CertifiedJoint(PairProfile):
         self.outputs = sorted({*p, *q}, key=repr)
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
-        eps = check_eps(eps)
-        p, q = (self.p, self.q) if forward else (self.q, self.p)
-        grow = ExpPoly.exp(eps)
-        grow_node = Enclosure.of(grow)
-        zero = ExpPoly()
-        terms: list[Probability] = []
-        event: list[Hashable] = []
-        for o in self.outputs:
-            po, qo = p.get(o, zero), q.get(o, zero)
-            if po.is_zero():
-                continue
-            excess = _excess(po, qo, grow, grow_node)
-            if isinstance(excess, ExpPoly):
-                if sign(excess) > 0:
-                    terms.append(excess)
-                    event.append(o)
-                continue
-            terms.append(excess.positive_part())
-            if _certainly_positive(excess):
-                event.append(o)
-        delta = Enclosure.sum(terms, f"delta({eps})")
-        p_event = Enclosure.sum((p[o] for o in event), "P(S)")
-        q_event = Enclosure.sum((q.get(o, zero) for o in event), "Q(S)")
-        shown = tuple(event[:SHOWN])
-        # HockeyStick is typed for exact values; an Enclosure offers the same arithmetic, the
-        # gate's `certified_sign`, `enclose` and `str` (see the module doc).
-        return HockeyStick(eps, cast(ExpPoly, delta), len(event), cast(ExpPoly, p_event),
-                           cast(ExpPoly, q_event), Direction.of(forward),
-                           lambda: shown)
+        return hockey_stick(self.p, self.q, self.outputs, eps, forward, Enclosure.sum)
 
     def profile(self, eps: Fraction) -> HockeyStick:
         """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` as an enclosure (no comparison decided); the

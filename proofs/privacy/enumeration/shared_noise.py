@@ -38,6 +38,7 @@ from betweencut.noisy_queries import (
 from betweencut.noisy_test import BTQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
+from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
 from betweencut.proofs.privacy.divergence.profiles import (
@@ -73,7 +74,7 @@ from betweencut.tree import Node
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
     "Walking", "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
-    "grouped_probability", "infinite_loss_event", "sequence_probability", "walk",
+    "grouped_probability", "hockey_stick", "infinite_loss_event", "sequence_probability", "walk",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
@@ -354,6 +355,76 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
     return law
 
 
+Value = ExpPoly | Enclosure  # an output's probability: exact, or certified (Gaussian noise)
+
+
+def exact_total(values: Sequence[Value], label: str) -> Value:
+    """The exact sum of exact values (`label` unused: exact sums need no name)."""
+    if len(values) == 1:
+        return values[0]
+    total: Value = ExpPoly()
+    for value in values:
+        total = total + value
+    return total
+
+
+def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
+                 outputs: Sequence[Hashable], eps: Fraction, forward: bool,
+                 total: Callable[[Sequence[Value], str], Value] = exact_total) -> HockeyStick:
+    """`δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+` (`forward`) or `δ_{Q‖P}(ε)`: the one loop, for
+    exact laws (`ExactJoint`) and certified ones (`CertifiedJoint`).
+
+    An exact term `P(o) - e^ε·Q(o)` counts when its sign is positive (decided exactly); an
+    enclosed one adds its positive part (no sign decided) and puts `o` in the event when it is
+    certainly positive at 64 bits. `total` sums `δ`, `P(S)` and `Q(S)`: exactly (the default,
+    for exact laws), or into one enclosure.
+    """
+    eps = check_eps(eps)
+    p, q = (p, q) if forward else (q, p)
+    grow = ExpPoly.exp(eps)
+    zero = ExpPoly()
+    exact_p: Value = zero  # P and Q summed over the event's exact terms
+    exact_q: Value = zero
+    enclosed: list[Value] = []  # the enclosed terms' positive parts
+    p_more: list[Value] = []  # P and Q of the event's enclosed terms
+    q_more: list[Value] = []
+    event: list[Hashable] = []
+    for o in outputs:
+        po, qo = p.get(o, zero), q.get(o, zero)
+        if po.is_zero():
+            continue
+        excess = _excess(po, qo, grow)
+        if isinstance(excess, ExpPoly):
+            if sign(excess) > 0:
+                exact_p, exact_q = exact_p + po, exact_q + qo
+                event.append(o)
+            continue
+        enclosed.append(excess.positive_part())
+        if excess.enclose(64)[0] > 0:
+            event.append(o)
+            p_more.append(po)
+            q_more.append(qo)
+    delta = total([exact_p - exact_q * grow, *enclosed], f"delta({eps})")
+    p_event = total([exact_p, *p_more], "P(S)")
+    q_event = total([exact_q, *q_more], "Q(S)")
+    shown = tuple(event[:SHOWN])
+    # HockeyStick is typed for exact values; an Enclosure offers the same arithmetic, the gate's
+    # `certified_sign`, `enclose` and `str` (see `enumeration.gaussian_noise`).
+    return HockeyStick(eps, cast(ExpPoly, delta), len(event), cast(ExpPoly, p_event),
+                       cast(ExpPoly, q_event), Direction.of(forward), lambda: shown)
+
+
+def _excess(po: Value, qo: Value, grow: ExpPoly) -> Value:
+    """`P(o) - e^ε·Q(o)`: exact when both are exact, `(1 - e^ε)·P(o)` when the two are known
+    equal (`Enclosure.same_value`), else an enclosure."""
+    if isinstance(po, ExpPoly) and isinstance(qo, ExpPoly):
+        return po - qo * grow
+    p_node = Enclosure.of(po)
+    if p_node.same_value(qo):
+        return p_node * (1 - grow)
+    return p_node - Enclosure.of(qo) * Enclosure.of(grow)
+
+
 class ExactJoint(PairProfile):
     """The privacy profile of two exact laws (outputs -> `ExpPoly`), both directions."""
 
@@ -362,20 +433,8 @@ class ExactJoint(PairProfile):
         self.outputs = sorted({*p, *q}, key=repr)
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
-        """`δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+` (`forward`) or `δ_{Q‖P}(ε)`, exactly."""
-        eps = check_eps(eps)
-        p, q = (self.p, self.q) if forward else (self.q, self.p)
-        grow = ExpPoly.exp(eps)
-        p_event, q_event, event = ExpPoly(), ExpPoly(), []
-        for o in self.outputs:
-            po, qo = p.get(o, ExpPoly()), q.get(o, ExpPoly())
-            if po.is_zero() or sign(po - qo * grow) <= 0:
-                continue
-            p_event, q_event = p_event + po, q_event + qo
-            event.append(o)
-        shown = tuple(event[:SHOWN])
-        return HockeyStick(eps, p_event - q_event * grow, len(event), p_event, q_event,
-                           Direction.of(forward), lambda: shown)
+        """`δ_{P‖Q}(ε)` (`forward`) or `δ_{Q‖P}(ε)`, exactly (`hockey_stick`)."""
+        return hockey_stick(self.p, self.q, self.outputs, eps, forward)
 
 
 def infinite_loss_event(joint: ExactJoint) -> tuple[Hashable, ExpPoly, str] | None:
