@@ -1,8 +1,9 @@
 """Shared pieces of the command line: the parser that never exits, exact numbers, progress.
 
-Building the parser imports only this, argparse and the light modules of core (errors, tree,
-progress): what a flag's value needs to be read (`betweencut.validate`) is imported when a value
-is read, and what a command does when its handler runs (`tests/core/cli/test_cli_startup.py`).
+Building the parser imports only the commands' modules, argparse and light modules of core
+(errors, progress, tree and the like): what a flag's value needs to be read (`betweencut.validate`)
+is imported when a value is read, what a command does when its handler runs
+(`tests/core/cli/test_cli_startup.py`).
 """
 
 from __future__ import annotations
