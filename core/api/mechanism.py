@@ -16,7 +16,8 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded, resolve
-from betweencut.betweencut import BetweenCut
+from betweencut.betweencut import SEAMS, BetweenCut
+from betweencut.boundary.seams import check_unchanged, overrides
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
 from betweencut.exact import as_rational
@@ -127,6 +128,7 @@ def audit_mechanism(
     the_claim = _claim(user, claim, epsilon, delta, params, cal, accountant, t, on).under(
         relation)
     run, built = _run(user, t, params)
+    seams = overrides(built, SEAMS) if issubclass(type(built), BetweenCut) else None
     cache = _cache(run, built, the_claim.on)
     leaves = sorted(t.level(t.height - 1))
     try:
@@ -134,11 +136,14 @@ def audit_mechanism(
                         relation, seed)
         if search is None:
             _afford(cache, chosen, the_claim, exhaustive is None)
-        return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None
-                      and search is None, baseline, progress)
+        verdict = _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None
+                         and search is None, baseline, progress)
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None
+    if seams is not None:  # the structure the shared outcome tree read at the start
+        check_unchanged(built, SEAMS, seams, user.name)
+    return verdict
 
 
 def _tree(tree: PublicTree | None, height: int | None, arity: int,
@@ -334,7 +339,7 @@ def _cache(run: Callable[[Any, Any], Any], built: Any, on: Sequence[str]) -> Any
     from betweencut.proofs.privacy.enumeration.cache import LawCache
 
     projections = {name: _projection(name) for name in on}
-    if isinstance(built, BetweenCut) and set(on) <= {Release.TRANSCRIPT, Release.HEAVY}:
+    if issubclass(type(built), BetweenCut) and set(on) <= {Release.TRANSCRIPT, Release.HEAVY}:
         from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
 
         return SharedTreeCache(built, run, projections)

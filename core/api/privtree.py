@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from betweencut.api.load import UserMechanism, one_line
+from betweencut.baselines.privtree import SEAMS
+from betweencut.boundary.seams import check_unchanged, overrides
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
 from betweencut.notation import parse_database, parse_record
 from betweencut.proofs.verdict import Claim, Release, Verdict
@@ -104,6 +106,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
     from betweencut.proofs.privacy.audit.mechanism import audit_pairs
 
     mech = user.built
+    seams = overrides(mech, SEAMS)
     cache = PrivTreeLawCache(mech)
     if relation.is_replace:
         chosen, covered, databases = _replace_pairs(mech, pairs, exhaustive, search)
@@ -136,6 +139,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         raise
     found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
                         keep=True)
+    check_unchanged(mech, SEAMS, seams, user.name)  # what the reduction read at the start
     subject = {
         "mechanism": user.name, "kind": user.kind,
         "tree": f"PrivTree on {show_box(mech.box)}, theta = {mech.theta}, rule "
