@@ -17,7 +17,7 @@ from typing import Any
 
 from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded, resolve
 from betweencut.betweencut import SEAMS, BetweenCut
-from betweencut.boundary.seams import check_unchanged, overrides
+from betweencut.boundary.seams import check_unchanged, overrides, packaged
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
 from betweencut.exact import as_rational
@@ -314,8 +314,9 @@ def _run(user: UserMechanism, tree: PublicTree, params: Params | None
 
 def _packaged(target: object) -> bool:
     """The package's own mechanism (BetweenCut itself, a baseline): not replayed, its runs are
-    functions of their answers by construction (and tested so)."""
-    return str(getattr(target, "__module__", "")).startswith("betweencut.")
+    functions of their answers by construction (and tested so). Identified by what it is, not
+    by the module it names (`betweencut.boundary.seams.packaged`)."""
+    return packaged(target)
 
 
 def _projection(on: str) -> Callable[[object], Hashable]:

@@ -27,14 +27,16 @@ and state hidden in the base's own attributes; see the trust page's threat model
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 import types
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from betweencut.errors import MechanismError
 
-__all__ = ["Override", "Seams", "check_unchanged", "overrides", "refusal"]
+__all__ = ["Override", "Seams", "check_unchanged", "overrides", "packaged", "refusal"]
 
 TRAPS = ("__getattribute__", "__getattr__", "__dict__")
 _CLASS_DICT = type.__dict__["__dict__"]  # read past a metaclass that redefines `__dict__`
@@ -43,10 +45,12 @@ _CLASS_MRO = type.__dict__["__mro__"]
 
 @dataclass(frozen=True)
 class Override:
-    """One seam `obj` does not take from the base: `seam` (a name), `where` it was set."""
+    """One seam `obj` does not take from the base: `seam` (a name), `where` it was set, and
+    `by` the subclass defining it when it is a plain override in a class body (else None)."""
 
     seam: str
     where: str
+    by: type | None = None
 
     def line(self) -> str:
         return f"{self.seam} {self.where}"
@@ -214,7 +218,7 @@ def _class_step(cls: type, name: str, seams: Seams) -> list[Override]:
         return []
     if owner in seams.owners:
         return [Override(name, f"of {_name(owner)} was replaced after import ({_where(value)})")]
-    return [Override(name, f"is overridden by class {_name(owner)} ({_where(value)})")]
+    return [Override(name, f"is overridden by class {_name(owner)} ({_where(value)})", owner)]
 
 
 def _name(cls: type) -> str:
@@ -240,3 +244,32 @@ def check_unchanged(obj: object, seams: Seams, before: tuple[Override, ...], who
         raise MechanismError(f"the mechanism {who} changed its own seams while it was audited "
                              f"({refusal(new, type(obj).__name__)}): its output may depend on "
                              "more than the database and the answers")
+
+
+def packaged(target: object) -> bool:
+    """Is `target` (a class or a function) the package's own code, as defined in its modules?
+    Its module is one of the package's, imported from the package's folder; the module's
+    attribute at its qualified name is `target` itself; and the code it holds (the function's,
+    or every function of the class body) was compiled from that module's file (or generated,
+    as `dataclasses` generates `__init__`). A user's object
+    that only names a package module (`__module__ = "betweencut.x"`) is not."""
+    name = getattr(target, "__module__", None)
+    module = sys.modules.get(name) if isinstance(name, str) else None
+    root = sys.modules.get("betweencut")
+    if module is None or root is None or not str(name).startswith("betweencut."):
+        return False
+    file, top = getattr(module, "__file__", None), getattr(root, "__file__", None)
+    if not isinstance(file, str) or not isinstance(top, str) or not os.path.abspath(
+            file).startswith(os.path.dirname(os.path.abspath(top)) + os.sep):
+        return False
+    found: object = module
+    for part in str(getattr(target, "__qualname__", "<locals>")).split("."):
+        found = _vars(found).get(part) if isinstance(found, type) else vars(found).get(part)
+        if found is None:
+            return False
+    if found is not target:
+        return False
+    values = list(_vars(target).values()) if isinstance(target, type) else [target]
+    made = (file, "<string>", dataclasses.__file__)  # dataclasses make __init__, __repr__
+    return all(func.__code__.co_filename in made
+               for func in map(_function, values) if func is not None)

@@ -183,3 +183,21 @@ def test_audit_mechanism_and_assert_private_refute_a_seam_set_outside_the_class_
     with pytest.raises(AssertionError, match="privacy assertion failed"):
         assert_private(variant, EPS, DELTA, pairs=[pair], height=H, arity=1, tau=TAU,
                        on="transcript")
+
+
+class ChangesItself(BetweenCut):
+    """A class-level `level_order` (a seam the shared tree models) that sets `apply` on the
+    instance the first time it runs: state carried from one run to the next."""
+
+    def level_order(self) -> list[int]:
+        self.apply = lambda labels, u, outcome: None  # type: ignore[method-assign]
+        return super().level_order()
+
+
+def test_an_object_changing_its_seams_while_audited_is_refused() -> None:
+    from betweencut.errors import MechanismError
+
+    with pytest.raises(MechanismError, match=r"ChangesItself changed its own seams while it "
+                                             r"was audited \(ChangesItself: apply is set on "
+                                             r"the instance"):
+        audit_mechanism(ChangesItself, [("{}", "0/0")], height=3, tau=0, lam=1, R=4)

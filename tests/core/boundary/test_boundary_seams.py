@@ -14,7 +14,7 @@ import pytest
 from betweencut.baselines.privtree import SEAMS as PRIVTREE_SEAMS
 from betweencut.baselines.privtree import PrivTree, box_of
 from betweencut.betweencut import SEAMS, BetweenCut
-from betweencut.boundary.seams import Override, check_unchanged, overrides, refusal
+from betweencut.boundary.seams import Override, check_unchanged, overrides, packaged, refusal
 from betweencut.errors import MechanismError
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.guarded_bt import SEAMS as QUERY_SEAMS
@@ -180,3 +180,39 @@ def test_refusal_is_one_line() -> None:
              Override("apply", "is overridden by class X (g at x.py:2)")]
     assert refusal(found, "X") == ("X: run is set on the instance (f at x.py:1); apply is "
                                    "overridden by class X (g at x.py:2)")
+
+
+def test_the_package_own_code_is_told_by_what_it_is_not_by_its_module_name() -> None:
+    from betweencut.baselines.svt_corpus import svt_alg1
+    from betweencut.proofs.privacy.claims.gallery import TopDownOrder
+
+    assert all(packaged(t) for t in (BetweenCut, TopDownOrder, PrivTree, GuardedBT, svt_alg1))
+
+    class Named(BetweenCut):
+        pass
+
+    def mine(db: object, test: object) -> None:
+        pass
+
+    Named.__module__ = mine.__module__ = "betweencut.betweencut"
+    Named.__qualname__ = "BetweenCut"
+    assert not packaged(Named) and not packaged(mine) and not packaged(1)
+    assert not packaged(top_down)
+
+
+def test_a_function_naming_a_package_module_is_still_replayed() -> None:
+    """`__module__ = "betweencut.x"` used to skip the replay check (the package's own code is
+    not replayed): a mechanism drawing its own randomness went unreplayed."""
+    import random
+
+    from betweencut.api import audit_mechanism
+    from betweencut.noisy_test import BTQuery
+    from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+
+    def drawn(db: object, test: Any) -> object:
+        test(BTQuery(Fraction(len(db)), Fraction(1), Fraction(3), Fraction(1, 2)))  # type: ignore[arg-type]
+        return random.random()
+
+    drawn.__module__ = "betweencut.baselines.svt_corpus"
+    with pytest.raises(MechanismNotReplayable):
+        audit_mechanism(drawn, [("{}", "0")], height=2, epsilon=1, delta=0)
