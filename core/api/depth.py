@@ -13,10 +13,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from betweencut.betweencut import SEAMS, BetweenCut
-from betweencut.boundary.seams import check_unchanged, overrides
+from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError, shown
 from betweencut.params import Params
+from betweencut.proofs import assumes as a
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.verdict import Claim, Release, Row, Verdict
 from betweencut.tree import kary_tree
 
@@ -161,6 +163,10 @@ def audit_depth(
     check_unchanged(mechanism, SEAMS, seams, variant.__name__)
     if tried:
         verdict.facts["search"] = {"tried": tried}
+    verdict.assumes = Assumes.of(
+        a.code_items(own_code(variant, mechanism, SEAMS), replayed=None), a.DEPTH_SEAMS,
+        a.OFFPATH, a.ARITHMETIC_EXACT,
+        a.profiles_audited(verdict.pairs, None if single else tried), a.OTHER_PROFILES)
     return verdict
 
 

@@ -17,15 +17,16 @@ from typing import Any
 
 from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded, resolve
 from betweencut.betweencut import SEAMS, BetweenCut
-from betweencut.boundary.seams import check_unchanged, overrides, packaged
+from betweencut.boundary.seams import check_unchanged, overrides, own_code, packaged, refusal
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
 from betweencut.exact import as_rational
 from betweencut.notation import parse_database, parse_record
 from betweencut.params import Params
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
-from betweencut.proofs.verdict import Claim, Release, Row, Verdict
+from betweencut.proofs.verdict import Claim, Release, Row, Verdict, certified
 from betweencut.tree import PublicTree, kary_tree
 
 __all__ = ["MAX_AUDIT_NODES", "MAX_AUDIT_PAIRS", "MAX_EXHAUSTIVE", "audit_mechanism"]
@@ -143,7 +144,35 @@ def audit_mechanism(
             from None
     if seams is not None:  # the structure the shared outcome tree read at the start
         check_unchanged(built, SEAMS, seams, user.name)
+    verdict.assumes = _assumes(user, built, cache, verdict, exhaustive, search, seed, relation,
+                               len(chosen))
     return verdict
+
+
+def _assumes(user: UserMechanism, built: Any, cache: Any, verdict: Verdict,
+             exhaustive: int | None, search: int | None, seed: int | None,
+             relation: Any, listed: int) -> Assumes:
+    """What this verdict rests on (`betweencut.proofs.assumes`): whose code, what is checked
+    of it, the structure the shared outcome tree models, the arithmetic and the pairs."""
+    from betweencut.proofs import assumes as a
+    from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
+
+    own = own_code(user.target, built, SEAMS if issubclass(type(built), BetweenCut) else None)
+    items = [*a.code_items(own)]
+    if isinstance(cache, SharedTreeCache):
+        items.append(a.SHARED_SEAMS if cache.shared else a.direct(
+            refusal(cache.unshared, type(built).__name__)))
+    items.append(a.arithmetic(certified(verdict.rows)))
+    if exhaustive is not None:
+        scope = (f"every (D, D') of at most {exhaustive + 1} records" if relation.is_replace
+                 else f"every (D, z) with |D| <= {relation.largest(exhaustive)}")
+        items.append(a.pairs_every(scope + " on the public tree's leaves", verdict.pairs,
+                                   listed))
+    elif search is not None:
+        items.append(a.pairs_searched(verdict.pairs, listed, seed))
+    else:
+        items.append(a.pairs_given(verdict.pairs, listed))
+    return Assumes.of(items, a.OTHER_PAIRS)
 
 
 def _tree(tree: PublicTree | None, height: int | None, arity: int,

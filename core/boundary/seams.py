@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 
 from betweencut.errors import MechanismError
 
-__all__ = ["Override", "Seams", "check_unchanged", "overrides", "packaged", "refusal"]
+__all__ = ["Override", "Seams", "check_unchanged", "overrides", "own_code", "packaged",
+           "refusal"]
 
 TRAPS = ("__getattribute__", "__getattr__", "__dict__")
 _CLASS_DICT = type.__dict__["__dict__"]  # read past a metaclass that redefines `__dict__`
@@ -273,3 +274,20 @@ def packaged(target: object) -> bool:
     made = (file, "<string>", dataclasses.__file__)  # dataclasses make __init__, __repr__
     return all(func.__code__.co_filename in made
                for func in map(_function, values) if func is not None)
+
+
+def own_code(target: object, built: object = None, seams: Seams | None = None,
+             parts: Iterable[object] = ()) -> bool:
+    """Is all the code an audit runs the package's own? `target` (None: only the built object
+    counts) is `packaged`; the object built from it has a packaged class whose overrides of
+    `seams` are all plain methods of packaged subclasses; and each of `parts` (the callables
+    the object holds and runs, such as a PrivTree's membership rule) is packaged."""
+    if target is not None and not packaged(target):
+        return False
+    if built is not None:
+        if not packaged(type(built)):
+            return False
+        if seams is not None and not all(
+                o.by is not None and packaged(o.by) for o in overrides(built, seams)):
+            return False
+    return all(packaged(p) for p in parts)
