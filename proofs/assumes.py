@@ -21,8 +21,9 @@ __all__ = [
     "CLAIMS_SAMPLED", "DEPLOYED", "DEPTH_SEAMS", "HIDDEN_STATE", "OFFPATH", "OTHER_PAIRS",
     "OTHER_PROFILES", "OUTPUTS", "OUTSIDE_RANDOMNESS", "OWN_CODE", "PRIVTREE_NOT_REPLAYED",
     "PRIVTREE_SEAMS", "REDUCTION_PREMISE", "REPLAY", "SHARED_SEAMS", "USER_CODE", "USER_VARIANT",
-    "Assumes", "Item", "arithmetic", "code_items", "direct", "pairs_covered", "pairs_every",
-    "pairs_given", "pairs_listed", "pairs_searched", "profiles_audited", "reduction_items",
+    "Assumes", "Item", "arithmetic", "claims_not_checked", "code_items", "direct",
+    "pairs_covered", "pairs_every", "pairs_given", "pairs_listed", "pairs_searched",
+    "profiles_audited", "reduction_items",
 ]
 
 
@@ -181,6 +182,12 @@ CLAIMS_SAMPLED = Item(
     "sampled", "the claims checked as properties (method 'property')",
     "on the examples Hypothesis drew: tested, not proved", False)
 EXACTLY = "each enumerated exactly: every answer sequence of the real code"
+
+
+def claims_not_checked(n: int, install: str) -> Item:
+    """The registered claims this installation could not check (an optional extra missing)."""
+    return Item("not_checked", f"{n} registered claim{'s' if n != 1 else ''} needing an "
+                "optional extra", f"not checked here: {install} checks them", False)
 OFFPATH = Item(
     "offpath", "every node off the added record's path is decided by its guard (tau >= E)",
     "checked for each profile audited; a profile where it fails is refused, not audited", True)

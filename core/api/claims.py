@@ -126,10 +126,14 @@ class ClaimsVerdict:
     @property
     def assumes(self) -> Assumes:
         """What these verdicts rest on (`betweencut.proofs.assumes`): the package's own code,
-        each claim on its grid by its method, the claims checked as properties only tested."""
+        each claim on its grid by its method, the claims checked as properties only tested,
+        and those not checked here for want of an optional extra."""
         sampled = any("property" in row.method for row in self.rows)
+        missing = len(self.not_checked)
         return Assumes.of(a.OWN_CODE, a.CLAIMS_ARITHMETIC, a.CLAIMS_GRID,
-                          [a.CLAIMS_SAMPLED] if sampled else [])
+                          [a.CLAIMS_SAMPLED] if sampled else [],
+                          [a.claims_not_checked(missing, self.missing_extras())] if missing
+                          else [])
 
     def as_json(self, diagnostics: bool = False) -> dict[str, Any]:
         worst = self.worst
@@ -161,8 +165,8 @@ class ClaimsVerdict:
         if self.not_checked:
             last += (f"; {len(self.not_checked)} not checked here, for want of an optional "
                      f"extra: {self.missing_extras()} checks them")
-        out.append(last)
         out += self.assumes.block("")
+        out.append(last)  # the last line: the tally, and the extra that checks the rest
         return "\n".join(out)
 
 

@@ -177,7 +177,14 @@ def test_the_registered_claims() -> None:
     assert keys["code"] is a.OWN_CODE and keys["pairs"] is a.CLAIMS_GRID
     assert ("sampled" in keys) == any("property" in r.method for r in verdict.rows)
     assert verdict.as_json()["assumes"] == verdict.assumes.as_json()
-    assert verdict.text().splitlines()[-len(verdict.assumes.items) - 1] == "assumes:"
+    lines = verdict.text().splitlines()
+    assert lines[-len(verdict.assumes.items) - 2] == "assumes:"
+    assert lines[-1].endswith("claims hold")  # the tally stays the last line
+    from betweencut.api.claims import NOT_CHECKED, ClaimRow, ClaimsVerdict
+
+    row = ClaimRow("gaussian", "a claim", NOT_CHECKED, "", 0, "", "needs fast", extra="fast")
+    missing = _keys(ClaimsVerdict([row]))["not_checked"]
+    assert not missing.checked and "pip install 'betweencut[fast]'" in missing.how
 
 
 def test_snapshot_headers_state_the_items_and_read_back(tmp_path: Path) -> None:
