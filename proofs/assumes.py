@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "ARITHMETIC_CERTIFIED", "ARITHMETIC_EXACT", "CLAIMS_ARITHMETIC", "CLAIMS_GRID",
-    "CLAIMS_SAMPLED", "DEPLOYED", "DEPTH_SEAMS", "HIDDEN_STATE", "OFFPATH", "OTHER_PAIRS",
-    "OTHER_PROFILES", "OUTPUTS", "OUTSIDE_RANDOMNESS", "OWN_CODE", "PRIVTREE_NOT_REPLAYED",
-    "PRIVTREE_SEAMS", "REDUCTION_PREMISE", "REPLAY", "SHARED_SEAMS", "USER_CODE", "USER_VARIANT",
-    "Assumes", "Item", "arithmetic", "claims_not_checked", "code_items", "direct",
-    "pairs_covered", "pairs_every", "pairs_given", "pairs_listed", "pairs_searched",
-    "profiles_audited", "reduction_items",
+    "ARITHMETIC_CERTIFIED", "ARITHMETIC_EXACT", "ARITHMETIC_RENYI", "CLAIMS_ARITHMETIC",
+    "CLAIMS_GRID", "CLAIMS_SAMPLED", "DEPLOYED", "DEPTH_SEAMS", "HIDDEN_STATE", "OFFPATH",
+    "OTHER_PAIRS", "OTHER_PROFILES", "OUTPUTS", "OUTSIDE_RANDOMNESS", "OWN_CODE",
+    "PRIVTREE_NOT_REPLAYED", "PRIVTREE_SEAMS", "REDUCTION_PREMISE", "REPLAY", "SHARED_SEAMS",
+    "TRANSCRIBED", "USER_CODE", "USER_VARIANT", "Assumes", "Item", "arithmetic",
+    "claims_not_checked", "code_items", "direct", "pairs_covered", "pairs_every",
+    "pairs_given", "pairs_listed", "pairs_searched", "profiles_audited", "reduction_items",
 ]
 
 
@@ -163,6 +163,16 @@ ARITHMETIC_CERTIFIED = Item(
     "arithmetic", "every probability, delta and comparison with the claim",
     "certified interval enclosures of the Gaussian laws, decided only where they separate; "
     "Undecided, never a guess", True)
+
+ARITHMETIC_RENYI = Item(
+    "arithmetic", "every Renyi divergence and comparison with the claim",
+    "exact where every term is, else certified enclosures; every order alpha > 1 by the "
+    "arguments of betweencut.proofs.privacy.divergence.renyi, not a grid; Undecided, never a "
+    "guess", True)
+TRANSCRIBED = Item(
+    "transcribed", "each published row runs the code as published, transcribed into the package",
+    "by reading the report and its code beside the row's source: not checked by this audit",
+    False)
 
 # -- the pairs ------------------------------------------------------------------------------------
 OTHER_PAIRS = Item(

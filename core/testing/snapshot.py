@@ -11,8 +11,8 @@ from each piece's first `ε` to the next piece's, `δ(ε) = A - exp(ε)·B` with
     mechanism: flag                        (what was audited: descriptive, never compared)
     kind: function (db, test) -> output
     tree: complete 2-ary tree, h=3
-    assumes: checked: each run's output is a function of its noisy answers (every run ...)
-    assumes: assumed, not checked: no randomness or clock read outside ... (not checked ...)
+    assumes: checked: each run's output is a function of its noisy answers; how: every run ...
+    assumes: assumed, not checked: no randomness or clock read outside ...; how: ...
 
     pair: D = {}, z = 0/0, on output
     piece: from eps = 0
