@@ -207,3 +207,24 @@ def test_snapshot_headers_state_the_items_and_read_back(tmp_path: Path) -> None:
 def test_every_named_item_is_one_line_of_words(item: Item) -> None:
     assert item.key.isidentifier() and item.what and item.how
     assert "\n" not in item.what + item.how and "#" not in item.what + item.how
+
+
+def test_renyi_claims_and_published_rows() -> None:
+    import importlib.util
+
+    from betweencut.proofs.baselines.published import audit_published
+    from betweencut.proofs.baselines.published_rows import PUBLISHED
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "my_field_mechanism.py"
+    spec = importlib.util.spec_from_file_location("my_field_mechanism", examples)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    zcdp = audit_mechanism(module.busiest_branch, exhaustive=1, height=3, claim="zcdp:1")
+    keys = _keys(zcdp)
+    assert keys["arithmetic"] is a.ARITHMETIC_RENYI and keys["replay"] is a.REPLAY
+    assert keys["pairs"].what.startswith("every (D, z) with |D| <= 1")
+    row = audit_published(PUBLISHED[0])
+    keys = _keys(row)
+    assert keys["code"] is a.OWN_CODE and keys["transcribed"] is a.TRANSCRIBED
+    assert keys["pairs"].what.startswith("the ") and row.as_json()["assumes"]
