@@ -12,7 +12,8 @@ increasing precision, which always terminates because the value is not zero.
 
 The one comparison gate is `sign(x)` (and `certainly_le`, `certainly_lt` on top): it accepts a
 `Fraction`, an `ExpPoly`, an `ExpRational`, a `LogReal` or an mpmath interval, returns the exact
-sign, and raises `Undecided` when (and only when) an interval straddles zero. Non-zero values
+sign, and raises `Undecided` when (and only when) an interval straddles zero (`NotYet`: the
+one loop climbs past it). Non-zero values
 are signed by the package's one rising-precision gate, `betweencut.exact.certified_sign`, with its
 one cap; `enclose(x, bits)` is the one certified enclosure of any exact number (sympy closed forms
 included, through `betweencut.proofs.exact.symbolic`).
@@ -28,7 +29,7 @@ from typing import Any, Union
 
 from mpmath import iv
 
-from betweencut.errors import Undecided
+from betweencut.errors import NotYet, Undecided
 from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_endpoints, iv_precision
 
 __all__ = [
@@ -305,7 +306,7 @@ class ExpRational:
         nlo, nhi = self.num.enclose(prec)
         dlo, dhi = self.den.enclose(prec)
         if dlo <= 0 <= dhi:
-            raise Undecided(f"denominator of {self} straddles 0 at {prec} bits")
+            raise NotYet(f"denominator of {self} straddles 0 at {prec} bits")
         quotients = [nlo / dlo, nlo / dhi, nhi / dlo, nhi / dhi]
         return min(quotients), max(quotients)
 
@@ -357,7 +358,7 @@ def sign(x: object) -> int:
         decided = enclosure_sign(lo, hi)
         if decided is not None:
             return decided
-        raise Undecided(f"interval [{lo}, {hi}] contains 0: raise the precision")
+        raise NotYet(f"interval [{lo}, {hi}] contains 0: raise the precision")
     raise TypeError(f"sign() does not know {type(x).__name__}")
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from mpmath import iv
 
-from betweencut.errors import Undecided
+from betweencut.errors import NotYet
 from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.dyadic import exp_enclosure
 
@@ -85,9 +85,9 @@ def weighted_sum(terms: Iterable[tuple[FloatBox, int]]) -> FloatBox:
 
 def ln_box(lo: Fraction, hi: Fraction) -> FloatBox:
     """Certified float bounds of `ln x` for `0 < lo <= x <= hi` (mpmath `iv` at `LN_BITS`
-    bits, then one ulp outward). Raises `Undecided` unless `lo > 0`."""
+    bits, then one ulp outward). Raises `NotYet` unless `lo > 0`."""
     if lo <= 0:
-        raise Undecided(f"ln of [{lo}, {hi}]: the box is not certified positive")
+        raise NotYet(f"ln of [{lo}, {hi}]: the box is not certified positive")
     with iv_precision(LN_BITS):
         box = iv.log(iv.mpf([iv.mpf(lo.numerator) / lo.denominator,
                              iv.mpf(hi.numerator) / hi.denominator]))

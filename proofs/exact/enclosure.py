@@ -28,7 +28,7 @@ from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import Union
 
-from betweencut.errors import ParameterError, Undecided
+from betweencut.errors import NotYet, ParameterError, Undecided
 from betweencut.exact import certified_sign
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 
@@ -218,13 +218,14 @@ class Enclosure:
     __rmul__ = __mul__
 
     def __truediv__(self, other: Operand) -> Enclosure:
-        """`x / y` for a `y` whose enclosure excludes 0 (`Undecided` while it does not)."""
+        """`x / y` for a `y` whose enclosure excludes 0 (`NotYet` while it does not: the one
+        loop climbs)."""
         if self.structural_zero:
             return self
 
         def quotient(a: Bounds, b: Bounds) -> Bounds:
             if b[0] <= 0 <= b[1]:
-                raise Undecided(f"dividing {self.label} by an enclosure that contains 0")
+                raise NotYet(f"dividing {self.label} by an enclosure that contains 0")
             return _product(a, (1 / b[1], 1 / b[0]))
 
         return self._binary(other, quotient, f"({self.label}) / ...")

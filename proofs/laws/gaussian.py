@@ -33,7 +33,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from betweencut.errors import MissingExtra, ParameterError, Undecided
+from betweencut.errors import MissingExtra, NotYet, ParameterError
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
 
 __all__ = [
@@ -84,10 +84,10 @@ def _fraction(man_exp: tuple[Any, Any]) -> Fraction:
 
 
 def arb_bounds(x: Any) -> Bounds:
-    """The exact rational end points of an Arb ball (`Undecided` when it is not finite: the
-    computation lost all precision)."""
+    """The exact rational end points of an Arb ball (`NotYet` when it is not finite: the
+    computation lost all precision; the one loop climbs)."""
     if not x.is_finite():
-        raise Undecided(f"an Arb ball is not finite ({x}): raise the precision")
+        raise NotYet(f"an Arb ball is not finite ({x}): raise the precision")
     return _fraction(x.lower().man_exp()), _fraction(x.upper().man_exp())
 
 

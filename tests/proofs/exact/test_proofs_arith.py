@@ -58,3 +58,21 @@ def test_gate_decides_logreal_against_rationals() -> None:
     assert certainly_le(r, Fraction(18529, 1000))
     assert not certainly_le(r, Fraction(18528, 1000))
     assert sign(ExpRational.of(ExpPoly.exp(-2)) - Fraction(1, 8)) == 1
+
+
+def test_a_quotient_with_a_near_zero_denominator_is_enclosed_at_a_higher_precision() -> None:
+    """The denominator `e^(-1/2)/2 - e^(-1/2 + 10^-20)/2` straddles 0 at 64 bits: the quotient
+    is enclosed once the one loop has climbed (issue: a single BT test, thresholds 10^-20 apart)."""
+    from betweencut.errors import NotYet
+    from betweencut.exact import refine
+    from betweencut.proofs.exact.arith import enclose
+
+    tiny = Fraction(1, 10**20)
+    den = ExpPoly.exp(Fraction(-1, 2) + tiny, Fraction(1, 2)) - ExpPoly.exp(Fraction(-1, 2),
+                                                                              Fraction(1, 2))
+    ratio = ExpRational(ExpPoly.const(1), den)
+    with pytest.raises(NotYet):
+        enclose(ratio, 64)
+    (lo, hi), prec = refine(lambda p: enclose(ratio, p), lambda: "the ratio")
+    assert prec > 64 and 0 < lo <= hi
+    assert sign(ratio) == 1
