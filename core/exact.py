@@ -21,6 +21,7 @@ Precision, for the whole package (core and proofs alike; core needs it, so it li
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -92,6 +93,17 @@ def enclosure_sign(lo: Fraction, hi: Fraction) -> int | None:
     if lo == hi == 0:
         return 0
     return None
+
+
+def midpoint_float(lo: Fraction, hi: Fraction) -> float:
+    """A float near the numbers of `[lo, hi]`, for display, JSON and search steering only (it
+    never decides): the midpoint rounded to nearest, the largest double in size past the
+    double range (JSON has no infinity; an exact form always goes beside it), 0.0 below it."""
+    mid = (lo + hi) / 2
+    try:
+        return float(mid)
+    except OverflowError:
+        return math.copysign(sys.float_info.max, mid)
 
 
 def certified_sign(enclose: Callable[[int], tuple[Fraction, Fraction]],

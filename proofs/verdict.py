@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any, Union
 
 from betweencut.errors import ParameterError
+from betweencut.exact import midpoint_float
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str
 from betweencut.proofs.exact.certificate import jsonable
 from betweencut.proofs.exact.enclosure import Enclosure
@@ -140,8 +141,7 @@ MAX_BOUND = 1 << 20
 
 def approx(x: Value, prec: int = 64) -> float:
     """A float near an exact number, for reading only (the midpoint of a certified enclosure)."""
-    lo, hi = enclose(x, prec)  # every kind has `enclose(prec)`
-    return float((lo + hi) / 2)
+    return midpoint_float(*enclose(x, prec))  # every kind has `enclose(prec)`
 
 
 def enclosure(x: Value, prec: int = 64) -> tuple[Fraction, Fraction]:
@@ -216,7 +216,7 @@ class Row:
         lo, hi = self.delta_in
         return {
             "D": self.D, "z": self.z, "D_prime": self.D_prime, "on": self.on,
-            "eps": str(self.eps), "delta": float((lo + hi) / 2),
+            "eps": str(self.eps), "delta": midpoint_float(lo, hi),
             "delta_exact": _exact_text(self.delta_exact()) if exact else None,
             "delta_in": [str(lo), str(hi)],
             "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
@@ -232,7 +232,7 @@ class Row:
         pair = f"D = {self.D}, " + (f"z = {self.z}" if self.D_prime is None else
                                     f"D' = {self.D_prime} ({self.z})")
         return (f"{pair}, {where}on {self.on}: delta({self.eps}) = "
-                f"{float((lo + hi) / 2):.6g} ({self.direction.value}) vs {approx(self.bound):.6g}"
+                f"{midpoint_float(lo, hi):.6g} ({self.direction.value}) vs {approx(self.bound):.6g}"
                 f": {verdict}")
 
 

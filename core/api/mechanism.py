@@ -19,7 +19,6 @@ from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
-from betweencut.exact import as_rational
 from betweencut.notation import parse_database, parse_record
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str
@@ -275,7 +274,9 @@ def _claim(user: UserMechanism, claim: object, epsilon: object, delta: object,
 def claim_point(point: object) -> tuple[Fraction, Fraction]:
     if not isinstance(point, tuple | list) or len(point) != 2:
         raise ParameterError("claim", repr(point), "(eps, delta) pairs")
-    eps, dlt = as_rational(point[0], "epsilon"), as_rational(point[1], "delta")
+    from betweencut.validate import exact_value  # the command line's limits (4096 bits)
+
+    eps, dlt = exact_value(point[0], "epsilon"), exact_value(point[1], "delta")
     if eps < 0:
         raise ParameterError("epsilon", eps, "epsilon >= 0")
     if not 0 <= dlt <= 1:

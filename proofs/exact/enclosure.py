@@ -28,7 +28,7 @@ from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import Union
 
-from betweencut.errors import NotYet, ParameterError, Undecided
+from betweencut.errors import NotYet, ParameterError
 from betweencut.exact import certified_sign
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 

@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import TypeVar, Union
 
 from betweencut.errors import MechanismError, ParameterError
-from betweencut.exact import as_rational
+from betweencut.exact import as_rational, midpoint_float
 from betweencut.notation import (
     database_text,
     neighbours_text,
@@ -64,8 +64,7 @@ T = TypeVar("T")
 
 def display(x: ExactDelta, prec: int = 64) -> float:
     """A float near an exact number, for display and JSON only: it never decides anything."""
-    lo, hi = enclose(x, prec)
-    return float((lo + hi) / 2)
+    return midpoint_float(*enclose(x, prec))
 
 
 def _claim_point(point: object) -> ClaimPoint:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from betweencut.betweencut import BetweenCut
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError
+from betweencut.exact import midpoint_float
 from betweencut.params import Params
 from betweencut.proofs.privacy.audit.mechanism import PointResult, check_point, tighter
 from betweencut.proofs.privacy.claims.power import informative_r
@@ -92,7 +93,7 @@ def search_worst_pair(
         res = check_point(caches[p], tuple(sorted(db)), z, on, eps, bound)
         result.tried += 1
         lo, hi = res.tightness()
-        target(float((lo + hi) / 2), label="delta/bound")  # steering only
+        target(midpoint_float(lo, hi), label="delta/bound")  # steering only
         if not res.holds:
             result.refutation, result.refutation_params = res, p
         elif result.worst is None or tighter(res, result.worst):
