@@ -75,6 +75,19 @@ def test_analytic_gaussian_mechanism_balle_wang_theorem_8() -> None:
             closed_form=lambda eps: analytic_gaussian_delta(eps, halved, F(1)))
 
 
+@pytest.mark.parametrize("sigma", [F(1, 2), F(1)])
+def test_analytic_gaussian_mechanism_at_small_sigma_is_decided_at_the_default_grid(
+        sigma: F) -> None:
+    """sigma <= 1 (sensitivity 1) was refused at the default grid ("limit = 402": the random
+    walks' estimate of the binary search's 402 answer sequences came out above it)."""
+    certs = check_analytic_gaussian_mechanism(sigma=sigma, eps_points=(F(0), F(1), F(4)))
+    assert [c.parameters["sigma"] for c in certs] == [sigma] * 3
+    with pytest.raises(ClaimRefuted, match="Balle, Wang"):
+        check_analytic_gaussian_mechanism(
+            sigma=sigma, eps_points=(F(1),),
+            closed_form=lambda eps: analytic_gaussian_delta(eps, sigma / 2, F(1)))
+
+
 def test_discrete_gaussian_profile_cks_theorem_7() -> None:
     certs = check_discrete_gaussian_profile()
     assert len(certs) == len(EPS_POINTS)
