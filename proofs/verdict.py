@@ -380,10 +380,14 @@ class Verdict:
             value = "inf (no finite eps)" if found is None else f"{found:.6g}"
             where = (f"D = {pair['D']}, z = {pair['z']}" if "D_prime" not in pair else
                      f"D = {pair['D']}, D' = {pair['D_prime']} ({pair['z']})")
+            certified = self.facts.get("epsilon_at_delta_certified")
+            own = (f"exact: {self.facts.get('epsilon_at_delta_exact')}" if not isinstance(
+                certified, Mapping) else "certified, not exact: the pair's own eps lies in "
+                f"[{_shown_float(certified['in'][0])}, {_shown_float(certified['in'][1])}], "
+                f"its probabilities enclosed at {certified['bits']} bits")
             out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest "
                        f"over the pairs audited, on {where}: a certified "
-                       f"lower bound on the mechanism's eps (exact: "
-                       f"{self.facts.get('epsilon_at_delta_exact')})")
+                       f"lower bound on the mechanism's eps ({own})")
         shown = self.rows if len(self.rows) <= SHOWN_ROWS else [
             r for r in self.rows if not r.holds][:SHOWN_ROWS]
         if shown and len(self.rows) > 1:
@@ -392,6 +396,11 @@ class Verdict:
             out += [f"    {row.line()}" for row in shown]
         out += [f"  regression: {r.line()}" for r in self.regressions]
         return "\n".join(out)
+
+
+def _shown_float(x: object) -> str:
+    """A display float as text (`inf` for None: no finite value)."""
+    return "inf" if x is None else f"{x:.6g}"
 
 
 def _text(value: object) -> str:
