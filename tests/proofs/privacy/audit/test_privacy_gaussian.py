@@ -322,3 +322,14 @@ def test_a_gaussian_mechanism_is_refused_by_a_snapshot_with_one_line(
 
     with pytest.raises(ParameterError, match="certified enclosures"):
         pair_curves("my_gaussian_svt:svt", [((), (0,))], arity=2, height=2)
+
+
+@pytest.mark.parametrize("eps", [F(710), F(10**12), F(2**4096 - 1)])
+def test_a_gaussian_claim_at_a_huge_epsilon_holds(gaussian_example: None, eps: F) -> None:
+    """e^eps is never enclosed by rationals past e^(prec + 64): above that only its lower bound
+    is used, which is all a certainly negative term needs (it was 'too large to enclose')."""
+    from betweencut.api import audit_mechanism
+
+    verdict = audit_mechanism("my_gaussian_svt:svt", exhaustive=1, arity=2, height=2,
+                              epsilon=eps, delta=0)
+    assert verdict.holds and verdict.exit_status == 0
