@@ -6,7 +6,8 @@ Each module of `betweencut.proofs` that registers checkers adds one import line 
 import betweencut.proofs.baselines.corpus
 import betweencut.proofs.baselines.gaussian
 import betweencut.proofs.baselines.privtree_depth
-import betweencut.proofs.baselines.privtree_search  # noqa: F401
+import betweencut.proofs.baselines.privtree_search
+import betweencut.proofs.baselines.published_rows  # noqa: F401
 from betweencut.proofs import calibration  # noqa: F401
 from betweencut.proofs.baselines import appendix_e, lumberjack, privtree  # noqa: F401
 from betweencut.proofs.laws import audit  # noqa: F401

@@ -207,6 +207,7 @@ class Row:
     direction: Direction
     facts: Mapping[str, object] = field(default_factory=dict)
     D_prime: str | None = None  # replace-one: the other database (add/remove: D + z)
+    order: Fraction | None = None  # a Renyi row: `delta` is D_order, `bound` the claimed eps
 
     def delta_exact(self) -> Value:
         return _exact(self.delta)
@@ -221,12 +222,18 @@ class Row:
             "delta_in": [str(lo), str(hi)],
             "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
             "holds": self.holds, "direction": self.direction.value,
+            **({} if self.order is None else {"order": str(self.order)}),
             **{k: jsonable(v) for k, v in self.facts.items()},
         }
 
     def line(self) -> str:
         lo, hi = self.delta_in
         verdict = "holds" if self.holds else "REFUTED"
+        if self.order is not None:
+            pair = f"D = {self.D}, " + (f"z = {self.z}" if self.D_prime is None else
+                                        f"D' = {self.D_prime} ({self.z})")
+            return (f"{pair}, on {self.on}: D_{self.order} = {float((lo + hi) / 2):.6g} "
+                    f"({self.direction.value}) vs {approx(self.bound):.6g}: {verdict}")
         where = "".join(f"{k} = {v}, " for k, v in self.facts.items()
                         if k in ("r", "count", "promised"))
         pair = f"D = {self.D}, " + (f"z = {self.z}" if self.D_prime is None else
@@ -256,6 +263,9 @@ class Refutation:
     bound: Exact
     note: str = ""
     D_prime: str | None = None  # replace-one: the other database (add/remove: D + z)
+    # a Renyi refutation: `delta` is D_order > `bound`, `P` the moment S = Σ P^α Q^(1-α) and `Q`
+    # its bound e^((α-1)·bound) (the event: the outputs that contribute most)
+    order: Fraction | None = None
 
     def as_json(self) -> dict[str, Any]:
         excess = self.delta - self.bound
@@ -268,19 +278,29 @@ class Refutation:
             "delta": approx(self.delta), "delta_exact": _exact_text(self.delta),
             "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
             "excess": approx(excess), "excess_exact": _exact_text(excess), "note": self.note,
+            **({} if self.order is None else {"order": str(self.order)}),
         }
 
     def lines(self) -> list[str]:
         p_db, q_db = self.direction.databases()
-        shown = ", ".join(self.event[:SHOWN_EVENT])
-        more = self.event_size - min(self.event_size, SHOWN_EVENT)
-        event = f"{{{shown}{', ...' if more > 0 else ''}}}"
         out = [
             f"REFUTED: not {self.claim} on the {self.on}",
             (f"  pair: D = {self.D}, z = {self.z} (D+z adds z); direction "
              f"{self.direction.value}" if self.D_prime is None else
              f"  pair: D = {self.D}, D' = {self.D_prime} (replace-one: {self.z}); direction "
              f"{self.direction.value}"),
+        ]
+        out += self._renyi_lines(p_db, q_db) if self.order is not None else \
+            self._event_lines(p_db, q_db)
+        if self.note:
+            out.append(f"  ({self.note})")
+        return out
+
+    def _event_lines(self, p_db: str, q_db: str) -> list[str]:
+        shown = ", ".join(self.event[:SHOWN_EVENT])
+        more = self.event_size - min(self.event_size, SHOWN_EVENT)
+        event = f"{{{shown}{', ...' if more > 0 else ''}}}"
+        return [
             f"  event S ({self.event_size} output{'s' if self.event_size != 1 else ''}): "
             f"{event}",
             f"  P_{p_db}(S) = {_exact_text(self.P)} ~ {approx(self.P):.6g}",
@@ -289,9 +309,16 @@ class Refutation:
             f"{approx(self.delta):.6g} > delta = {exact_str(self.bound)} ~ "
             f"{approx(self.bound):.6g}",
         ]
-        if self.note:
-            out.append(f"  ({self.note})")
-        return out
+
+    def _renyi_lines(self, p_db: str, q_db: str) -> list[str]:
+        """A Renyi refutation: the order, the moment `S` and `D_order` against the claim."""
+        a = self.order
+        return [
+            f"  order alpha = {a}: S = sum over outputs of P_{p_db}^{a} * P_{q_db}^(1-{a}) = "
+            f"{_exact_text(self.P)} ~ {approx(self.P):.6g}",
+            f"  D_{a}(P_{p_db} || P_{q_db}) = ln(S)/({a} - 1) = {_exact_text(self.delta)} ~ "
+            f"{approx(self.delta):.6g} > {exact_str(self.bound)} ~ {approx(self.bound):.6g}",
+        ]
 
 
 @dataclass

@@ -64,7 +64,7 @@ class CorpusVerdict:
                f"databases of at most {self.size + 1} records",
                f"{'name':<{width}}  m    eps  holds  agrees  verdict (literature)"]
         for row, r in zip(self.rows, rows, strict=True):
-            eps = row.claim.points[0][0]
+            eps = row.claim.points[0][0] if row.claim.points else row.claim.text
             own = "" if r["neighbours"] == self.neighbours else f" [{r['neighbours']}]"
             out.append(f"{r['name']:<{width}}  {r['queries']!s:<3}  {eps!s:<3}  "
                        f"{r['holds']!s:<5}  {r['agrees']!s:<6}  {r['found']} "
@@ -72,6 +72,9 @@ class CorpusVerdict:
                        f"{r.get('method', 'listing')}")
             if "assumes" in r:
                 out.append(f"    assumes: {r['assumes']}")
+            report = r.get("report")
+            if isinstance(report, dict):
+                out.append(f"    report: {report['where']}, {report['date']}: {report['url']}")
             if row.refutation is not None:
                 out += ["    " + line for line in row.refutation.lines()[1:]]
             for member in r.get("loss_family", {}).get("members", []):
@@ -92,6 +95,7 @@ def audit_corpus(
     neighbours: object = "add-remove",
     method: str = "auto",
     progress: Callable[[str], None] | None = None,
+    published: bool = False,
 ) -> CorpusVerdict:
     """Every corpus row (or those `names`d) audited exactly on every neighbouring pair of
     databases of at most `size + 1` records under `neighbours` ("add-remove", the default,
@@ -102,7 +106,10 @@ def audit_corpus(
     729 pairs of m = 6, past that decides every pair at once by the proved reduction, listing
     where it does not apply; a mechanism of your own is listed, up to 20,000 pairs), "listing"
     or "reduction" (for your own mechanism it assumes what the row's `assumes` says).
-    `progress(line)` receives public cost estimates and progress lines on long runs."""
+    `progress(line)` receives public cost estimates and progress lines on long runs.
+    `published=True` audits the published privacy bugs instead, each row a bug as published
+    or its fix, citing its report (`names` picks rows; `size` sets the tree rows' databases,
+    the other rows state their own pairs)."""
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
     from betweencut.proofs.verdict import Relation
@@ -111,6 +118,15 @@ def audit_corpus(
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
     relation = Relation.of(neighbours)
+    if published:
+        from betweencut.proofs.baselines.published_rows import audit_published_corpus
+
+        if mechanism is not None or queries is not None or method != "auto" or (
+                relation != Relation()):
+            raise ParameterError("published", True, "no mechanism, queries, method or "
+                                 "neighbours (each published row states its own pairs)")
+        return CorpusVerdict(audit_published_corpus(tuple(names), size), size,
+                             "as each row states")
     if mechanism is None:
         rows = rows_of(size, tuple(names), queries=queries, neighbours=relation, method=method,
                        progress=progress)

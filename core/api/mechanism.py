@@ -5,7 +5,9 @@ variants), a PrivTree, asking fresh-noise `BTQuery` tests or the shared-noise pr
 The pairs are given (`pairs`), every database up to a size (`exhaustive`), or searched
 (`search`, derandomised Hypothesis). The claim is `(epsilon, delta)`, or a list of points, or
 `"theorem-5.4"` (Eq. (22) at the builder's parameters, with Theorem 5.5's `(ε, δ)` too when
-they were calibrated). The answer is a `Verdict` (`betweencut.proofs.verdict`).
+they were calibrated), or a Rényi claim `"zcdp:RHO"` / `"rdp:ALPHA:EPS"` (a mechanism asking
+the field's primitives, `betweencut.noise`). The answer is a `Verdict`
+(`betweencut.proofs.verdict`).
 """
 
 from __future__ import annotations
@@ -81,7 +83,10 @@ def audit_mechanism(
     tree (`tree`, or `height` and `arity`) for a function or a builder; for a builder, `tau`
     with `lam` and `R`, or with `epsilon` and `delta` (calibrated by `accountant`, "paper" or
     "tight"); the claim: `epsilon` and `delta` (`0 <= delta < 1`), a list of `(eps, delta)`
-    points, or `"theorem-5.4"` (the default for a builder given `lam` and `R`).
+    points, or `"theorem-5.4"` (the default for a builder given `lam` and `R`); or, for a
+    mechanism asking the field's primitives, `"zcdp:RHO"` (`D_α <= ρα` at every order `α > 1`,
+    refuted at a witness order or certified: `betweencut.proofs.privacy.divergence.renyi`) or
+    `"rdp:ALPHA:EPS"` (one order), on the whole output, with no `epsilon`/`delta`.
     Returns: a `Verdict`; `rows` per pair, claimed point and release (`on`: "output", the
     mechanism's whole output, default; or an attribute of it such as "transcript", "heavy";
     several with a list); for an exhaustive or searched audit the worst pair's rows; `facts`:
@@ -122,15 +127,19 @@ def audit_mechanism(
                               R=R, accountant=accountant, progress=progress,
                               relation=relation)
     t = _tree(tree, height, arity, exhaustive, relation)
+    renyi = _renyi_claim(claim, epsilon, delta, on, search, baseline)
     params, cal = _params(user, t, tau, lam, R, epsilon, delta, accountant)
-    the_claim = _claim(user, claim, epsilon, delta, params, cal, accountant, t, on).under(
-        relation)
+    the_claim = (_claim(user, claim, epsilon, delta, params, cal, accountant, t, on)
+                 if renyi is None else Claim(renyi.text, (), (Release.OUTPUT.value,),
+                                             parameters=renyi.parameters())).under(relation)
     run, built = _run(user, t, params)
     cache = _cache(run, built, the_claim.on)
     leaves = sorted(t.level(t.height - 1))
     try:
         chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
                         relation, seed)
+        if renyi is not None:
+            return _audit_renyi(user, t, the_claim, renyi, cache, chosen)
         if search is None:
             _afford(cache, chosen, the_claim, exhaustive is None)
         return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None
@@ -138,6 +147,49 @@ def audit_mechanism(
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None
+
+
+def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, search: object,
+                 baseline: object) -> Any:
+    """The Renyi or zCDP claim `zcdp:RHO` / `rdp:ALPHA:EPS`, else None (an (eps, delta) claim);
+    it goes with the whole output and given or exhaustive pairs only."""
+    if not isinstance(claim, str) or not claim.startswith(("zcdp:", "rdp:")):
+        return None
+    from betweencut.proofs.privacy.audit.renyi import RenyiClaim
+
+    for name, value in (("epsilon", epsilon), ("delta", delta), ("search", search),
+                        ("baseline", baseline)):
+        if value is not None:
+            raise ParameterError(name, "given", f"none with the claim {claim!r} (its orders "
+                                 "are the claim; pairs= or exhaustive=N)")
+    if on not in (None, Release.OUTPUT.value, (Release.OUTPUT.value,), [Release.OUTPUT.value]):
+        raise ParameterError("on", on, "'output' for a Renyi or zCDP claim")
+    return RenyiClaim.parse(claim)
+
+
+def _audit_renyi(user: UserMechanism, tree: PublicTree, claim: Claim, renyi: Any, cache: Any,
+                 chosen: list[Any]) -> Verdict:
+    """A Renyi or zCDP claim on every pair, both directions (`audit.renyi.audit_renyi`)."""
+    from betweencut.proofs.privacy.audit.renyi import (
+        audit_renyi,
+        renyi_refutation,
+        renyi_row,
+    )
+    from betweencut.proofs.privacy.enumeration.cache import Neighbour
+
+    pairs = [p if isinstance(p, Neighbour) else Neighbour.add(*p) for p in chosen]
+    found = audit_renyi(cache, pairs, renyi)
+    subject = {"mechanism": user.name, "kind": user.kind, "tree": tree.description}
+    out = Verdict("mechanism", subject, claim, found.holds, pairs=found.pairs)
+    if found.witness is not None:
+        pair, forward, result, parts = found.witness
+        out.rows = [renyi_row(pair, forward, result)]
+        out.refutation = renyi_refutation(claim.text, pair, forward, result, parts)
+    else:
+        if found.closest is not None:
+            out.rows = [renyi_row(*found.closest)]
+        out.facts["argument"] = found.arguments
+    return out
 
 
 def _tree(tree: PublicTree | None, height: int | None, arity: int,
@@ -459,7 +511,14 @@ def _audit(user: UserMechanism, tree: PublicTree, params: Params | None,
                      if len(claim.points) > 1 else None)
     checked = chosen[:audited]
     if len(claim.points) == 1:
-        _epsilon_at_delta(out, cache, checked, claim)
+        from betweencut.proofs.privacy.divergence.components import NoExactCurve
+
+        try:
+            _epsilon_at_delta(out, cache, checked, claim)
+        except NoExactCurve:  # a released continuous value: certified laws, no exact curve
+            out.facts["epsilon_at_delta_note"] = ("no exact curve: a released continuous or "
+                                                  "discrete Gaussian value moves between the "
+                                                  "databases (its profile is certified)")
     if baseline is not None:
         out.regressions = _regressions(user, baseline, tree, params, checked, claim)
     return out

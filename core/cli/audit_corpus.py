@@ -33,7 +33,8 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p = add_command(
         groups, "corpus",
         "Exact verdicts on the sparse-vector corpus (Lyu, Su, Li 2017) and report-noisy-max.",
-        "betweencut audit corpus --json\n  betweencut audit corpus --name svt-alg4 --size 1",
+        "betweencut audit corpus --json\n  betweencut audit corpus --name svt-alg4 --size 1\n"
+        "  betweencut audit corpus --published",
     )
     p.add_argument("--size", type=positive_int("size", 0, 64), default=0, metavar="N",
                    help="audit every database of at most N records (default 0)")
@@ -52,6 +53,10 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
                         "listing; reduction (every input at once, pure claims)")
     p.add_argument("--epsilon", type=rational("epsilon"),
                    help="with --mechanism: the claimed epsilon (default 1)")
+    p.add_argument("--published", action="store_true",
+                   help="the published privacy bugs instead: each bug as published (refuted) "
+                        "and its fix (certified), citing its report; --name picks rows, --size "
+                        "sets the tree rows' databases")
     p.add_argument("--json", action="store_true", help="one JSON object")
     add_run_flags(p)
     p.set_defaults(handler=run, group="corpus")
@@ -63,13 +68,18 @@ def run(args: argparse.Namespace) -> int:
     if args.mechanism is None and args.epsilon is not None:
         raise UsageError("--epsilon goes with --mechanism MODULE:CALLABLE (every row is "
                          "audited at its own claimed epsilon)")
+    if args.published and (args.mechanism is not None or args.queries is not None
+                           or args.method != "auto" or args.neighbours != "add-remove"):
+        raise UsageError("--published states each row's own pairs and claim: no --mechanism, "
+                         "--queries, --method or --neighbours")
 
     tracker = tracker_of(args, "audit corpus")
     with tracking(tracker):  # the estimates and progress lines: shown with --progress only
         verdict = audit_corpus(
             args.size, args.name, mechanism=args.mechanism, queries=args.queries,
             epsilon=Fraction(1) if args.epsilon is None else args.epsilon,
-            neighbours=args.neighbours, method=args.method, progress=tracker)
+            neighbours=args.neighbours, method=args.method, progress=tracker,
+            published=args.published)
     status = print_verdict(verdict, args.json)
     report_time(args, tracker)
     return status

@@ -54,6 +54,11 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--epsilon", type=rational("epsilon"),
                    help="calibrate (Theorem 5.5) to eps; with --mechanism, the claimed eps")
     p.add_argument("--delta", type=rational("delta"), help="... and delta")
+    p.add_argument("--zcdp", type=rational("zcdp"), metavar="RHO",
+                   help="with --mechanism: claim rho-zCDP (D_alpha <= rho*alpha at every order "
+                        "alpha > 1) instead of --epsilon/--delta")
+    p.add_argument("--rdp", metavar="ALPHA:EPS",
+                   help="with --mechanism: claim (alpha, eps)-RDP at one order instead")
     p.add_argument("--tau", type=rational("tau"), help="public threshold tau >= 0")
     p.add_argument("--db", help="database D: records such as 0/1,1/1 (0/1*2: two copies; '' = "
                    "empty)")
@@ -93,7 +98,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
 def run(args: argparse.Namespace) -> int:
     flags = [args.height, args.lam, args.R, args.epsilon, args.delta, args.tau, args.db,
              args.add, args.on, args.exhaustive, args.plot, args.search, args.max_size,
-             args.baseline, args.other]
+             args.baseline, args.other, args.zcdp, args.rdp]
     replace_one = args.neighbours.strip().startswith("replace-one")
     if args.mechanism is None and all(f is None for f in flags):
         from betweencut.cli.audit import run as run_group
@@ -119,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
     tree_flags: dict[str, Any] = {"height": args.height, "arity": args.arity, "tau": args.tau,
                                   "lam": args.lam, "R": args.R}
     claim: Any = None
+    if args.zcdp is not None or args.rdp is not None:
+        if args.mechanism is None or (args.zcdp is not None and args.rdp is not None):
+            raise UsageError("--zcdp RHO or --rdp ALPHA:EPS goes with --mechanism (one of them)")
+        if args.epsilon is not None or args.delta is not None or args.plot is not None:
+            raise UsageError("--zcdp/--rdp are the claim: no --epsilon, --delta or --plot")
+        claim = f"zcdp:{args.zcdp}" if args.zcdp is not None else f"rdp:{args.rdp}"
     if mechanism is None:
         from betweencut.betweencut import BetweenCut
 

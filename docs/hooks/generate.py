@@ -10,7 +10,9 @@ A page holds a marker `<!-- generated: NAME -->`; at build time the marker is re
   fails the build;
 * `checkers`: the API reference of every registered checker (mkdocstrings blocks);
 * `schemas`: the JSON Schema of every `--json` output (`betweencut.schemas`), each also
-  published as a file of the site (`schemas/<kind>.schema.json`).
+  published as a file of the site (`schemas/<kind>.schema.json`);
+* `published`: the published-bugs corpus, one row per bug as published and per fix, with its
+  report and the exact verdict the build computes (`audit_published_corpus`).
 
 `tests/project/test_docs_examples.py` imports these functions too.
 """
@@ -245,11 +247,37 @@ def schemas_page() -> str:
     return "\n".join(parts)
 
 
+# --- the published-bugs corpus --------------------------------------------------------------
+
+def published_table() -> str:
+    """Every published row: what was audited, its report (where, when, link), the claim, the
+    report's verdict and the exact one, computed now (a disagreement fails the build)."""
+    from betweencut.proofs.baselines.published_rows import audit_published_corpus
+
+    lines = ["| row | audited | report | claim | report's verdict | exact verdict |",
+             "|---|---|---|---|---|---|"]
+    for verdict in audit_published_corpus():
+        facts = verdict.facts
+        if not facts.get("agrees"):
+            raise DocsDrift(f"published row {facts['name']}: the exact verdict "
+                            f"{facts['found']!r} disagrees with its report")
+        report = facts["report"]
+        subject = verdict.subject
+        lines.append(
+            f"| `{facts['name']}` | {_escape(str(subject.get('title', '')))} | "
+            f"[{_escape(report['where'])}]({report['url']}), {report['date']}: "
+            f"{_escape(report['published'])} | {_escape(verdict.claim.text)} "
+            f"({verdict.claim.neighbours.value}) | {_escape(str(facts['literature']))} | "
+            f"{_escape(str(facts['found']))}; {verdict.pairs} pair(s) |")
+    return "\n".join(lines) + "\n"
+
+
 GENERATORS = {
     "cli": cli_reference,
     "claims": claims_table,
     "checkers": checkers_reference,
     "schemas": schemas_page,
+    "published": published_table,
 }
 
 

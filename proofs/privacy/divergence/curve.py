@@ -288,7 +288,7 @@ def _split(lo: LogOf, hi: Point, f: Piece, g: Piece) -> list[tuple[LogOf, Point,
     da, db = f.a - g.a, f.b - g.b
     if db.is_zero():
         return [(lo, hi, sign(da) >= 0)]
-    ratio = ExpRational(da, db)
+    ratio = ExpRational.of(da) / db  # pieces may hold ExpRationals (released values' laws)
     if sign(ratio) <= 0:  # f - g has the sign of -db on every ε
         return [(lo, hi, sign(db) < 0)]
     root = LogOf(ratio)

@@ -7,7 +7,9 @@ exact probability, and the laws kept per database.
   records it is asked about, and the enumeration kinds;
 * `shared_noise`: the shared-noise primitives (SVT, noisy max), exact integrals of Laplace laws
   (`QueryLawCache`; registers itself as a kind); `gaussian_noise`: the same with Gaussian noise,
-  certified laws (`GaussianLawCache`, registered first);
+  certified laws (`GaussianLawCache`, registered first); `noise_kind`: the field's primitives
+  (`betweencut.noise`: exponential mechanism, permute-and-flip, randomized response, released
+  noisy values), exact laws split into components (`NoiseLawCache`);
 * `query_laws`, `pair_classes`, `outcome_tree`: the shared-outcome-tree speed path
   (`SharedTreeCache`), tested equal to direct enumeration of the real code;
 * `cost`: an audit's whole work projected from public inputs before any (`audit_cost`), for
@@ -19,6 +21,7 @@ May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws`, `proofs.v
 
 from betweencut.proofs.privacy.enumeration import (  # noqa: F401  (each registers its kind)
     gaussian_noise,
+    noise_kind,
     shared_noise,
 )
 from betweencut.proofs.privacy.enumeration.cache import (
