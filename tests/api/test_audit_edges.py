@@ -299,3 +299,32 @@ def test_the_property_rejects_the_defects_it_was_written_for(
     monkeypatch.setattr(curve_module, "refine", cut_short)
     with pytest.raises(Undecided):
         _check_near_claim(Fraction(1, 2), NEAR, Fraction(1), Fraction(1), Fraction(0))
+
+
+RELEASED = '''
+from betweencut.noise import Noise, NoisyValue
+
+def gaussian_value(db, test):
+    return test(NoisyValue(len(db), Noise.gaussian(1)))
+
+def discrete_gaussian_value(db, test):
+    return test(NoisyValue(len(db), Noise.discrete_gaussian(2)))
+'''
+
+
+@pytest.mark.parametrize("name", ["gaussian_value", "discrete_gaussian_value"])
+@pytest.mark.parametrize("eps", ["1000000000000", TOP_TEXT])
+def test_a_released_gaussian_value_at_a_huge_epsilon_holds(
+        name: str, eps: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A released Gaussian value (sigma = 1, or discrete sigma^2 = 2) with a claimed delta of
+    10^-9: at eps = 10^12 its delta is far below; an Arb ball near e^(-10^24) overflowed
+    converting to a rational (exit 1, "refuted"), and e^eps was "too large to enclose"."""
+    from betweencut.proofs.laws.gaussian import flint_available
+
+    if not flint_available():
+        pytest.skip("python-flint (fast extra)")
+    (tmp_path / "released_edge.py").write_text(RELEASED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["audit", "privacy", "--mechanism", f"released_edge:{name}", "--height", "1",
+            "--exhaustive", "1", "--epsilon", eps, "--delta", "1e-9"]
+    assert main(argv) == 0

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union, cast
 
-from betweencut.errors import ParameterError, shown
+from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
     GAUSSIAN,
     LAPLACE,
@@ -42,7 +42,7 @@ from betweencut.noisy_queries import (
     is_gaussian,
 )
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
+from betweencut.proofs.exact.enclosure import Enclosure, exp_bounds, positive_excess
 from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.certified import CertifiedCurve, certified_curve
@@ -74,6 +74,7 @@ __all__ = [
 ]
 
 Probability = Union[ExpPoly, Enclosure]  # noqa: UP007
+GrowBounds = Callable[[int], tuple[Fraction, Fraction | None]]
 SHOWN = 4
 _NONE = "none"
 
@@ -188,46 +189,13 @@ def enumerate_certified(run: Callable[[QueryTest], Hashable], limit: int = DEFAU
     return law
 
 
-GrowBounds = Callable[[int], tuple[Fraction, Fraction | None]]
-
-
-def _grow(eps: Fraction) -> GrowBounds:
-    """Bounds of `e^ε` at `prec` bits, computed once per precision: `(lo, hi)` up to
-    `e^(prec + 64)`; beyond it `(lo, None)` with `lo` a lower bound of `e^(prec + 64)` (no
-    rational encloses `e^ε` for the largest `ε` the parser reads, and a term
-    `P - e^ε·Q <= 1 - e^ε·Q` needs only a lower bound of `e^ε` to be certainly negative)."""
-    memo: dict[int, tuple[Fraction, Fraction | None]] = {}
-
-    def at(prec: int) -> tuple[Fraction, Fraction | None]:
-        found = memo.get(prec)
-        if found is None:
-            near = min(eps, Fraction(prec + 64))
-            lo, hi = ExpPoly.exp(near).enclose(prec + GUARD_BITS)
-            found = memo[prec] = (lo, hi if near == eps else None)
-        return found
-
-    return at
-
-
 def _excess(po: Probability, qo: Probability, eps: Fraction, grow: GrowBounds
             ) -> Probability:
     """`P(o) - e^ε·Q(o)` when both are exact (decided exactly), else its positive part
-    `(P(o) - e^ε·Q(o))_+` as an enclosure: exactly 0 when the two are known equal
-    (`Enclosure.same_value`, `ε >= 0`), else on the bounds of `P`, `Q` and `e^ε` (`grow`)."""
+    `(P(o) - e^ε·Q(o))_+` as an enclosure (`positive_excess`: at any `ε`)."""
     if isinstance(po, ExpPoly) and isinstance(qo, ExpPoly):
         return po - qo * ExpPoly.exp(eps)
-    p_node, q_node = Enclosure.of(po), Enclosure.of(qo)
-    if p_node.same_value(qo):
-        return Enclosure.zero()
-
-    def at(prec: int) -> Bounds:
-        (p_lo, p_hi), (q_lo, q_hi) = p_node.enclose(prec), q_node.enclose(prec)
-        e_lo, e_hi = grow(prec)
-        high = max(p_hi - e_lo * max(q_lo, Fraction(0)), Fraction(0))
-        low = Fraction(0) if e_hi is None else max(p_lo - e_hi * q_hi, Fraction(0))
-        return round_bounds(low, high, prec + GUARD_BITS)
-
-    return Enclosure(at, f"({p_node.label} - e^{shown(eps)}·{q_node.label})_+")
+    return positive_excess(po, qo, eps, grow)
 
 
 def _certainly_positive(x: Probability) -> bool:
@@ -252,7 +220,7 @@ class CertifiedJoint(PairProfile):
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         eps = check_eps(eps)
         p, q = (self.p, self.q) if forward else (self.q, self.p)
-        grow = _grow(eps)
+        grow = exp_bounds(eps)  # one e^eps for every term
         zero = ExpPoly()
         terms: list[Probability] = []
         event: list[Hashable] = []
