@@ -103,7 +103,7 @@ def midpoint_float(lo: Fraction, hi: Fraction) -> float:
     try:
         return float(mid)
     except OverflowError:
-        return math.copysign(sys.float_info.max, mid)
+        return sys.float_info.max if mid > 0 else -sys.float_info.max
 
 
 def certified_sign(enclose: Callable[[int], tuple[Fraction, Fraction]],

@@ -232,7 +232,7 @@ class Row:
         if self.order is not None:
             pair = f"D = {self.D}, " + (f"z = {self.z}" if self.D_prime is None else
                                         f"D' = {self.D_prime} ({self.z})")
-            return (f"{pair}, on {self.on}: D_{self.order} = {float((lo + hi) / 2):.6g} "
+            return (f"{pair}, on {self.on}: D_{self.order} = {midpoint_float(lo, hi):.6g} "
                     f"({self.direction.value}) vs {approx(self.bound):.6g}: {verdict}")
         where = "".join(f"{k} = {v}, " for k, v in self.facts.items()
                         if k in ("r", "count", "promised"))

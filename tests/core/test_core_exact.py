@@ -158,3 +158,15 @@ def test_refine_does_not_swallow_an_inner_loop_at_its_cap() -> None:
     with pytest.raises(Undecided, match="inner loop"):
         refine(step, lambda: "outer")
     assert calls == [64]
+
+
+def test_midpoint_float_is_a_finite_float_for_any_rationals() -> None:
+    """Display and JSON floats: the largest double in size past the double range (JSON has no
+    infinity), 0.0 below it, never an OverflowError (a Renyi row at order 1 + 10^-1000)."""
+    from betweencut.exact import midpoint_float
+
+    huge = F(2) ** 4096
+    assert midpoint_float(huge, huge + 1) == 1.7976931348623157e308
+    assert midpoint_float(-huge - 1, -huge) == -1.7976931348623157e308
+    assert midpoint_float(F(1, 10**1000), F(1, 10**999)) == 0.0
+    assert midpoint_float(F(1, 3), F(2, 3)) == 0.5
