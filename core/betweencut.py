@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from betweencut.boundary.seams import Seams
 from betweencut.depo import depth_order
 from betweencut.errors import ParameterError
 from betweencut.guarded_bt import BT, GuardedBT
@@ -118,3 +119,10 @@ def between_cut(
             "use the sparse implementation (needs tau >= E) or a smaller public tree",
         )
     return BetweenCut(tree, params).run(check_leaves(tree, leaves), test)
+
+
+# The structure the audits' fast paths model (`betweencut.boundary.seams`), snapshot here, when
+# the class is defined: a step overridden anywhere on a constructed object (its instance
+# dictionary, a class, a patch after import) is found by `overrides(mechanism, SEAMS)`.
+SEAMS = Seams.of(BetweenCut, steps=("make_query", "level_order", "apply", "run"),
+                 fields=("tree", "params", "count_query"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from betweencut.boundary.seams import Seams
 from betweencut.errors import ParameterError, shown
 from betweencut.exact import LogReal
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, checked_outcome
@@ -72,3 +73,9 @@ class GuardedBT(BT):
         if count >= self.upper_cut:  # Alg. 1, l. 3
             return Outcome.H
         return None
+
+
+# The count query's seams (`betweencut.boundary.seams`): the call, the noisy test and the guard,
+# as BT or GuardedBT define them, snapshot when they are defined.
+SEAMS = Seams.of(BT, steps=("__call__", "query", "guard"),
+                 fields=("a", "b", "lam", "R", "lower_cut", "upper_cut"), also=(GuardedBT,))

@@ -29,6 +29,7 @@ from typing import Any, Union
 
 from betweencut.errors import ParameterError
 from betweencut.exact import midpoint_float
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str
 from betweencut.proofs.exact.certificate import jsonable
 from betweencut.proofs.exact.enclosure import Enclosure
@@ -37,7 +38,7 @@ from betweencut.schemas import header
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
     "Neighbours", "Refutation", "Relation", "Release", "Row", "Value", "Verdict", "approx",
-    "enclosure",
+    "certified", "enclosure",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -149,6 +150,11 @@ def enclosure(x: Value, prec: int = 64) -> tuple[Fraction, Fraction]:
     if isinstance(x, int | Fraction):
         return Fraction(x), Fraction(x)
     return enclose(x, prec)  # every kind has `enclose(prec)`
+
+
+def certified(rows: Sequence[Row]) -> bool:
+    """Is a row's `δ` a certified enclosure (a Gaussian law), not an exact value?"""
+    return any(isinstance(row.delta, Enclosure) for row in rows)
 
 
 def _exact(value: Value | Callable[[], Value]) -> Value:
@@ -330,7 +336,9 @@ class Verdict:
     release reported (all of them for given pairs; the worst pair's for an exhaustive or
     searched audit, `pairs` counting every pair audited); `refutation` the counterexample of a
     refuted claim; `facts` what the audit adds (`epsilon_at_delta`, the worst pair's exact
-    curve, profiles refused at depth, regressions against a baseline)."""
+    curve, profiles refused at depth, regressions against a baseline); `assumes` what the
+    verdict rests on, checked or not (`betweencut.proofs.assumes`), filled by each entry
+    point."""
 
     audit: str
     subject: Mapping[str, object]
@@ -342,6 +350,7 @@ class Verdict:
     facts: dict[str, Any] = field(default_factory=dict)
     regressions: list[Any] = field(default_factory=list)
     curve: Any = field(default=None, repr=False, compare=False)  # the exact curve (facts: JSON)
+    assumes: Assumes = field(default_factory=Assumes)  # what the verdict rests on
 
     @property
     def worst(self) -> Row | None:
@@ -378,6 +387,7 @@ class Verdict:
             "refutation": None if self.refutation is None else self.refutation.as_json(),
             "rows": [row.as_json() for row in self.rows] if rows else [],
             "regressions": [r.to_json() for r in self.regressions],
+            "assumes": self.assumes.as_json(),
         }
         out.update({k: jsonable(v) for k, v in self.facts.items()})
         return out
@@ -422,6 +432,7 @@ class Verdict:
                                                       len(shown) < len(self.rows) else "") + "):")
             out += [f"    {row.line()}" for row in shown]
         out += [f"  regression: {r.line()}" for r in self.regressions]
+        out += self.assumes.block()
         return "\n".join(out)
 
 

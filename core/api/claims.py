@@ -13,6 +13,8 @@ from typing import Any
 
 from betweencut.errors import MissingExtra, ParameterError, Undecided
 from betweencut.proofs import CLAIMS, AuditCase, Certificate, ClaimRefuted, audit_cases
+from betweencut.proofs import assumes as a
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.certificate import jsonable
 from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED
 from betweencut.schemas import header
@@ -121,13 +123,26 @@ class ClaimsVerdict:
             return EXIT_MISSING_EXTRA
         return EXIT_HOLDS
 
+    @property
+    def assumes(self) -> Assumes:
+        """What these verdicts rest on (`betweencut.proofs.assumes`): the package's own code,
+        each claim on its grid by its method, the claims checked as properties only tested,
+        and those not checked here for want of an optional extra."""
+        sampled = any("property" in row.method for row in self.rows)
+        missing = len(self.not_checked)
+        return Assumes.of(a.OWN_CODE, a.CLAIMS_ARITHMETIC, a.CLAIMS_GRID,
+                          [a.CLAIMS_SAMPLED] if sampled else [],
+                          [a.claims_not_checked(missing, self.missing_extras())] if missing
+                          else [])
+
     def as_json(self, diagnostics: bool = False) -> dict[str, Any]:
         worst = self.worst
         return {**header("claims"), "group": self.group, "holds": self.holds,
                 "worst": None if worst is None else worst.as_json(),
                 "refutation": self.refutation,
                 "not_checked": [row.claim for row in self.not_checked],
-                "rows": [row.as_json(diagnostics) for row in self.rows]}
+                "rows": [row.as_json(diagnostics) for row in self.rows],
+                "assumes": self.assumes.as_json()}
 
     def to_json(self) -> str:
         return json.dumps(self.as_json())
@@ -150,7 +165,8 @@ class ClaimsVerdict:
         if self.not_checked:
             last += (f"; {len(self.not_checked)} not checked here, for want of an optional "
                      f"extra: {self.missing_extras()} checks them")
-        out.append(last)
+        out += self.assumes.block("")
+        out.append(last)  # the last line: the tally, and the extra that checks the rest
         return "\n".join(out)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from betweencut.api.load import FUNCTION, guarded, resolve
 from betweencut.errors import ParameterError
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, Verdict
 from betweencut.schemas import header
@@ -60,6 +61,7 @@ class CorpusVerdict:
     def text(self) -> str:
         rows = [row.as_json(with_header=False) for row in self.rows]
         width = max((len(str(r["name"])) for r in rows), default=4)
+        common = Assumes.common(row.assumes for row in self.rows)  # said once, at the end
         out = [f"neighbours: {self.neighbours} (a row stated under one relation says so); "
                f"databases of at most {self.size + 1} records",
                f"{'name':<{width}}  m    eps  holds  agrees  verdict (literature)"]
@@ -70,8 +72,8 @@ class CorpusVerdict:
                        f"{r['holds']!s:<5}  {r['agrees']!s:<6}  {r['found']} "
                        f"({r['literature']}){own}; {r['pairs']} pairs, "
                        f"{r.get('method', 'listing')}")
-            if "assumes" in r:
-                out.append(f"    assumes: {r['assumes']}")
+            out += [f"    {item.line()}" for item in row.assumes.without(common).items
+                    if not item.checked]  # the row's own assumptions (the JSON: every item)
             report = r.get("report")
             if isinstance(report, dict):
                 out.append(f"    report: {report['where']}, {report['date']}: {report['url']}")
@@ -82,6 +84,7 @@ class CorpusVerdict:
                            f"{member['output']}, loss in {member['loss_approx']}")
         agreeing = sum(bool(r["agrees"]) for r in rows)
         out.append(f"{agreeing} of {len(rows)} rows agree with the literature")
+        out += common.block("")
         return "\n".join(out)
 
 

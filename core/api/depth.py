@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from betweencut.betweencut import BetweenCut
+from betweencut.betweencut import SEAMS, BetweenCut
+from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError, shown
 from betweencut.params import Params
+from betweencut.proofs import assumes as a
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.verdict import Claim, Release, Row, Verdict
 from betweencut.tree import kary_tree
 
@@ -60,7 +63,7 @@ def audit_depth(
         single_leaf_band,
         step_profiles,
     )
-    from betweencut.proofs.privacy.depth.paths import PathProfile
+    from betweencut.proofs.privacy.depth.paths import PathProfile, check_seams
 
     if isinstance(height, bool) or not isinstance(height, int) or not 1 <= height <= MAX_HEIGHT:
         raise ParameterError("height", height, "an integer 1 <= h <= 2^64 - 1")
@@ -96,7 +99,13 @@ def audit_depth(
                              f"~ {params.margin.approx():.6g} (off-path nodes guarded Light)")
     L = path_query_bound(height)
     bounds = depth_bounds(accountant, L, params)
-    mechanism = variant(kary_tree(arity, height), params)
+    tree = kary_tree(arity, height)
+    mechanism = variant(tree, params)
+    check_seams(mechanism)  # on the constructed object, before any of its code is read
+    if mechanism.tree is not tree:
+        raise ParameterError("variant", variant.__name__, "a BetweenCut on the public tree it "
+                             f"is built with ({tree.description})")
+    seams = overrides(mechanism, SEAMS)
     single = count is not None
     profiles = ([PathProfile.single_leaf(height, count)] if single  # type: ignore[arg-type]
                 else single_leaf_band(mechanism, params) + step_profiles(mechanism))
@@ -151,8 +160,13 @@ def audit_depth(
         verdict.refutation = worst.refutation(
             f"({worst.eps}, delta_{worst.r})-DP ({text.split(':')[0]} at r = {worst.r})", on)
     verdict.facts["refused"] = [{"profile": p.describe(), "why": why} for p, why in audit.refused]
+    check_unchanged(mechanism, SEAMS, seams, variant.__name__)
     if tried:
         verdict.facts["search"] = {"tried": tried}
+    verdict.assumes = Assumes.of(
+        a.code_items(own_code(variant, mechanism, SEAMS), replayed=None), a.DEPTH_SEAMS,
+        a.OFFPATH, a.ARITHMETIC_EXACT,
+        a.profiles_audited(verdict.pairs, None if single else tried), a.OTHER_PROFILES)
     return verdict
 
 

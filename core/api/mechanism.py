@@ -18,14 +18,16 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded, resolve
-from betweencut.betweencut import BetweenCut
+from betweencut.betweencut import SEAMS, BetweenCut
+from betweencut.boundary.seams import check_unchanged, overrides, own_code, packaged, refusal
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
 from betweencut.notation import parse_database, parse_record
 from betweencut.params import Params
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
-from betweencut.proofs.verdict import Claim, Release, Row, Verdict
+from betweencut.proofs.verdict import Claim, Release, Row, Verdict, certified
 from betweencut.tree import PublicTree, kary_tree
 
 __all__ = ["MAX_AUDIT_NODES", "MAX_AUDIT_PAIRS", "MAX_EXHAUSTIVE", "audit_mechanism"]
@@ -133,20 +135,53 @@ def audit_mechanism(
                  if renyi is None else Claim(renyi.text, (), (Release.OUTPUT.value,),
                                              parameters=renyi.parameters())).under(relation)
     run, built = _run(user, t, params)
+    seams = overrides(built, SEAMS) if issubclass(type(built), BetweenCut) else None
     cache = _cache(run, built, the_claim.on)
     leaves = sorted(t.level(t.height - 1))
     try:
         chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
                         relation, seed)
         if renyi is not None:
-            return _audit_renyi(user, t, the_claim, renyi, cache, chosen)
-        if search is None:
-            _afford(cache, chosen, the_claim, exhaustive is None)
-        return _audit(user, t, params, cal, the_claim, run, cache, chosen, exhaustive is None
-                      and search is None, baseline, progress)
+            verdict = _audit_renyi(user, t, the_claim, renyi, cache, chosen)
+        else:
+            if search is None:
+                _afford(cache, chosen, the_claim, exhaustive is None)
+            verdict = _audit(user, t, params, cal, the_claim, run, cache, chosen,
+                             exhaustive is None and search is None, baseline, progress)
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None
+    if seams is not None:  # the structure the shared outcome tree read at the start
+        check_unchanged(built, SEAMS, seams, user.name)
+    verdict.assumes = _assumes(user, built, cache, verdict, exhaustive, search, seed, relation,
+                               len(chosen), renyi is not None)
+    return verdict
+
+
+def _assumes(user: UserMechanism, built: Any, cache: Any, verdict: Verdict,
+             exhaustive: int | None, search: int | None, seed: int | None,
+             relation: Any, listed: int, renyi: bool = False) -> Assumes:
+    """What this verdict rests on (`betweencut.proofs.assumes`): whose code, what is checked
+    of it, the structure the shared outcome tree models, the arithmetic and the pairs."""
+    from betweencut.proofs import assumes as a
+    from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
+
+    own = own_code(user.target, built, SEAMS if issubclass(type(built), BetweenCut) else None)
+    items = [*a.code_items(own)]
+    if isinstance(cache, SharedTreeCache):
+        items.append(a.SHARED_SEAMS if cache.shared else a.direct(
+            refusal(cache.unshared, type(built).__name__)))
+    items.append(a.ARITHMETIC_RENYI if renyi else a.arithmetic(certified(verdict.rows)))
+    if exhaustive is not None:
+        scope = (f"every (D, D') of at most {exhaustive + 1} records" if relation.is_replace
+                 else f"every (D, z) with |D| <= {relation.largest(exhaustive)}")
+        items.append(a.pairs_every(scope + " on the public tree's leaves", verdict.pairs,
+                                   listed))
+    elif search is not None:
+        items.append(a.pairs_searched(verdict.pairs, listed, seed))
+    else:
+        items.append(a.pairs_given(verdict.pairs, listed))
+    return Assumes.of(items, a.OTHER_PAIRS)
 
 
 def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, search: object,
@@ -362,8 +397,9 @@ def _run(user: UserMechanism, tree: PublicTree, params: Params | None
 
 def _packaged(target: object) -> bool:
     """The package's own mechanism (BetweenCut itself, a baseline): not replayed, its runs are
-    functions of their answers by construction (and tested so)."""
-    return str(getattr(target, "__module__", "")).startswith("betweencut.")
+    functions of their answers by construction (and tested so). Identified by what it is, not
+    by the module it names (`betweencut.boundary.seams.packaged`)."""
+    return packaged(target)
 
 
 def _projection(on: str) -> Callable[[object], Hashable]:
@@ -387,7 +423,7 @@ def _cache(run: Callable[[Any, Any], Any], built: Any, on: Sequence[str]) -> Any
     from betweencut.proofs.privacy.enumeration.cache import LawCache
 
     projections = {name: _projection(name) for name in on}
-    if isinstance(built, BetweenCut) and set(on) <= {Release.TRANSCRIPT, Release.HEAVY}:
+    if issubclass(type(built), BetweenCut) and set(on) <= {Release.TRANSCRIPT, Release.HEAVY}:
         from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
 
         return SharedTreeCache(built, run, projections)

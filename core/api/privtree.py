@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from betweencut.api.load import UserMechanism, one_line
+from betweencut.baselines.privtree import SEAMS
+from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
 from betweencut.notation import parse_database, parse_record
 from betweencut.proofs.verdict import Claim, Release, Verdict
@@ -104,6 +106,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
     from betweencut.proofs.privacy.audit.mechanism import audit_pairs
 
     mech = user.built
+    seams = overrides(mech, SEAMS)
     cache = PrivTreeLawCache(mech)
     if relation.is_replace:
         chosen, covered, databases = _replace_pairs(mech, pairs, exhaustive, search)
@@ -136,6 +139,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         raise
     found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
                         keep=True)
+    check_unchanged(mech, SEAMS, seams, user.name)  # what the reduction read at the start
     subject = {
         "mechanism": user.name, "kind": user.kind,
         "tree": f"PrivTree on {show_box(mech.box)}, theta = {mech.theta}, rule "
@@ -143,6 +147,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         "parameters": {"epsilon": mech.epsilon, "theta": mech.theta},
         "covered": covered, "databases": databases}
     out = Verdict("mechanism", subject, claim, found.holds, pairs=len(chosen))
+    out.assumes = _assumes(mech, cache, covered, len(chosen))
     if found.refutation is not None:
         out.refutation = found.refutation.refutation(claim.text, EVENT_NOTE, _output_text)
     worst = found.refutation or found.tightest
@@ -158,6 +163,19 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
                                        getattr(bound, "pair", None), bound.curve))
         out.curve = bound.curve
     return out
+
+
+def _assumes(mech: Any, cache: Any, covered: str, audited: int) -> Any:
+    """What a PrivTree verdict rests on (`betweencut.proofs.assumes`): the package's own
+    PrivTree, or yours (a subclass, your membership or split rule), not replayed; the reduction
+    to `T_z` where it applies; exact arithmetic; the pairs and what they cover."""
+    from betweencut.proofs import assumes as a
+
+    own = own_code(None, mech, SEAMS, (mech.member, mech.split.children))
+    return a.Assumes.of(
+        a.code_items(own, replayed=False),
+        a.PRIVTREE_SEAMS if cache.refusal is None else a.direct(cache.refusal),
+        a.ARITHMETIC_EXACT, a.pairs_covered(covered, audited), a.OTHER_PAIRS)
 
 
 def _output_text(o: object) -> str:

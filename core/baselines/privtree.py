@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from betweencut.boundary.seams import Seams
 from betweencut.errors import ParameterError
 from betweencut.exact import LogReal, as_rational
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
@@ -169,3 +170,9 @@ class PrivTree:
             out.remove(target)
             out.extend(self.split.children(target))
         return frozenset(out)
+
+
+# PrivTree's seams (`betweencut.boundary.seams`), snapshot when the class is defined: the run and
+# its post-processing, the split test and the score it reads.
+SEAMS = Seams.of(PrivTree, steps=("run", "force_min_bins", "query", "score", "scale",
+                                  "depth_penalty", "beta"))

@@ -7,7 +7,9 @@ write, so that a verdict rests only on what was checked.
 * `isolation`: the user's code runs in child processes forked from a clean state, so its exit,
   signals, closed streams, hangs and state carried between calls cannot decide the verdict;
 * `sandbox`: outside randomness and clock reads refused while the user's code runs;
-* `purity`: strict mode, the static check of the user's source against a pure subset.
+* `purity`: strict mode, the static check of the user's source against a pure subset;
+* `seams`: which seams of a class's structure a constructed object overrides, and where (read on
+  the object, not its class), and whether an object is the package's own code.
 
 May import: the core basics (`betweencut.errors`, `betweencut.noisy_test`,
 `betweencut.noisy_queries`, `betweencut.tree`, `betweencut.progress`); never `proofs`,

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.errors import ParameterError
+from betweencut.proofs.assumes import Assumes, pairs_given
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
 from betweencut.proofs.privacy.audit.mechanism import display
 from betweencut.proofs.privacy.audit.regression import RegressionError, rational_inside
@@ -36,11 +37,13 @@ NOT_FOR_A_SNAPSHOT = ("claim", "baseline", "progress", "exhaustive", "search", "
 
 @dataclass
 class Curves:
-    """The exact curves of the pairs audited, in the order given, and what was audited (the
-    verdict's `subject`: mechanism, kind, public tree, parameters)."""
+    """The exact curves of the pairs audited, in the order given, what was audited (the
+    verdict's `subject`: mechanism, kind, public tree, parameters) and what the curves rest on
+    (the verdicts' `assumes`, the pairs being those listed)."""
 
     subject: Mapping[str, object] = field(default_factory=dict)
     curves: dict[PairKey, PrivacyCurve] = field(default_factory=dict)
+    assumes: Assumes = field(default_factory=Assumes)  # what every curve rests on
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,7 @@ def pair_curves(
                 from betweencut.proofs.exact.certificate import jsonable
 
                 out.subject = jsonable(verdict.subject)
+            out.assumes = verdict.assumes.with_(pairs_given(len({k[:2] for k in out.curves})))
         return out
 
     result: Curves = budget.run(each)

@@ -11,6 +11,8 @@ from each piece's first `ε` to the next piece's, `δ(ε) = A - exp(ε)·B` with
     mechanism: flag                        (what was audited: descriptive, never compared)
     kind: function (db, test) -> output
     tree: complete 2-ary tree, h=3
+    assumes: checked: each run's output is a function of its noisy answers; how: every run ...
+    assumes: assumed, not checked: no randomness or clock read outside ...; how: ...
 
     pair: D = {}, z = 0/0, on output
     piece: from eps = 0
@@ -59,6 +61,7 @@ FORMAT = 1  # the format written
 READS = (1,)  # the formats this version reads
 UPDATE = "pytest --privacy-snapshot-update"
 HEADER_KEYS = ("mechanism", "kind", "tree", "parameters", "covered", "written by")
+ASSUMES = "assumes"  # one header line per item the curves rest on (`betweencut.proofs.assumes`)
 _PAIR = re.compile(r"pair: D = (\{[^}]*\}), z = (\S+), on (\w+)")
 _SIGNED = re.compile(r" ([+-]) ")
 
@@ -145,6 +148,7 @@ def snapshot_text(curves: Curves, version: str = "") -> str:
     for key in HEADER_KEYS:
         if key in subject:
             lines.append(f"{key}: {_one_line(subject[key])}")
+    lines += [f"{ASSUMES}: {line}" for line in curves.assumes.lines(how=True)]
     for (D, z, on), curve in curves.curves.items():
         lines += ["", f"pair: D = {D}, z = {z}, on {on}"]
         for piece in curve.pieces:
@@ -229,12 +233,18 @@ def read_snapshot(text: str, where: str) -> Curves:
     reader.at += 1
     out = Curves()
     subject: dict[str, object] = {}
+    assumed: list[str] = []
     while (line := reader.peek()) is not None and not line.startswith("pair:"):
         name, sep, value = line.partition(": ")
         if not sep:
             raise reader.fail(f"expected 'key: value' or a 'pair:' line, found {line[:60]!r}")
-        subject[name] = value
+        if name == ASSUMES:  # one line per item, kept as text (never compared)
+            assumed.append(value)
+        else:
+            subject[name] = value
         reader.at += 1
+    if assumed:
+        subject[ASSUMES] = assumed
     out.subject = subject
     while reader.peek() is not None:
         key, curve = _pair(reader)

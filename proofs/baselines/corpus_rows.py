@@ -28,6 +28,8 @@ from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
 from betweencut.noisy_queries import LAPLACE, QueryTest
+from betweencut.proofs import assumes as a
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.privacy.audit.mechanism import ClaimPoint, PointResult
 from betweencut.proofs.privacy.enumeration.cache import (
@@ -127,7 +129,18 @@ class RowResult:
                      "neighbours": relation.text(),
                      "agrees": self.agrees, "found": self.verdict, "noise": self.row.noise,
                      **self.detail}
+        out.assumes = self.assumes()
         return out
+
+    def assumes(self) -> Assumes:
+        """What the row's verdict rests on (`betweencut.proofs.assumes`): the package's own
+        row or your mechanism (replayed), the pairs (listed, or every input at once by the
+        reduction and its premise), the arithmetic (certified for the Gaussian rows)."""
+        own = self.row.literature != UNKNOWN
+        reduced = self.detail.get("method") == "reduction"
+        pairs = a.reduction_items(own) if reduced else (a.pairs_listed(self.pairs),)
+        return Assumes.of(a.code_items(own), pairs, a.arithmetic(self.row.noise != LAPLACE),
+                          a.OTHER_PAIRS)
 
     def as_json(self) -> dict[str, Any]:
         return self.as_verdict().as_json(with_header=False)

@@ -23,6 +23,7 @@ from betweencut.errors import ParameterError
 from betweencut.exact import midpoint_float
 from betweencut.noisy_queries import LAPLACE
 from betweencut.notation import database_text, record_text, replacement_text
+from betweencut.proofs.assumes import REDUCTION_PREMISE
 from betweencut.proofs.baselines.corpus_rows import UNKNOWN, CorpusRow, moves_of
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
 from betweencut.proofs.privacy.audit.mechanism import (
@@ -56,13 +57,8 @@ __all__ = ["AUTO_LISTED", "MAX_LISTED", "Listing", "Reduced", "check_listing", "
 
 AUTO_LISTED = 3**6  # "auto" lists up to the 729 pairs of m = 6 (today's listing), then reduces
 MAX_LISTED = 20_000  # pairs listed at most (measured: 729 pairs of m = 6 in about 7 s)
-# The reduction's premise that nothing checks for a user's own code (the package's rows are
-# read): `type(q_i)`, `id(q_i)` and the like tell the symbols apart from no input's answers.
-PREMISE = ("the mechanism reads its query answers only through the symbols (arithmetic, "
-           "comparisons, noisy queries), not through type(), id() or the like")
-ASSUMES = PREMISE + ": assumed, not checked, for your own mechanism"
 USER_REDUCTION = ("a mechanism of your own is reduced only under method reduction, which "
-                  "assumes that " + PREMISE)
+                  "assumes that " + REDUCTION_PREMISE)
 Progress = Callable[[str], None]
 
 
@@ -186,8 +182,6 @@ class Reduced:
         self.detail: dict[str, Any] = {
             "method": "reduction", "answer_sequences": self.extremes.sequences,
             "outputs": len(self.extremes.outputs)}
-        if row.literature == UNKNOWN:
-            self.detail["assumes"] = ASSUMES
 
     def pair(self, found: Violation) -> Neighbour:
         """The databases of a reported pair of answer vectors."""

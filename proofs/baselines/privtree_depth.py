@@ -61,7 +61,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from betweencut.baselines.privtree import SEAMS as PRIVTREE_SEAMS
 from betweencut.baselines.privtree import Box, Point, PrivTree, volume
+from betweencut.boundary.seams import overrides, refusal
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.exact import as_rational
 from betweencut.noisy_test import Outcome
@@ -100,9 +102,9 @@ def symmetry_refusal(mech: PrivTree) -> str | None:
     why = reduction_refusal(mech)
     if why is not None:
         return why
-    seams = [n for n in SEAMS if getattr(type(mech), n, None) is not getattr(PrivTree, n)]
-    if seams:
-        return f"{type(mech).__name__} replaces {', '.join(seams)}"
+    found = overrides(mech, PRIVTREE_SEAMS, SEAMS)
+    if found:
+        return refusal(found, type(mech).__name__)
     if known_rule(mech) is None:
         return ("its split or membership rule is not one whose geometry the search knows "
                 "(MIDPOINT_SPLIT with cell_member or closed_member)")

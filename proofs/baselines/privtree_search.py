@@ -37,12 +37,14 @@ from typing import Any
 
 from betweencut.baselines.privtree import (
     MIDPOINT_SPLIT,
+    SEAMS,
     Box,
     Point,
     PrivTree,
     cell_member,
     volume,
 )
+from betweencut.boundary.seams import overrides, refusal
 from betweencut.errors import ParameterError
 from betweencut.exact import as_rational
 from betweencut.noisy_test import Outcome
@@ -150,10 +152,9 @@ def reduction_refusal(mech: PrivTree) -> str | None:
     `force_min_bins`), or a `min_bins` above 1, is outside that proof."""
     if mech.min_bins != 1:
         return f"min_bins = {mech.min_bins} (post-processing may merge outputs)"
-    steps = [n for n in RUN_STEPS if getattr(type(mech), n, None) is not getattr(PrivTree, n)]
-    if steps:
-        return (f"{type(mech).__name__} replaces {', '.join(steps)}: its counts are not "
-                "PrivTree.run's")
+    found = overrides(mech, SEAMS, RUN_STEPS)  # on the object: its instance, class, traps
+    if found:
+        return f"{refusal(found, type(mech).__name__)}: its counts are not PrivTree.run's"
     return None
 
 

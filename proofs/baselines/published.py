@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union, cast
 
+from betweencut.proofs import assumes as a
+from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
 from betweencut.proofs.privacy.audit.renyi import (
@@ -185,5 +187,9 @@ def audit_published(row: PublishedRow) -> Verdict:
             facts["argument"] = renyi.arguments
     facts["agrees"] = out.holds == (row.expected == HOLDS)
     out.facts = facts
+    out.assumes = Assumes.of(
+        a.OWN_CODE, a.TRANSCRIBED,
+        a.ARITHMETIC_EXACT if claim.kind == DP else a.ARITHMETIC_RENYI,
+        a.pairs_given(out.pairs, len(pairs)), a.OTHER_PAIRS)
     return out
 

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
+from betweencut.boundary.seams import overrides
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError
 from betweencut.guarded_bt import BT, GuardedBT
+from betweencut.guarded_bt import SEAMS as QUERY_SEAMS
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
@@ -51,7 +53,7 @@ def single_leaf_band(mechanism: BetweenCut, claimed: Params | None = None) -> li
     the claim's is audited on both). Outside the band Alg. 1's guard decides `C` and `C + 1`
     alike; a count query with another `guard` is refused (`ParameterError`: give the counts)."""
     query = check_seams(mechanism)
-    if type(query).guard not in (BT.guard, GuardedBT.guard):
+    if overrides(query, QUERY_SEAMS, ("guard",)):
         # the band is read off the cuts: outside it Alg. 1's guard decides C and C + 1 alike,
         # another guard may not (a count that leaks outside the band would go unaudited)
         raise ParameterError(

@@ -21,7 +21,9 @@ never in `h`; `h` may be any integer up to `2^64 - 1` (or larger).
 
 What this module models and what it refuses. It models Alg. 3's `level_order` (DepO) and `apply`
 (the marking of Alg. 6) and the main loop `run`: `check_seams` refuses any mechanism overriding
-one of them (answering for it would be answering for code that does not run). The count query
+one of them, wherever it is set (its class, its instance dictionary, a patched base: checked on
+the constructed object by `betweencut.boundary.seams`), since answering for it would be
+answering for code that does not run. The count query
 (`make_query`) is *not* modelled: the laws are read off the query object the mechanism itself
 built (`BetweenCut(tree, params).count_query`), through its own `guard` and `query`. The tests
 prove the grouping equal, answer law by answer law, to the full enumeration of the real code
@@ -36,9 +38,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from betweencut.betweencut import SEAMS as BETWEENCUT_SEAMS
 from betweencut.betweencut import BetweenCut
+from betweencut.boundary.seams import overrides, refusal
 from betweencut.errors import ParameterError, public_height
-from betweencut.guarded_bt import BT, GuardedBT
+from betweencut.guarded_bt import BT
+from betweencut.guarded_bt import SEAMS as QUERY_SEAMS
 from betweencut.noisy_test import Outcome
 from betweencut.notation import EMPTY_RECORD, database_text, run_text
 from betweencut.tree import Node
@@ -159,29 +164,32 @@ class PathProfile:
 def check_seams(mechanism: BetweenCut) -> BT:
     """The count query of `mechanism`, after refusing the seams the path DP does not model.
 
-    Raises: `ParameterError` if the mechanism's class overrides `level_order`, `apply` or `run`
-    (the DP is DepO + Alg. 6 marking + Alg. 3's loop), or if its count query is not a `BT`
-    whose call is `BT.__call__` (guard first, then one noisy test), or whose `query` is
-    overridden (it may read the node). A `make_query` returning such an object is modelled
-    exactly, through the law its real call is observed to have at each count
+    Checked on the constructed object (`betweencut.boundary.seams.overrides`: its instance
+    dictionary, every class of its MRO, traps such as `__getattr__`, the base patched after
+    import), not only on its class. Raises: `ParameterError` naming the seam and where it was
+    set if `level_order`, `apply` or `run` is not Alg. 3's (the DP is DepO + Alg. 6 marking +
+    Alg. 3's loop), or if its count query's call is not `BT.__call__` (guard first, then one
+    noisy test) or its `query` is not `BT.query` or `GuardedBT.query` (another may read the
+    node). A `make_query` returning such an object is modelled exactly, through the law its
+    real call is observed to have at each count
     (`betweencut.proofs.privacy.depth.transcript.law_at`).
     """
-    cls = type(mechanism)
-    for name in MODELLED_SEAMS:
-        if getattr(cls, name) is not getattr(BetweenCut, name):
-            raise ParameterError(
-                "mechanism", cls.__name__, f"a BetweenCut that keeps Alg. 3's {name}",
-                f"the depth audit models {', '.join(MODELLED_SEAMS)}; enumerate this variant "
-                "with betweencut.proofs.privacy.audit.mechanism instead")
+    name = type(mechanism).__name__
+    found = overrides(mechanism, BETWEENCUT_SEAMS, MODELLED_SEAMS)
+    if found:
+        raise ParameterError(
+            "mechanism", name, f"a BetweenCut that keeps Alg. 3's {found[0].seam}",
+            f"{refusal(found, name)}; the depth audit models Alg. 3's own level_order, apply "
+            "and run: "
+            "enumerate this variant on a small tree with audit_mechanism instead")
     query = mechanism.count_query
-    if not isinstance(query, BT) or type(query).__call__ is not BT.__call__:
-        raise ParameterError("mechanism", cls.__name__,
-                             "a count query that is a BT calling guard, then one noisy test")
-    if type(query).query not in (BT.query, GuardedBT.query):
+    found = overrides(query, QUERY_SEAMS, ("__call__", "query"))
+    if found:
         # `query(count, node)` may read the node, and the path grouping has one law per count.
-        raise ParameterError("mechanism", cls.__name__,
-                             "a count query whose noisy test does not depend on the node "
-                             "(BT.query or GuardedBT.query)")
+        raise ParameterError(
+            "mechanism", name, "a count query that is a BT calling guard, then one noisy test "
+            "that does not depend on the node (BT.__call__; BT.query or GuardedBT.query)",
+            refusal(found, f"its count query {type(query).__name__}"))
     return query
 
 

@@ -11,16 +11,19 @@ that pattern, exactly: `P_D(α) = Π_i P(BT(c_{u_i}(D)) = α_i)`. A database who
 a node that the enumerated tree asked is weighed on it too (`covers`): the guard's answer there
 has probability 1 and the others probability 0, which is what the run would have seen.
 
-This applies only to mechanisms that keep `BetweenCut.run` (variants may override
-`make_query`, `level_order`, `apply`), and the answer law at a count is never taken from
+This applies only to mechanisms that keep `BetweenCut.run` (variants may override `make_query`,
+`level_order`, `apply`, on their class or their instance: the real ones run), checked on the
+constructed object (`betweencut.boundary.seams.overrides`: `run` set on the instance, a base
+patched after import, `__getattr__`, a property for `count_query` or `tree` all send every pair
+to direct enumeration of the real code), and the answer law at a count is never taken from
 `guard()` and `query()`: it is *observed* by running the query object's `__call__`, the code the
-mechanism runs (`betweencut.proofs.privacy.enumeration.query_laws`), at every node of the tree, for
-every count used. Where that call does anything but decide one outcome or ask one query and return
-its answer, or where it behaves differently at two nodes with the same count, the count has no
-shared law (`NotAligned`) and every pair needing it is enumerated directly. Re-weighting the
-enumerated database itself must also give back every enumerated probability. The tests compare
-both routes exactly on every database of size <= 3 on small trees, every profile on every pair
-of size <= 2, and (Hypothesis) randomly overridden queries and steps.
+mechanism runs (`betweencut.proofs.privacy.enumeration.query_laws`), at every node of the tree,
+for every count used. Where that call does anything but decide one outcome or ask one query and
+return its answer, or where it behaves differently at two nodes with the same count, the count
+has no shared law (`NotAligned`) and every pair needing it is enumerated directly. Re-weighting
+the enumerated database itself must also give back every enumerated probability. The tests
+compare both routes exactly on every database of size <= 3 on small trees, every profile on
+every pair of size <= 2, and (Hypothesis) randomly overridden queries and steps.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from collections.abc import Callable, Hashable, Mapping
 
 import numpy as np
 
-from betweencut.betweencut import BetweenCut, path_counts
+from betweencut.betweencut import SEAMS, BetweenCut, path_counts
+from betweencut.boundary.seams import overrides
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly
@@ -51,6 +55,7 @@ from betweencut.tree import Node
 __all__ = ["SharedTreeCache", "covers", "guard_pattern", "weights_total"]
 
 Pattern = tuple[Outcome | None, frozenset[tuple[Node, Outcome | None]]]
+SHARED_SEAMS = ("run",)  # modelled: make_query, level_order, apply run for real in Alg. 3's run
 
 
 def guard_pattern(decide: Callable[[int], Outcome | None], db: Database) -> Pattern:
@@ -91,7 +96,8 @@ class SharedTreeCache(LawCache):
 
     A pair whose two databases can both be weighed on one enumerated outcome tree (`covers`)
     is compared by `AlignedJoint` (grouped answer sequences, exact); other pairs, and
-    mechanisms that replace `run`, go through the general `LawCache` path.
+    mechanisms that replace `run` anywhere (`unshared` says where), go through the general
+    `LawCache` path.
     """
 
     def __init__(
@@ -100,7 +106,10 @@ class SharedTreeCache(LawCache):
     ) -> None:
         super().__init__(run, projections)
         self.mechanism = mechanism
-        self.shared = type(mechanism).run is BetweenCut.run
+        # Why the outcome tree is not shared (`run` replaced anywhere on the object, a trap
+        # such as `__getattr__`, a field computed on read): every pair is enumerated directly.
+        self.unshared = overrides(mechanism, SEAMS, SHARED_SEAMS)
+        self.shared = not self.unshared
         self.representatives: dict[Pattern, Database] = {}
         self.patterns: dict[Database, Pattern | None] = {}
         self.direct_runs = 0

@@ -160,6 +160,42 @@ def test_a_variant_replacing_run_falls_back_to_direct_enumeration() -> None:
                 - direct.profile(one, (7,), "output", Fraction(1)).delta) == 0
 
 
+def test_seams_set_on_the_instance_reduced_or_direct_equal_the_real_run() -> None:
+    """Issue 34, seams on the instance: `run` set on a PrivTree object (`object.__setattr__`
+    past the frozen dataclass) is refused by the reduction, which enumerates it directly, and
+    by the symmetric search; `score` set on the instance is a seam the reduction models (the
+    real one runs): its reduced laws equal direct enumeration exactly (principle 9); `query`
+    set on the instance is refused by the symmetric search, which models `PrivTree.query`."""
+    from betweencut.proofs.baselines.privtree_depth import symmetry_refusal
+
+    leaky = PrivTree.of(((0, 8),), 1, member=shifted_member)
+    whole = variant(WholeDatabaseRun, leaky)
+    object.__setattr__(leaky, "run", whole.run)
+    fast, slow = PrivTreeLawCache(leaky), LawCache(privtree_run(leaky))
+    assert fast.refusal is not None and "run is set on the instance" in fast.refusal
+    assert symmetry_refusal(leaky) == fast.refusal
+    db, z = as_points({(6,): 4}), (6,)
+    for eps in EPS:
+        a, b = fast.profile(db, z, "output", eps), slow.profile(db, z, "output", eps)
+        assert sign(a.delta - b.delta) == 0 and sign(a.p_event - b.p_event) == 0
+    scored = PrivTree.of(((0, 8),), 1)
+    no_penalty = variant(NoPenalty, scored)
+    object.__setattr__(scored, "score", no_penalty.score)
+    fast, slow = PrivTreeLawCache(scored), LawCache(privtree_run(scored))
+    assert fast.refusal is None
+    assert symmetry_refusal(scored) is None  # as for `NoPenalty`: the real score is read
+    queried = PrivTree.of(((0, 8),), 1)
+    object.__setattr__(queried, "query", scored.query)
+    assert "query is set on the instance" in (symmetry_refusal(queried) or "")
+    for counts, z in PAIRS:
+        db = as_points(counts)
+        for eps in EPS:
+            a = fast.joint(db, z, "output").hockey_stick(eps, True)
+            b = slow.joint(db, z, "output").hockey_stick(eps, True)
+            assert sign(a.delta - b.delta) == 0 and sign(a.p_event - b.p_event) == 0
+    assert fast.transcripts < slow.transcripts  # the reduction ran
+
+
 def test_a_seam_with_hidden_state_is_caught() -> None:
     """A query seam whose answer depends on how often it was called (hidden state) is never
     certified: a replay or a box outside `T_z` asks a different query."""

@@ -20,6 +20,7 @@ from betweencut.betweencut import BetweenCut
 from betweencut.calibration import calibrate
 from betweencut.depo import depo
 from betweencut.errors import ParameterError
+from betweencut.guarded_bt import GuardedBT
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
@@ -225,6 +226,54 @@ def test_depth_refuses_variants_overriding_modelled_seams(name: str) -> None:
 
     with pytest.raises(ParameterError, match="run"):
         depth_pair(OwnRun(kary_tree(2, 15), params), PathProfile.single_leaf(15, 3))
+
+
+class _QueryOnTheInstance(BetweenCut):
+    """`make_query`'s product, half-width thresholds, set on the instance in `__init__`: a
+    seam the path grouping models (it reads the laws off the object's own count query)."""
+
+    def __init__(self, tree: PublicTree, params: Params) -> None:
+        super().__init__(tree, params)
+        w = 1 / (2 * params.lam)
+        self.count_query = GuardedBT.of(params.tau - w, params.tau + w, params.R, params.lam)
+
+
+def test_a_count_query_set_on_the_instance_equals_its_enumeration() -> None:
+    """Principle 9 for the path grouping: a modelled seam set outside the class body (the count
+    query on the instance) agrees exactly with full enumeration of the real code."""
+    params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
+    tree = kary_tree(2, 4)
+    mechanism = _QueryOnTheInstance(tree, params)
+    assert mechanism.count_query != BetweenCut(tree, params).count_query
+    for profile in single_leaf_band(mechanism)[::2]:
+        _assert_equal(depth_pair(mechanism, profile),
+                      _enumerated(tree, params, profile, variant=_QueryOnTheInstance),
+                      profile, params)
+
+
+def test_depth_refuses_modelled_seams_set_on_the_instance() -> None:
+    """`check_seams` reads the constructed object: `level_order`, `apply` or `run` set on the
+    instance, and a count query whose `query` is set on the query object, are refused, naming
+    the seam and where it was set."""
+    params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
+    for name in ("level_order", "apply", "run"):
+        mechanism = BetweenCut(kary_tree(2, 15), params)
+        setattr(mechanism, name, getattr(mechanism, name))
+        with pytest.raises(ParameterError, match=rf"keeps Alg\. 3's {name} .*{name} is set on "
+                                                 r"the instance"):
+            depth_pair(mechanism, PathProfile.single_leaf(15, 3))
+
+    class Loose(GuardedBT):
+        pass
+
+    mechanism = BetweenCut(kary_tree(2, 15), params)
+    g = mechanism.count_query
+    assert isinstance(g, GuardedBT)
+    q = Loose(g.a, g.b, g.lam, g.R, g.lower_cut, g.upper_cut)
+    object.__setattr__(q, "query", lambda count, node=None: g.query(count, node))
+    mechanism.count_query = q
+    with pytest.raises(ParameterError, match=r"query is set on the instance"):
+        depth_pair(mechanism, PathProfile.single_leaf(15, 3))
 
 
 def test_depth_refuses_query_objects_it_cannot_observe_per_count() -> None:

@@ -229,7 +229,9 @@ def test_a_mechanism_of_your_own_is_listed_by_auto_and_reduced_only_when_asked()
     assert not listed.holds and listed.detail["method"] == "listing"
     reduced = audit_row(row, method="reduction")
     assert reduced.detail["method"] == "reduction"
-    assert "not through type(), id() or the like" in reduced.detail["assumes"]
-    assert "assumes" in reduced.as_json()
+    (premise,) = [i for i in reduced.assumes().items if i.key == "premise"]
+    assert "not through type(), id() or the like" in premise.what and not premise.checked
+    assert {"item": "premise", "what": premise.what, "how": premise.how,
+            "status": "assumed"} in reduced.as_json()["assumes"]
     with pytest.raises(ParameterError, match="only under method reduction"):
         audit_row(user_row("tests:type_leak", _type_leak, 10, Fraction(5)))

@@ -27,6 +27,7 @@ from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1, check_the
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, NoiselessAtOne, refute
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS, betweencut_cache, theorem_5_4_points
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
+from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law
 from betweencut.tree import Node, kary_tree
 
@@ -184,3 +185,62 @@ def test_theorem_5_4_shared_equals_direct_for_random_overrides(
         fast = audit_pairs(shared.run, chosen, points, on=on, cache=shared)
         slow = audit_pairs(direct.run, chosen, points, on=on, cache=direct)
         assert fast.holds == slow.holds
+
+
+# -- seams set on the instance (issue 34) ------------------------------------------------------
+
+def _top_down(self: BetweenCut) -> list[int]:
+    return list(range(self.tree.height))
+
+
+class _OnTheInstance(BetweenCut):
+    """Steps the shared tree models (they run for real inside Alg. 3's `run`), each set on the
+    instance: top-down levels, a `B` that does not cut, and half-width thresholds."""
+
+    def __init__(self, tree: object, params: Params) -> None:
+        super().__init__(tree, params)  # type: ignore[arg-type]
+        self.level_order = lambda: _top_down(self)  # type: ignore[method-assign]
+        self.apply = lambda labels, u, outcome: BetweenCut.apply(  # type: ignore[method-assign]
+            self, labels, u, Outcome.H if outcome is Outcome.B else outcome)
+        p = params
+        self.count_query = GuardedBT.of(p.tau - 1 / (2 * p.lam), p.tau + 1 / (2 * p.lam), p.R,
+                                        p.lam)
+
+
+class _PatchesTheBase(BetweenCut):
+    def __init__(self, tree: object, params: Params) -> None:
+        super().__init__(tree, params)  # type: ignore[arg-type]
+        BetweenCut.level_order = _top_down  # type: ignore[method-assign]
+
+
+class _RunOnTheInstance(BetweenCut):
+    def __init__(self, tree: object, params: Params) -> None:
+        super().__init__(tree, params)  # type: ignore[arg-type]
+        plain = BetweenCut(tree, params)  # type: ignore[arg-type]
+        self.run = lambda leaves, test=None: plain.run(  # type: ignore[method-assign]
+            [*leaves, *leaves], test)
+
+
+@pytest.mark.parametrize("variant", [_OnTheInstance, _PatchesTheBase, _RunOnTheInstance],
+                         ids=lambda v: v.__name__)
+def test_seams_on_the_instance_shared_equals_direct(variant: type[BetweenCut],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Principle 9 for the shared outcome tree: steps it models (level_order, apply, the count
+    query), set on the instance or patched on the base, are weighed on shared trees and agree
+    exactly with direct enumeration of the real code; `run` set on the instance is not
+    modelled (`unshared` names it) and every pair is enumerated directly."""
+    monkeypatch.setattr(BetweenCut, "level_order", BetweenCut.level_order)
+    p = Params.of(2, Fraction(1, 2), 1)
+    shared, direct = betweencut_cache(TREE, p, variant), _direct(variant, TREE, p)
+    assert isinstance(shared, SharedTreeCache)
+    modelled = variant is not _RunOnTheInstance
+    assert shared.shared is modelled
+    assert modelled or [o.seam for o in shared.unshared] == ["run"]
+    for db, z in neighbouring_pairs(list(TREE.level(2)), 2):
+        for on in ("transcript", "heavy"):
+            for eps in (Fraction(0), p.lam):
+                for forward in (True, False):
+                    a = shared.joint(db, z, on).hockey_stick(eps, forward)
+                    b = direct.joint(db, z, on).hockey_stick(eps, forward)
+                    assert (a.delta, a.p_event, a.q_event) == (b.delta, b.p_event, b.q_event)
+    assert (shared.direct_runs > 0) is modelled  # the shared trees were used (or not at all)
