@@ -113,6 +113,14 @@ class Undecided(BetweenCutError, ArithmeticError):
     """
 
 
+class NotYet(Undecided):
+    """A certified enclosure cannot answer at the precision it was asked for (a divisor whose
+    enclosure contains 0, a ball that is not finite): "not yet", not "undecided". The one
+    rising-precision loop (`betweencut.exact.refine`) catches it and climbs; outside that loop
+    it is an `Undecided` like any other.
+    """
+
+
 def public_height(height: object) -> int:
     """The public tree height `h`: an integer >= 1, stated by the user, never read off data."""
     h = exact_integer(height)  # numpy and gmpy2 integers too, as a Python int

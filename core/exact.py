@@ -12,7 +12,8 @@ Precision, for the whole package (core and proofs alike; core needs it, so it li
 
 * `iv_precision(bits)`: the one precision context (mpmath's `iv.prec` is global);
 * `refine(step)`: the one rising-precision loop, `step(bits)` at 64, 128, ... bits up to the one
-  cap `MAX_PRECISION_BITS`; the first answer it gives is returned, else `Undecided`;
+  cap `MAX_PRECISION_BITS`; the first answer it gives is returned, else `Undecided`; a step
+  that cannot answer yet (None, or `NotYet` raised by any enclosure inside it) climbs;
 * `certified_sign(enclose)`: the one sign gate on it, deciding by `enclosure_sign` (an enclosure
   decides a sign only when it excludes 0, or is the point 0) and never by a float.
 """
@@ -20,6 +21,7 @@ Precision, for the whole package (core and proofs alike; core needs it, so it li
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,7 +32,7 @@ from typing import Any, Final, TypeVar
 from mpmath import iv
 from mpmath.libmp import to_rational
 
-from betweencut.errors import ParameterError, Undecided
+from betweencut.errors import NotYet, ParameterError, Undecided
 from betweencut.exact_text import read_rational
 from betweencut.interop import HOW_TO_PASS_EXACTLY, exact_rational, is_inexact
 
@@ -64,11 +66,17 @@ def refine(step: Callable[[int], T | None], describe: Callable[[], str],
     """The one rising-precision loop: `step(bits)` at `start`, `2·start`, ... bits up to
     `MAX_PRECISION_BITS`; returns the first answer that is not None and the bits it took.
 
+    A step that returns None, or raises `NotYet` (an enclosure that cannot answer at `bits`,
+    however deep in the step), is asked again at twice the bits: no exception cuts the climb
+    short. Any other exception, an inner loop's `Undecided` at the cap included, propagates.
     Raises: `Undecided` (naming `describe()`) when no precision up to the cap gives an answer.
     """
     prec = start
     while prec <= MAX_PRECISION_BITS:
-        found = step(prec)
+        try:
+            found = step(prec)
+        except NotYet:  # an enclosure that cannot answer at this precision: climb
+            found = None
         if found is not None:
             return found, prec
         prec *= 2
@@ -85,6 +93,17 @@ def enclosure_sign(lo: Fraction, hi: Fraction) -> int | None:
     if lo == hi == 0:
         return 0
     return None
+
+
+def midpoint_float(lo: Fraction, hi: Fraction) -> float:
+    """A float near the numbers of `[lo, hi]`, for display, JSON and search steering only (it
+    never decides): the midpoint rounded to nearest, the largest double in size past the
+    double range (JSON has no infinity; an exact form always goes beside it), 0.0 below it."""
+    mid = (lo + hi) / 2
+    try:
+        return float(mid)
+    except OverflowError:
+        return sys.float_info.max if mid > 0 else -sys.float_info.max
 
 
 def certified_sign(enclose: Callable[[int], tuple[Fraction, Fraction]],

@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any, Union
 
 from betweencut.errors import ParameterError
+from betweencut.exact import midpoint_float
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str
 from betweencut.proofs.exact.certificate import jsonable
@@ -141,8 +142,7 @@ MAX_BOUND = 1 << 20
 
 def approx(x: Value, prec: int = 64) -> float:
     """A float near an exact number, for reading only (the midpoint of a certified enclosure)."""
-    lo, hi = enclose(x, prec)  # every kind has `enclose(prec)`
-    return float((lo + hi) / 2)
+    return midpoint_float(*enclose(x, prec))  # every kind has `enclose(prec)`
 
 
 def enclosure(x: Value, prec: int = 64) -> tuple[Fraction, Fraction]:
@@ -223,7 +223,7 @@ class Row:
         lo, hi = self.delta_in
         return {
             "D": self.D, "z": self.z, "D_prime": self.D_prime, "on": self.on,
-            "eps": str(self.eps), "delta": float((lo + hi) / 2),
+            "eps": str(self.eps), "delta": midpoint_float(lo, hi),
             "delta_exact": _exact_text(self.delta_exact()) if exact else None,
             "delta_in": [str(lo), str(hi)],
             "bound": approx(self.bound), "bound_exact": exact_str(self.bound),
@@ -238,14 +238,14 @@ class Row:
         if self.order is not None:
             pair = f"D = {self.D}, " + (f"z = {self.z}" if self.D_prime is None else
                                         f"D' = {self.D_prime} ({self.z})")
-            return (f"{pair}, on {self.on}: D_{self.order} = {float((lo + hi) / 2):.6g} "
+            return (f"{pair}, on {self.on}: D_{self.order} = {midpoint_float(lo, hi):.6g} "
                     f"({self.direction.value}) vs {approx(self.bound):.6g}: {verdict}")
         where = "".join(f"{k} = {v}, " for k, v in self.facts.items()
                         if k in ("r", "count", "promised"))
         pair = f"D = {self.D}, " + (f"z = {self.z}" if self.D_prime is None else
                                     f"D' = {self.D_prime} ({self.z})")
         return (f"{pair}, {where}on {self.on}: delta({self.eps}) = "
-                f"{float((lo + hi) / 2):.6g} ({self.direction.value}) vs {approx(self.bound):.6g}"
+                f"{midpoint_float(lo, hi):.6g} ({self.direction.value}) vs {approx(self.bound):.6g}"
                 f": {verdict}")
 
 
@@ -417,10 +417,14 @@ class Verdict:
             value = "inf (no finite eps)" if found is None else f"{found:.6g}"
             where = (f"D = {pair['D']}, z = {pair['z']}" if "D_prime" not in pair else
                      f"D = {pair['D']}, D' = {pair['D_prime']} ({pair['z']})")
+            certified = self.facts.get("epsilon_at_delta_certified")
+            own = (f"exact: {self.facts.get('epsilon_at_delta_exact')}" if not isinstance(
+                certified, Mapping) else "certified, not exact: the pair's own eps lies in "
+                f"[{_shown_float(certified['in'][0])}, {_shown_float(certified['in'][1])}], "
+                f"its probabilities enclosed at {certified['bits']} bits")
             out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest "
                        f"over the pairs audited, on {where}: a certified "
-                       f"lower bound on the mechanism's eps (exact: "
-                       f"{self.facts.get('epsilon_at_delta_exact')})")
+                       f"lower bound on the mechanism's eps ({own})")
         shown = self.rows if len(self.rows) <= SHOWN_ROWS else [
             r for r in self.rows if not r.holds][:SHOWN_ROWS]
         if shown and len(self.rows) > 1:
@@ -430,6 +434,11 @@ class Verdict:
         out += [f"  regression: {r.line()}" for r in self.regressions]
         out += self.assumes.block()
         return "\n".join(out)
+
+
+def _shown_float(x: object) -> str:
+    """A display float as text (`inf` for None: no finite value)."""
+    return "inf" if x is None else f"{x:.6g}"
 
 
 def _text(value: object) -> str:

@@ -113,10 +113,10 @@ def audit_corpus(
     `published=True` audits the published privacy bugs instead, each row a bug as published
     or its fix, citing its report (`names` picks rows; `size` sets the tree rows' databases,
     the other rows state their own pairs)."""
-    from betweencut.exact import as_rational
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
     from betweencut.proofs.verdict import Relation
+    from betweencut.validate import exact_value
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
@@ -140,7 +140,7 @@ def audit_corpus(
     if user.kind != FUNCTION:
         raise ParameterError("mechanism", user.name, "a function run(q, test) -> output")
     row = user_row(user.name, guarded(user.name, user.target, _answers),
-                   2 if queries is None else queries, as_rational(epsilon, "epsilon"))
+                   2 if queries is None else queries, exact_value(epsilon, "epsilon"))
     try:
         result = audit_row(row, size, neighbours=relation, method=method, progress=progress)
     except MechanismNotReplayable as exc:

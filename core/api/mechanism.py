@@ -22,7 +22,6 @@ from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.seams import check_unchanged, overrides, own_code, packaged, refusal
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
-from betweencut.exact import as_rational
 from betweencut.notation import parse_database, parse_record
 from betweencut.params import Params
 from betweencut.proofs.assumes import Assumes
@@ -361,7 +360,9 @@ def _claim(user: UserMechanism, claim: object, epsilon: object, delta: object,
 def claim_point(point: object) -> tuple[Fraction, Fraction]:
     if not isinstance(point, tuple | list) or len(point) != 2:
         raise ParameterError("claim", repr(point), "(eps, delta) pairs")
-    eps, dlt = as_rational(point[0], "epsilon"), as_rational(point[1], "delta")
+    from betweencut.validate import exact_value  # the command line's limits (4096 bits)
+
+    eps, dlt = exact_value(point[0], "epsilon"), exact_value(point[1], "delta")
     if eps < 0:
         raise ParameterError("epsilon", eps, "epsilon >= 0")
     if not 0 <= dlt <= 1:
@@ -573,7 +574,8 @@ def _pair_epsilons(cache: Any, results: list[Any]) -> Callable[[Any], dict[str, 
                            else pair_curve(cache, res.db, res.z, res.on))
         eps = curves[key].epsilon_at_delta(res.bound)
         return {"epsilon_at_delta": None if eps is None else eps.display(),
-                "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str()}
+                "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str(),
+                **_certified(curves[key], res.bound)}
 
     return facts
 
@@ -613,25 +615,43 @@ def _epsilon_at_delta(out: Verdict, cache: Any, pairs: list[Any], claim: Claim) 
         return
     eps = bound.epsilon
     out.facts.update(epsilon_facts(eps, dlt, database_text(bound.db), record_text(bound.z),
-                                   claim.on[0], bound.pair))
-    out.facts["curve"] = bound.curve.to_json()
+                                   claim.on[0], bound.pair, bound.curve))
     out.curve = bound.curve
 
 
 def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str,
-                  pair: Any = None) -> dict[str, object]:
+                  pair: Any = None, curve: Any = None) -> dict[str, object]:
     """`epsilon_at_delta` (a float, null: no finite ε), `epsilon_at_delta_exact` (exact text,
     `inf`) and the pair that attains it (`epsilon_at_delta_pair`; a replace-one `pair` as `D`,
-    `D_prime` and its move `x->y` in `z`)."""
+    `D_prime` and its move `x->y` in `z`); with the pair's `curve`, the curve too: `curve` (exact)
+    or, for a pair whose probabilities are enclosures, `curve_certified` (its two bounding
+    curves) and `epsilon_at_delta_certified` (the enclosure of the pair's own ε at δ)."""
     where: dict[str, object] = {"D": D, "z": z, "on": on, "delta_exact": str(delta)}
     if pair is not None and pair.replaced is not None:
         from betweencut.notation import database_text, replacement_text
 
         where.update(D=database_text(pair.first), z=replacement_text(*pair.replaced),
                      D_prime=database_text(pair.second))
-    return {"epsilon_at_delta": None if eps is None else eps.display(),
-            "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str(),
-            "epsilon_at_delta_pair": where}
+    out: dict[str, object] = {
+        "epsilon_at_delta": None if eps is None else eps.display(),
+        "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str(),
+        "epsilon_at_delta_pair": where}
+    if getattr(curve, "certified", False):
+        out.update(_certified(curve, delta), curve_certified=curve.to_json())
+    elif curve is not None:
+        out["curve"] = curve.to_json()
+    return out
+
+
+def _certified(curve: Any, delta: object) -> dict[str, object]:
+    """For a certified curve (enclosed probabilities: Gaussian laws), the enclosure of the
+    pair's own ε at δ (`epsilon_at_delta` is then its certified lower end); else nothing."""
+    if not getattr(curve, "certified", False):
+        return {}
+    lo, hi = curve.epsilon_at_delta_in(delta)
+    return {"epsilon_at_delta_certified": {
+        "bits": curve.bits, "in": [None if e is None else e.display() for e in (lo, hi)],
+        "in_exact": ["inf" if e is None else e.exact_str() for e in (lo, hi)]}}
 
 
 def _regressions(user: UserMechanism, baseline: object, tree: PublicTree,

@@ -160,10 +160,8 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
 
         out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),
                                        record_text(bound.z), "output",
-                                       getattr(bound, "pair", None)))
-        if bound.curve is not None:
-            out.facts["curve"] = bound.curve.to_json()
-            out.curve = bound.curve
+                                       getattr(bound, "pair", None), bound.curve))
+        out.curve = bound.curve
     return out
 
 

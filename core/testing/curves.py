@@ -187,7 +187,9 @@ def pair_curves(
     (`tree`/`height`/`arity`, a builder's `tau` with `lam` and `R` or with `epsilon` and
     `delta` to calibrate); no claim (a snapshot records the whole curve).
     Returns: `Curves` keyed `(D, z, release)` in the notation of `betweencut.notation`.
-    Raises: `OverBudget` past `budget`; what `audit_mechanism` raises.
+    Raises: `OverBudget` past `budget`; `ParameterError` for a mechanism whose laws are
+    certified enclosures (Gaussian noise: its curve is not exact); what `audit_mechanism`
+    raises.
     """
     from betweencut.api import audit_mechanism
     from betweencut.api.load import BUILDER, PRIVTREE, resolve
@@ -220,6 +222,11 @@ def pair_curves(
                                       **claim, **tree_and_params)
             if verdict.curve is None or not verdict.rows:  # pragma: no cover - one pair given
                 raise ParameterError("pairs", pair_text(pair), "a pair the audit gives a curve")
+            if getattr(verdict.curve, "certified", False):
+                raise ParameterError(
+                    "mechanism", user.name, "a mechanism with exact laws (a snapshot records "
+                    "exact curves)", "its probabilities are certified enclosures (Gaussian "
+                    "noise): compare versions with assert_no_regression instead")
             row = verdict.rows[0]
             key = (row.D, row.z, name)
             if key in out.curves:

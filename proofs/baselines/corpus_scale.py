@@ -15,17 +15,17 @@ answer alike wherever both run (m <= 6), including on a mechanism that is not ob
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import Any, cast
 
 from betweencut.errors import ParameterError
+from betweencut.exact import midpoint_float
 from betweencut.noisy_queries import LAPLACE
 from betweencut.notation import database_text, record_text, replacement_text
 from betweencut.proofs.assumes import REDUCTION_PREMISE
 from betweencut.proofs.baselines.corpus_rows import UNKNOWN, CorpusRow, moves_of
-from betweencut.proofs.exact.arith import ExpPoly, enclose, exact_str, sign
+from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
 from betweencut.proofs.privacy.audit.mechanism import (
     AuditVerdict,
     PointResult,
@@ -33,6 +33,7 @@ from betweencut.proofs.privacy.audit.mechanism import (
     check_point,
     output_text,
 )
+from betweencut.proofs.privacy.divergence.curve import LogOf
 from betweencut.proofs.privacy.enumeration.cache import LawCache, Mechanism, Neighbour
 from betweencut.proofs.privacy.enumeration.every_input import (
     Box,
@@ -270,10 +271,10 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
 
 
 def loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
-    """Display only: bounds of `ln(P/Q)` from certified enclosures (never decides)."""
-    p_lo, p_hi = enclose(p)
-    q_lo, q_hi = enclose(q)
-    return (math.log(max(p_lo, Fraction(1, 10**300)) / q_hi), math.log(p_hi / q_lo))
+    """Display only: bounds of `ln(P/Q)` (`P, Q > 0`) from its certified enclosure, of any
+    size (never decides)."""
+    lo, hi = LogOf(ExpRational(p, q)).enclose()
+    return midpoint_float(lo, lo), midpoint_float(hi, hi)
 
 
 def largest_loss(cache: QueryLawCache, pairs: Iterable[Neighbour], *, queries: bool = True

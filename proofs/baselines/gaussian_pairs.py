@@ -70,7 +70,9 @@ class GaussianGridPair:
         start = min(Fraction(0), self.shift) - reach * self.sigma
         stop = max(Fraction(0), self.shift) + reach * self.sigma
         grid = Grid.uniform(start, stop, self.sigma / steps)
-        self.grid, sig, limit = grid.points, self.sigma, len(grid.points) + 1
+        # the binary search has exactly one answer sequence per cell; the limit leaves room for
+        # the enumeration's estimate of that number (random walks), which may come out above it
+        self.grid, sig, limit = grid.points, self.sigma, 2 * (len(grid.points) + 1)
         self.p = enumerate_certified(lambda test: gaussian_on_grid(Fraction(0), grid, sig, test),
                                      limit).values
         self.q = enumerate_certified(lambda test: gaussian_on_grid(self.shift, grid, sig, test),

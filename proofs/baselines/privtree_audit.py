@@ -80,7 +80,8 @@ from betweencut.proofs.baselines.privtree_search import (
 )
 from betweencut.proofs.exact.arith import ExpRational, sign
 from betweencut.proofs.laws.factors import law_key
-from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, curve_of_laws
+from betweencut.proofs.privacy.divergence.certified import Curve
+from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
 from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_hashable, with_record
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -228,7 +229,7 @@ class PrivTreeLawCache(LawCache):
             return Joint(self.fresh().law(db, on), self.fresh().law(with_record(db, z), on))
         return Joint(*self.reduced_pair(db, z, on))
 
-    def pair_curve(self, db: Database, z: Node) -> PrivacyCurve:
+    def pair_curve(self, db: Database, z: Node) -> Curve:
         """The pair's exact privacy curve: from the reduced laws (equal to the whole run's, module
         doc), or by direct enumeration when the decomposition does not apply."""
         if self.refusal is not None:
@@ -249,7 +250,7 @@ class PairEpsilon:
     epsilon: LogOf | None
     db: Database
     z: Node
-    curve: PrivacyCurve | None
+    curve: Curve | None
     pairs: int
 
 
@@ -292,7 +293,7 @@ def epsilon_bound(cache: PrivTreeLawCache, pairs: Iterable[Pair], delta: Fractio
     return found
 
 
-def _small_curve(cache: PrivTreeLawCache, db: Database, z: Node) -> PrivacyCurve | None:
+def _small_curve(cache: PrivTreeLawCache, db: Database, z: Node) -> Curve | None:
     keep = keep_set(cache.mech, tuple(z))
     try:
         for d in (db, with_record(db, z)):

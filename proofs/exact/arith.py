@@ -12,7 +12,8 @@ increasing precision, which always terminates because the value is not zero.
 
 The one comparison gate is `sign(x)` (and `certainly_le`, `certainly_lt` on top): it accepts a
 `Fraction`, an `ExpPoly`, an `ExpRational`, a `LogReal` or an mpmath interval, returns the exact
-sign, and raises `Undecided` when (and only when) an interval straddles zero. Non-zero values
+sign, and raises `Undecided` when (and only when) an interval straddles zero (`NotYet`: the
+one loop climbs past it). Non-zero values
 are signed by the package's one rising-precision gate, `betweencut.exact.certified_sign`, with its
 one cap; `enclose(x, bits)` is the one certified enclosure of any exact number (sympy closed forms
 included, through `betweencut.proofs.exact.symbolic`).
@@ -24,11 +25,11 @@ import functools
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Final, Union
 
 from mpmath import iv
 
-from betweencut.errors import Undecided
+from betweencut.errors import NotYet, Undecided, shown
 from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_endpoints, iv_precision
 
 __all__ = [
@@ -62,10 +63,19 @@ def _product(left: Mapping[Fraction, Fraction], right: Mapping[Fraction, Fractio
     return result
 
 
+LN2_ABOVE: Final = Fraction(7, 10)  # > ln 2: e^x <= 2^-k whenever x <= -(7/10)·k
+DEEP_BITS: Final = 1 << 16  # terms below e^-(this + 4·prec) are far: they set no precision
+SHIFT_ABOVE: Final = 64  # |largest exponent| past which a sign is read off e^(-top)·x
+LARGEST_EXPONENT: Final = 1 << 16  # e^x past this is not enclosed by rationals (~94,000 bits)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _exp_fixed(num: int, den: int, bits: int) -> tuple[int, int]:
-    """Integers `lo <= e^(num/den)·2^bits <= hi`, from a certified mpmath interval."""
+    """Integers `lo <= e^(num/den)·2^bits <= hi`, from a certified mpmath interval; `(0, 1)`
+    without computing when `e^x <= 2^-bits` (`x <= -(7/10)·bits`, as `7/10 > ln 2`)."""
     x = Fraction(num, den)
+    if x <= -LN2_ABOVE * bits:
+        return 0, 1
     work = bits + 32 + (math.ceil(x * 2) if x > 0 else 0)  # relative precision for e^x·2^bits
     with iv_precision(work):
         lo, hi = iv_endpoints(iv.exp(iv.mpf(num) / den))
@@ -191,13 +201,22 @@ class ExpPoly:
         """Certified rational bounds at `prec` bits.
 
         Fixed point: each `e^x` is enclosed by integers `lo <= e^x·2^k <= hi` (certified mpmath
-        intervals, cached), `k = prec` plus enough bits for the smallest term; the sum is then
-        exact integer arithmetic.
+        intervals, cached), `k = prec` plus enough bits for the smallest term that is not far
+        (above `e^-(DEEP_BITS + 4·prec)`; a term below `2^-k` is enclosed by `[0, 2^-k]`
+        uncomputed); the sum is then exact integer arithmetic.
+        Raises: `Undecided` when a term passes `e^LARGEST_EXPONENT` (no rational enclosure of
+        such a number is affordable; `sign` and logarithms scale by the largest term first).
         """
         if not self.terms:
             return Fraction(0), Fraction(0)
-        smallest = min(self.terms)
-        bits = prec + (math.ceil(-smallest * Fraction(3, 2)) if smallest < 0 else 0)
+        smallest, top = min(self.terms), max(self.terms)
+        if top > LARGEST_EXPONENT:
+            raise Undecided(f"a number of about e^{shown(top)} is too large to enclose by "
+                            "rationals")
+        far = -(DEEP_BITS + 4 * prec)
+        deep = -smallest if smallest >= far else -min((x for x in self.terms if x >= far),
+                                                      default=_ZERO)
+        bits = prec + (math.ceil(deep * Fraction(3, 2)) if deep > 0 else 0)
         den = math.lcm(*(c.denominator for c in self.terms.values()))
         low = high = 0
         for x, c in self.terms.items():
@@ -211,11 +230,22 @@ class ExpPoly:
         return Fraction(low, scale), Fraction(high, scale)
 
     def sign(self) -> int:
-        """The exact sign: 0 iff zero (exact), else certified by intervals."""
+        """The exact sign: 0 iff zero (exact), else certified by intervals (of `e^(-top)·x`,
+        `top` the largest exponent, when it is far from 0: the same sign, any magnitude)."""
         value = self.rational_value()
         if value is not None:
             return (value > 0) - (value < 0)
-        return certified_sign(self.enclose, self.__str__)
+        return certified_sign(self.scaled()[0].enclose, self.__str__)
+
+    def scaled(self) -> tuple[ExpPoly, Fraction]:
+        """`(y, s)` with `x = e^s·y`: `s` the largest exponent when it passes `SHIFT_ABOVE` in
+        size (then the largest term of `y` is `c·e^0`), else `s = 0`, `y = x`."""
+        if not self.terms:
+            return self, _ZERO
+        top = max(self.terms)
+        if abs(top) <= SHIFT_ABOVE:
+            return self, _ZERO
+        return ExpPoly.of_fractions({x - top: c for x, c in self.terms.items()}), top
 
     def __str__(self) -> str:
         if not self.terms:
@@ -305,7 +335,7 @@ class ExpRational:
         nlo, nhi = self.num.enclose(prec)
         dlo, dhi = self.den.enclose(prec)
         if dlo <= 0 <= dhi:
-            raise Undecided(f"denominator of {self} straddles 0 at {prec} bits")
+            raise NotYet(f"denominator of {self} straddles 0 at {prec} bits")
         quotients = [nlo / dlo, nlo / dhi, nhi / dlo, nhi / dhi]
         return min(quotients), max(quotients)
 
@@ -357,7 +387,7 @@ def sign(x: object) -> int:
         decided = enclosure_sign(lo, hi)
         if decided is not None:
             return decided
-        raise Undecided(f"interval [{lo}, {hi}] contains 0: raise the precision")
+        raise NotYet(f"interval [{lo}, {hi}] contains 0: raise the precision")
     raise TypeError(f"sign() does not know {type(x).__name__}")
 
 

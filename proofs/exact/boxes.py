@@ -9,7 +9,11 @@ apart, and says None otherwise: the caller then decides with exact arithmetic (p
 `ln_box` encloses a logarithm (mpmath `iv`, then one ulp), `log_dot` the dot product of a
 count matrix with log boxes (the textbook summation bound, doubled, for any order).
 
-Assumes: finite doubles (an overflow to infinity only widens a box); `box_exceeds` and
+Rationals past the largest double become `±inf` ends (`nearest`), `e^ε` past it the box
+`(largest double, inf)` (`exp_box`), and a product `inf·0` is NaN, which no comparison accepts:
+such boxes only widen, and `box_exceeds` then says None.
+
+Assumes: `box_exceeds` and
 `weighted_sum` take boxes of non-negative numbers; `log_dot` takes a matrix of non-negative
 integer counts below 2^53. The tests compare every operation with exact `Fraction` arithmetic.
 """
@@ -17,6 +21,7 @@ integer counts below 2^53. The tests compare every operation with exact `Fractio
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -26,13 +31,14 @@ import numpy as np
 import numpy.typing as npt
 from mpmath import iv
 
-from betweencut.errors import Undecided
+from betweencut.errors import NotYet
 from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.dyadic import exp_enclosure
 
 __all__ = [
-    "GAMMA_SLACK", "LN_BITS", "FloatBox", "Floats", "add_boxes", "box_exceeds", "down",
-    "exp_box", "float_box", "ln_box", "log_dot", "point_boxes", "sub_boxes", "up",
+    "EXP_OVERFLOW", "GAMMA_SLACK", "LN_BITS", "FloatBox", "Floats", "add_boxes", "box_exceeds",
+    "down", "exp_box", "float_box", "ln_box", "log_dot", "nearest", "point_boxes", "sub_boxes",
+    "up",
     "weighted_sum",
 ]
 
@@ -40,6 +46,7 @@ FloatBox = tuple[float, float]
 Floats = npt.NDArray[np.float64]
 EXP_BITS: Final = 64  # e^ε enclosed at 64 bits before rounding to doubles
 LN_BITS: Final = 90  # ln of a rational box at 90 bits before rounding to doubles
+EXP_OVERFLOW: Final = 710  # e^710 > 1.8·10^308, the largest double
 GAMMA_SLACK: Final = 4  # float dot products of length W err by at most W·u·Σ|a_i·b_i| (u = 2^-53)
 
 
@@ -51,14 +58,28 @@ def up(x: float) -> float:
     return math.nextafter(x, math.inf)
 
 
+def nearest(x: Fraction) -> float:
+    """`float(x)` rounded to nearest, `±inf` past the largest double (where `float()` raises):
+    one ulp outward from it still encloses `x` (`down(inf)` is the largest double, below `x`;
+    an underflow to 0 or a subnormal is within one ulp of `x` too)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 def float_box(enc: tuple[Fraction, Fraction]) -> FloatBox:
-    """A certified float enclosure of a certified rational one (one ulp outward)."""
-    return down(float(enc[0])), up(float(enc[1]))
+    """A certified float enclosure of a certified rational one (one ulp outward), for any
+    rationals: past the largest double a box ends at `±inf`."""
+    return down(nearest(enc[0])), up(nearest(enc[1]))
 
 
 @lru_cache(maxsize=1024)
 def exp_box(eps: Fraction) -> FloatBox:
-    """A certified float box of `e^ε` (rational `ε`)."""
+    """A certified float box of `e^ε` (rational `ε`); for `ε >= EXP_OVERFLOW`, where `e^ε`
+    passes the largest double, `(largest double, inf)` without computing `e^ε`."""
+    if eps >= EXP_OVERFLOW:
+        return sys.float_info.max, math.inf
     return float_box(exp_enclosure(eps, EXP_BITS))
 
 
@@ -85,9 +106,9 @@ def weighted_sum(terms: Iterable[tuple[FloatBox, int]]) -> FloatBox:
 
 def ln_box(lo: Fraction, hi: Fraction) -> FloatBox:
     """Certified float bounds of `ln x` for `0 < lo <= x <= hi` (mpmath `iv` at `LN_BITS`
-    bits, then one ulp outward). Raises `Undecided` unless `lo > 0`."""
+    bits, then one ulp outward). Raises `NotYet` unless `lo > 0`."""
     if lo <= 0:
-        raise Undecided(f"ln of [{lo}, {hi}]: the box is not certified positive")
+        raise NotYet(f"ln of [{lo}, {hi}]: the box is not certified positive")
     with iv_precision(LN_BITS):
         box = iv.log(iv.mpf([iv.mpf(lo.numerator) / lo.denominator,
                              iv.mpf(hi.numerator) / hi.denominator]))

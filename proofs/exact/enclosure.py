@@ -28,11 +28,12 @@ from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import Union
 
-from betweencut.errors import ParameterError, Undecided
+from betweencut.errors import NotYet, ParameterError
 from betweencut.exact import certified_sign
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 
-__all__ = ["GUARD_BITS", "Bounds", "Enclosure", "Operand", "round_bounds"]
+__all__ = ["GUARD_BITS", "Bounds", "Enclosure", "Operand", "exp_bounds", "positive_excess",
+           "round_bounds"]
 
 Bounds = tuple[Fraction, Fraction]
 Operand = Union["Enclosure", Fraction, int, ExpPoly, ExpRational]
@@ -218,13 +219,14 @@ class Enclosure:
     __rmul__ = __mul__
 
     def __truediv__(self, other: Operand) -> Enclosure:
-        """`x / y` for a `y` whose enclosure excludes 0 (`Undecided` while it does not)."""
+        """`x / y` for a `y` whose enclosure excludes 0 (`NotYet` while it does not: the one
+        loop climbs)."""
         if self.structural_zero:
             return self
 
         def quotient(a: Bounds, b: Bounds) -> Bounds:
             if b[0] <= 0 <= b[1]:
-                raise Undecided(f"dividing {self.label} by an enclosure that contains 0")
+                raise NotYet(f"dividing {self.label} by an enclosure that contains 0")
             return _product(a, (1 / b[1], 1 / b[0]))
 
         return self._binary(other, quotient, f"({self.label}) / ...")
@@ -264,6 +266,46 @@ class Enclosure:
         return f"[{_show(lo)}, {_show(hi)}]"
 
     __repr__ = __str__
+
+
+def exp_bounds(eps: Fraction) -> Callable[[int], tuple[Fraction, Fraction | None]]:
+    """Bounds of `e^ε` (`ε >= 0`) at `prec` bits, each precision computed once: `(lo, hi)` up to
+    `e^(prec + 64)`; past it `(lo, None)`, `lo` a lower bound of `e^(prec + 64)` (no rational
+    encloses `e^ε` at the largest `ε` the parser reads, and a term `(P - e^ε·Q)_+` needs only a
+    lower bound of `e^ε` for its upper end)."""
+    memo: dict[int, tuple[Fraction, Fraction | None]] = {}
+
+    def at(prec: int) -> tuple[Fraction, Fraction | None]:
+        found = memo.get(prec)
+        if found is None:
+            near = min(eps, Fraction(prec + 64))
+            lo, hi = ExpPoly.exp(near).enclose(prec + GUARD_BITS)
+            found = memo[prec] = (lo, hi if near == eps else None)
+        return found
+
+    return at
+
+
+def positive_excess(p: Operand, q: Operand, eps: Fraction,
+                    grow: Callable[[int], tuple[Fraction, Fraction | None]] | None = None
+                    ) -> Enclosure:
+    """`(P - e^ε·Q)_+` for `P, Q >= 0`, `ε >= 0`, at any `ε`: on the bounds of `P`, `Q` and
+    `e^ε` (`grow`, default `exp_bounds(ε)`; share one across the terms of a hockey stick), the
+    upper end `(P_hi - e^ε_lo·Q_lo)_+`, the lower `(P_lo - e^ε_hi·Q_hi)_+` (0 past the bounds of
+    `e^ε`); exactly 0 when `P` and `Q` are known equal."""
+    p_node, q_node = Enclosure.of(p), Enclosure.of(q)
+    if p_node.structural_zero or p_node.same_value(q):
+        return Enclosure.zero()
+    bounds = grow or exp_bounds(eps)
+
+    def at(prec: int) -> Bounds:
+        (p_lo, p_hi), (q_lo, q_hi) = p_node.enclose(prec), q_node.enclose(prec)
+        e_lo, e_hi = bounds(prec)
+        high = max(p_hi - e_lo * max(q_lo, _ZERO), _ZERO)
+        low = _ZERO if e_hi is None else max(p_lo - e_hi * q_hi, _ZERO)
+        return round_bounds(low, high, prec + GUARD_BITS)
+
+    return Enclosure(at, f"({p_node.label} - e^{eps}·{q_node.label})_+")
 
 
 def _combined(kind: str, parts: Iterable[Enclosure]) -> Hashable | None:

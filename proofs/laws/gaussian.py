@@ -31,9 +31,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
-from betweencut.errors import MissingExtra, ParameterError, Undecided
+from betweencut.errors import MissingExtra, NotYet, ParameterError, Undecided, shown
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
 
 __all__ = [
@@ -78,17 +78,34 @@ def arb_precision(prec: int) -> Iterator[Any]:
             flint.ctx.prec = saved
 
 
-def _fraction(man_exp: tuple[Any, Any]) -> Fraction:
+SMALLEST_BITS: Final = 1 << 16  # an end below 2^-this in size is rounded outward to it or 0
+
+
+def _fraction(man_exp: tuple[Any, Any], up: bool) -> Fraction:
+    """An end `man·2^exp` of a ball as a rational, exactly; rounded outward (up or down) to
+    `±2^-SMALLEST_BITS` or 0 when it is smaller than that in size (a ball near `e^(-10^24)`
+    would need a rational of 10^24 digits)."""
     man, exp = int(man_exp[0]), int(man_exp[1])
-    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
+    if exp >= 0:
+        if exp > SMALLEST_BITS:
+            raise Undecided(f"an Arb ball of about 2^{shown(exp)} is too large to enclose by "
+                            "rationals")
+        return Fraction(man << exp)
+    if man.bit_length() + exp >= -SMALLEST_BITS:
+        return Fraction(man, 1 << -exp)
+    tiny = Fraction(1, 1 << SMALLEST_BITS)
+    if up:
+        return tiny if man > 0 else Fraction(0)
+    return Fraction(0) if man > 0 else -tiny
 
 
 def arb_bounds(x: Any) -> Bounds:
-    """The exact rational end points of an Arb ball (`Undecided` when it is not finite: the
-    computation lost all precision)."""
+    """The rational end points of an Arb ball: exact, or outward past `2^-SMALLEST_BITS` in
+    size (`NotYet` when it is not finite: the computation lost all precision; the one loop
+    climbs)."""
     if not x.is_finite():
-        raise Undecided(f"an Arb ball is not finite ({x}): raise the precision")
-    return _fraction(x.lower().man_exp()), _fraction(x.upper().man_exp())
+        raise NotYet(f"an Arb ball is not finite ({x}): raise the precision")
+    return _fraction(x.lower().man_exp(), False), _fraction(x.upper().man_exp(), True)
 
 
 def _arb(flint: Any, x: Fraction) -> Any:

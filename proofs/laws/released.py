@@ -43,7 +43,13 @@ from betweencut.errors import ParameterError
 from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.noise.primitives import DISCRETE_GAUSSIAN, GAUSSIAN, LAPLACE
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
-from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
+from betweencut.proofs.exact.enclosure import (
+    GUARD_BITS,
+    Bounds,
+    Enclosure,
+    positive_excess,
+    round_bounds,
+)
 from betweencut.proofs.exact.jets import Jet, interval
 from betweencut.proofs.laws.discrete_gaussian import DiscreteGaussian
 
@@ -217,7 +223,7 @@ class Shift:
         p_mass = Enclosure(lambda prec: masses(prec)[0], f"Phi(P side; {self.label()})")
         q_mass = Enclosure(lambda prec: masses(prec)[1], f"Phi(Q side; {self.label()})")
         p_event, q_event = p_mass * p, q_mass * q
-        return (p_event - q_event * ExpPoly.exp(eps)).positive_part(), p_event, q_event
+        return positive_excess(p_event, q_event, eps), p_event, q_event
 
     def _discrete_gaussian(self, p: ExpRational, q: ExpRational, eps: Fraction
                            ) -> tuple[Value, Value, Value]:
@@ -239,7 +245,7 @@ class Shift:
         # P(N_Z <= a) = P(N_Z > -a - 1) by symmetry; the event is c + Y <= y, resp. c2 + Y <= y
         p_event = law.upper_tail(-(y - c) - 1) * p
         q_event = law.upper_tail(-(y - c2) - 1) * q
-        return (p_event - q_event * ExpPoly.exp(eps)).positive_part(), p_event, q_event
+        return positive_excess(p_event, q_event, eps), p_event, q_event
 
     # Rényi, KL and the largest log-ratio ---------------------------------------------------------
     def moment(self, alpha: Fraction) -> ExpPoly | None:

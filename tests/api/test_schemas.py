@@ -81,6 +81,24 @@ def test_verdict_outputs_validate(argv: tuple[str, ...], refuted: bool) -> None:
         assert set(out["refutation"]) >= REFUTATION_KEYS
 
 
+def test_a_certified_gaussian_verdict_validates() -> None:
+    """A Gaussian mechanism's verdict: certified `epsilon_at_delta` and curve, and certified
+    regressions, in the one verdict schema."""
+    from betweencut.proofs.laws.gaussian import flint_available
+
+    if not flint_available():
+        pytest.skip("python-flint (fast extra)")
+    status, out = _run("audit", "privacy", "--mechanism", "my_gaussian_svt:svt_sharp",
+                       "--baseline", "my_gaussian_svt:svt", "--arity", "2", "--height", "2",
+                       "--exhaustive", "1", "--epsilon", "4", "--delta", "0", "--json")
+    _valid("verdict", out)
+    assert status == 1 and out["holds"] and out["regressions"]
+    assert all(r["certified"] for r in out["regressions"])
+    assert "curve" not in out and set(out["curve_certified"]) == {"bits", "lower", "upper"}
+    low, high = out["epsilon_at_delta_certified"]["in"]
+    assert low == out["epsilon_at_delta"] <= high
+
+
 def test_a_refuted_depth_verdict_has_one_refutation_object() -> None:
     from fractions import Fraction
 

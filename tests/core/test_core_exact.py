@@ -117,3 +117,56 @@ def test_logreal_arithmetic_and_refusals() -> None:
         LogReal(F(1), F(1), F(0))
     with pytest.raises(ParameterError):
         _ = x + LogReal(F(0), F(1), F(3))
+
+
+def test_refine_climbs_past_a_step_that_cannot_answer_yet() -> None:
+    """An enclosure that cannot answer at a precision (`NotYet`, e.g. a divisor whose
+    enclosure contains 0) makes the one loop climb; only the cap raises `Undecided`."""
+    from betweencut.errors import NotYet
+    from betweencut.exact import refine
+
+    seen: list[int] = []
+
+    def step(prec: int) -> int:
+        seen.append(prec)
+        if prec < 256:
+            raise NotYet(f"not at {prec} bits")
+        return prec
+
+    assert refine(step, lambda: "a step") == (256, 256)
+    assert seen == [64, 128, 256]
+
+    def never(prec: int) -> int:
+        raise NotYet(f"not at {prec} bits")
+
+    with pytest.raises(Undecided, match="not decided at") as caught:
+        refine(never, lambda: "a step that never answers")
+    assert not isinstance(caught.value, NotYet)  # the cap's Undecided, not a step's NotYet
+
+
+def test_refine_does_not_swallow_an_inner_loop_at_its_cap() -> None:
+    """An inner loop that reached the cap is an answer (`Undecided`), not a precision too low:
+    the outer loop stops at once."""
+    from betweencut.exact import refine
+
+    calls: list[int] = []
+
+    def step(prec: int) -> int:
+        calls.append(prec)
+        raise Undecided("an inner loop reached the cap")
+
+    with pytest.raises(Undecided, match="inner loop"):
+        refine(step, lambda: "outer")
+    assert calls == [64]
+
+
+def test_midpoint_float_is_a_finite_float_for_any_rationals() -> None:
+    """Display and JSON floats: the largest double in size past the double range (JSON has no
+    infinity), 0.0 below it, never an OverflowError (a Renyi row at order 1 + 10^-1000)."""
+    from betweencut.exact import midpoint_float
+
+    huge = F(2) ** 4096
+    assert midpoint_float(huge, huge + 1) == 1.7976931348623157e308
+    assert midpoint_float(-huge - 1, -huge) == -1.7976931348623157e308
+    assert midpoint_float(F(1, 10**1000), F(1, 10**999)) == 0.0
+    assert midpoint_float(F(1, 3), F(2, 3)) == 0.5

@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import TypeVar, Union
 
 from betweencut.errors import MechanismError, ParameterError
-from betweencut.exact import as_rational
+from betweencut.exact import as_rational, midpoint_float
 from betweencut.notation import (
     database_text,
     neighbours_text,
@@ -35,7 +35,8 @@ from betweencut.notation import (
 )
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
-from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
+from betweencut.proofs.privacy.divergence.certified import Curve
+from betweencut.proofs.privacy.divergence.curve import LogOf
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick
 from betweencut.proofs.privacy.enumeration.cache import (
     Converted,
@@ -64,8 +65,7 @@ T = TypeVar("T")
 
 def display(x: ExactDelta, prec: int = 64) -> float:
     """A float near an exact number, for display and JSON only: it never decides anything."""
-    lo, hi = enclose(x, prec)
-    return float((lo + hi) / 2)
+    return midpoint_float(*enclose(x, prec))
 
 
 def _claim_point(point: object) -> ClaimPoint:
@@ -277,7 +277,7 @@ class AuditVerdict:
         """The refutation's counterexample (databases, event, exact `P(S)`, `Q(S)`), or None."""
         return None if self.refutation is None else self.refutation.counterexample()
 
-    def curve(self) -> PrivacyCurve | None:
+    def curve(self) -> Curve | None:
         """The exact `δ(ε)` of the worst pair (None when no pair was audited)."""
         worst = self.worst
         if worst is None or self.cache is None:
@@ -296,7 +296,7 @@ class AuditVerdict:
         return curve.epsilon_at_delta(worst.bound if delta is None else delta)
 
 
-def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
+def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> Curve:
     """The exact privacy curve of `(D, D + z)` under projection `on`, from laws enumerated
     directly: `cache.fresh()` (a shortcut cache is not trusted here; a cache of the same
     enumeration kind re-enumerates the real code)."""

@@ -23,7 +23,14 @@ from betweencut.exact import refine
 from betweencut.notation import database_text, record_text
 from betweencut.proofs.exact.arith import ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.audit.mechanism import display
-from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, exceeds
+from betweencut.proofs.privacy.divergence.certified import (
+    CertifiedCurve,
+    Curve,
+    at_rational,
+    certified_exceeds,
+    same_laws,
+)
+from betweencut.proofs.privacy.divergence.curve import Interval, LogOf
 from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
@@ -43,7 +50,10 @@ class RegressionError(ParameterError):
 @dataclass(frozen=True)
 class Regression:
     """On the pair `(D, D + z)`, `δ_candidate(ε) > δ_baseline(ε)` for `ε` in `(eps_from,
-    eps_to)` (`eps_to` None: up to `+∞`); at the rational `witness` both deltas are exact."""
+    eps_to)` (`eps_to` None: up to `+∞`); at the rational `witness` both deltas are exact.
+    `certified`: a pair with enclosed (Gaussian) probabilities, where the range is where the
+    candidate's lower bound exceeds the baseline's upper bound (certainly a regression, the
+    true range may be wider) and the two deltas are those bounds."""
 
     db: Database
     z: Node
@@ -53,6 +63,7 @@ class Regression:
     witness: Fraction
     candidate_delta: ExpRational
     baseline_delta: ExpRational
+    certified: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -66,15 +77,19 @@ class Regression:
             "candidate_delta_exact": exact_str(self.candidate_delta),
             "baseline_delta": display(self.baseline_delta),
             "baseline_delta_exact": exact_str(self.baseline_delta),
+            "certified": self.certified,
         }
 
     def line(self) -> str:
         to = "inf" if self.eps_to is None else f"{self.eps_to.display():.4g}"
+        at_least, at_most = (">= ", "<= ") if self.certified else ("", "")
         return (f"privacy regression on D = {database_text(self.db)}, z = "
                 f"{record_text(self.z)} ({self.on}): "
                 f"candidate delta > baseline delta for eps in ({self.eps_from.display():.4g}, "
-                f"{to}); at eps = {self.witness}: {display(self.candidate_delta):.6g} > "
-                f"{display(self.baseline_delta):.6g}")
+                f"{to}); at eps = {self.witness}: {at_least}"
+                f"{display(self.candidate_delta):.6g} > {at_most}"
+                f"{display(self.baseline_delta):.6g}"
+                + (" (certified bounds: enclosed probabilities)" if self.certified else ""))
 
 
 def rational_inside(lo: LogOf, hi: LogOf | None) -> Fraction:
@@ -126,30 +141,61 @@ def find_regressions(
     found: list[Regression] = []
     for db_given, z_given in pairs:
         db, z = as_database(db_given), as_node(z_given)
-        curves = [_curve(cache, db, z, on) for cache in (mine, theirs)]
-        for lo, hi in exceeds(curves[0], curves[1]):
+        curves, ranges = _compared(mine, theirs, db, z, on)
+        for lo, hi in ranges:
             found.append(_witnessed(mine, theirs, curves, db, z, on, lo, hi))
             if first_only:
                 return found
     return found
 
 
-def _curve(cache: LawCache, db: Database, z: Node, on: str) -> PrivacyCurve:
-    return cache.curve(db, z, on)  # a plain LawCache: direct enumeration, of either kind
+def _compared(mine: LawCache, theirs: LawCache, db: Database, z: Node, on: str
+              ) -> tuple[list[Curve], list[Interval]]:
+    """Both curves of the pair (a plain LawCache: direct enumeration, of either kind) and the
+    ranges where the candidate's exceeds: exact curves decide at once; certified ones (Gaussian
+    laws) at rising precision (`refine`) until their bounds tell (`certified_exceeds`)."""
+    first = [cache.curve(db, z, on) for cache in (mine, theirs)]
+    decided = certified_exceeds(first[0], first[1])  # exact curves: always decided
+    if decided is not None:
+        return first, decided
+    if same_laws(mine.make_joint(db, z, on), theirs.make_joint(db, z, on)):
+        return first, []  # the same law on both databases: the same curve, exactly
+
+    def step(prec: int) -> tuple[list[Curve], list[Interval]] | None:
+        curves = [c.at_bits(prec) if isinstance(c, CertifiedCurve) else c for c in first]
+        ranges = certified_exceeds(curves[0], curves[1])
+        return None if ranges is None else (curves, ranges)
+
+    return refine(step, lambda: f"whether the candidate leaks more on {database_text(db)} + "
+                                f"{record_text(z)} (certified curves)")[0]
 
 
 def _witnessed(
-    mine: LawCache, theirs: LawCache, curves: list[PrivacyCurve], db: Database, z: Node,
+    mine: LawCache, theirs: LawCache, curves: list[Curve], db: Database, z: Node,
     on: str, lo: LogOf, hi: LogOf | None,
 ) -> Regression:
+    """The range's rational witness: the candidate's (lower bound of) `δ` above the baseline's
+    (upper bound), both cross-checked against the hockey stick computed directly from the laws
+    (equal when exact; overlapping enclosures when certified)."""
     eps = rational_inside(lo, hi)
-    ours, base = curves[0].at(eps), curves[1].at(eps)
-    for cache, value in ((mine, ours), (theirs, base)):
+    (ours, _), (_, base) = (at_rational(c, eps) for c in curves)
+    for cache, curve in ((mine, curves[0]), (theirs, curves[1])):
+        c_lo, c_hi = at_rational(curve, eps)
         direct = cache.make_joint(db, z, on).profile(eps).delta  # hockey stick from the laws
-        if sign(value - direct) != 0:
-            raise RegressionError("curve", exact_str(value),
+        if not _agree(c_lo, c_hi, direct):
+            raise RegressionError("curve", f"[{exact_str(c_lo)}, {exact_str(c_hi)}]",
                                   f"the direct profile at eps = {eps}: {exact_str(direct)}")
     if sign(ours - base) <= 0:
         raise RegressionError("witness", eps, f"a point where the candidate exceeds "
                               f"({enclose(ours)} vs {enclose(base)})")
-    return Regression(db, z, on, lo, hi, eps, ours, base)
+    certified = any(isinstance(c, CertifiedCurve) for c in curves)
+    return Regression(db, z, on, lo, hi, eps, ours, base, certified)
+
+
+def _agree(lo: ExpRational, hi: ExpRational, direct: object) -> bool:
+    """The curve's value (`lo == hi`, exact) equals the direct one, or its bounds and the
+    direct enclosure overlap (certified: both enclose the same real)."""
+    if not callable(getattr(direct, "certified_sign", None)):
+        return sign(lo - direct) == 0 and sign(hi - direct) == 0  # type: ignore[operator]
+    d_lo, d_hi = enclose(direct)
+    return sign(lo - d_hi) <= 0 and sign(hi - d_lo) >= 0

@@ -30,7 +30,8 @@ from betweencut.proofs.privacy.audit.mechanism import (
     display,
     pair_curve,
 )
-from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve
+from betweencut.proofs.privacy.divergence.certified import Curve
+from betweencut.proofs.privacy.divergence.curve import LogOf
 from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
@@ -100,7 +101,7 @@ class EpsilonBound:
     epsilon: LogOf | None
     db: Database
     z: Node
-    curve: PrivacyCurve
+    curve: Curve
     pair: Neighbour | None = None  # a replace-one pair (None: `(db, db + z)`)
 
 

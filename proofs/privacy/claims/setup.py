@@ -12,6 +12,7 @@ from typing import Any
 from betweencut.betweencut import BetweenCut, Run
 from betweencut.calibration import path_query_bound
 from betweencut.errors import ParameterError
+from betweencut.exact import midpoint_float
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import exact_str
@@ -70,7 +71,8 @@ class PairReport:
                 "r": r, "eps": display(res.eps), "eps_exact": str(res.eps),
                 "delta": display(res.delta), "delta_exact": exact_str(res.delta),
                 "bound": display(res.bound), "bound_exact": exact_str(res.bound),
-                "holds": res.holds, "tightness": [float(lo), float(hi)],
+                "holds": res.holds,
+                "tightness": [midpoint_float(lo, lo), midpoint_float(hi, hi)],
                 "direction": res.stick.direction,
             })
         return out

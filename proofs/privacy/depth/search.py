@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
+from betweencut.exact import midpoint_float
 from betweencut.proofs.privacy.depth.heavy import check_on, rows_on
 from betweencut.proofs.privacy.depth.paths import PathProfile, check_seams
 from betweencut.proofs.privacy.depth.transcript import (
@@ -93,7 +94,7 @@ def search_profiles(
         if worst is None:
             return
         lo, hi = worst.tightness()
-        target(float((lo + hi) / 2), label="delta/bound")  # steering only
+        target(midpoint_float(lo, hi), label="delta/bound")  # steering only
         current = best[0]
         if not worst.holds or current is None or worst_row([worst, current]) is worst:
             best[0] = worst

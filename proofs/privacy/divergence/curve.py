@@ -32,7 +32,7 @@ from typing import Union
 from mpmath import iv
 
 from betweencut.errors import ParameterError
-from betweencut.exact import iv_endpoints, iv_precision, refine
+from betweencut.exact import iv_endpoints, iv_precision, midpoint_float, refine
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.laws.factors import Bag, bag_value, bags_value
 from betweencut.proofs.privacy.divergence.profiles import Law
@@ -57,13 +57,16 @@ class LogOf:
     (mpmath intervals) are kept for a fast first look and for display.
     """
 
-    __slots__ = ("_enc", "x")
+    __slots__ = ("_enc", "_scaled", "_shift", "x")
 
     def __init__(self, x: Exact) -> None:
         self.x = _ratio(x)
         self._enc: tuple[Fraction, Fraction] | None = None
         if sign(self.x) <= 0:
             raise ParameterError("x", exact_str(self.x), "ln x needs x > 0")
+        num, s_num = self.x.num.scaled()
+        den, s_den = self.x.den.scaled()
+        self._scaled, self._shift = ExpRational(num, den), s_num - s_den  # x = e^shift·scaled
 
     @staticmethod
     def rational(r: Fraction | int) -> LogOf:
@@ -80,13 +83,16 @@ class LogOf:
         return xn - xd if cn == cd else None
 
     def _x_enclosure(self, prec: int) -> tuple[Fraction, Fraction] | None:
-        """Bounds of `x` at `prec` bits once they are certified positive, else None."""
-        lo, hi = enclose(self.x, prec)
+        """Bounds of `e^(-shift)·x` at `prec` bits once they are certified positive, else
+        None."""
+        lo, hi = enclose(self._scaled, prec)
         return (lo, hi) if lo > 0 else None
 
     def enclose(self, prec: int = ENCLOSURE_BITS) -> tuple[Fraction, Fraction]:
-        """Certified rational bounds of `ln x` (outward-rounded mpmath intervals); the bounds of
-        `x` are taken at rising precision from `prec` until they exclude 0 (`refine`)."""
+        """Certified rational bounds of `ln x = shift + ln(e^(-shift)·x)` (outward-rounded
+        mpmath intervals; the exact `shift` scales numerator and denominator by their largest
+        terms, so `x` may be of any size); the bounds are taken at rising precision from
+        `prec` until they exclude 0 (`refine`)."""
         if prec == ENCLOSURE_BITS and self._enc is not None:
             return self._enc
         (lo, hi), _ = refine(self._x_enclosure, lambda: f"the enclosure of {self.x} above 0",
@@ -94,7 +100,7 @@ class LogOf:
         with iv_precision(prec + 8):
             a = iv_endpoints(iv.log(iv.mpf(lo.numerator) / lo.denominator))[0]
             b = iv_endpoints(iv.log(iv.mpf(hi.numerator) / hi.denominator))[1]
-        out = a, b
+        out = a + self._shift, b + self._shift
         if prec == ENCLOSURE_BITS:
             self._enc = out
         return out
@@ -116,8 +122,7 @@ class LogOf:
 
     def display(self) -> float:
         """A float near `ln x`, for display and JSON only."""
-        lo, hi = self.enclose()
-        return float((lo + hi) / 2)
+        return midpoint_float(*self.enclose())
 
     def exact_str(self) -> str:
         r = self.as_rational()
@@ -239,7 +244,7 @@ class PrivacyCurve:
         for i in range(n + 1):
             e = eps_max * i / n
             lo, hi = enclose(self.at(e))
-            out.append((float(e), float((lo + hi) / 2)))
+            out.append((midpoint_float(e, e), midpoint_float(lo, hi)))
         return out
 
 

@@ -17,7 +17,8 @@ from typing import TypeVar
 
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome
-from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, curve_of_laws
+from betweencut.proofs.privacy.divergence.certified import Curve
+from betweencut.proofs.privacy.divergence.curve import curve_of_laws
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Joint, Law, PairProfile
 from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
@@ -279,14 +280,14 @@ class LawCache:
                 self.switch(asked)
         return self.delegated(lambda other: other.make_pair_joint(first, second, on))
 
-    def neighbour_curve(self, pair: Neighbour, on: str) -> PrivacyCurve:
+    def neighbour_curve(self, pair: Neighbour, on: str) -> Curve:
         """The exact curve of any neighbouring pair, from direct enumeration."""
         direct = self.direct()
         if pair.added is not None:
             return direct.curve(pair.first, pair.added, on)
         return direct.databases_curve(pair.first, pair.second, on)
 
-    def databases_curve(self, first: Database, second: Database, on: str) -> PrivacyCurve:
+    def databases_curve(self, first: Database, second: Database, on: str) -> Curve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of two databases, from this cache's laws."""
         if self.other is None:
             try:
@@ -308,7 +309,7 @@ class LawCache:
             return self
         return LawCache(self.run, self.projections, self.limit)
 
-    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+    def curve(self, db: Database, z: Node, on: str) -> Curve:
         """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
         only on a cache returned by `fresh()`)."""
         if self.other is None:

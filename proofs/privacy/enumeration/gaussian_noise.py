@@ -45,7 +45,7 @@ from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
-from betweencut.proofs.privacy.divergence.curve import PrivacyCurve
+from betweencut.proofs.privacy.divergence.certified import CertifiedCurve, certified_curve
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile
 from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
@@ -54,6 +54,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     LawCache,
     Mechanism,
     Projections,
+    with_record,
 )
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     DEFAULT_LIMIT,
@@ -232,12 +233,14 @@ class GaussianLawCache(WholeLawCache[CertifiedLaw, Probability, "CertifiedJoint"
         """The certified law of the projected output."""
         return self.projected_law(db, on)
 
-    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
-        """Not available: the exact curve needs exact laws; a Gaussian pair's profile is
-        certified point by point (`make_joint(...).profile(eps)`, `epsilon_for_delta`)."""
-        raise ParameterError("curve", "a Gaussian shared-noise mechanism",
-                             "exact (Laplace) laws; use make_joint(...).profile(eps) or "
-                             "epsilon_for_delta (certified)")
+    def curve(self, db: Database, z: Node, on: str) -> CertifiedCurve:
+        """The certified curve of `(D, D + z)`: two exact curves bounding `δ(ε)` at every
+        `ε >= 0` (`divergence.certified`), from the two certified laws."""
+        return self.databases_curve(db, with_record(db, z), on)
+
+    def databases_curve(self, first: Database, second: Database, on: str) -> CertifiedCurve:
+        """The certified curve of two databases from their certified laws."""
+        return certified_curve(self.certified(first, on), self.certified(second, on))
 
 
 def _gaussian_noise_kind(query: object) -> CacheFactory | None:

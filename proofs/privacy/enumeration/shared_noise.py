@@ -38,7 +38,7 @@ from betweencut.noisy_queries import (
 from betweencut.noisy_test import BTQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.exact.enclosure import Enclosure
+from betweencut.proofs.exact.enclosure import Enclosure, exp_bounds, positive_excess
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
 from betweencut.proofs.privacy.divergence.profiles import (
@@ -375,13 +375,14 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
     exact laws (`ExactJoint`) and certified ones (`CertifiedJoint`).
 
     An exact term `P(o) - e^ε·Q(o)` counts when its sign is positive (decided exactly); an
-    enclosed one adds its positive part (no sign decided) and puts `o` in the event when it is
-    certainly positive at 64 bits. `total` sums `δ`, `P(S)` and `Q(S)`: exactly (the default,
-    for exact laws), or into one enclosure.
+    enclosed one adds its positive part (`positive_excess`, at any `ε`; no sign decided) and puts
+    `o` in the event when it is certainly positive at 64 bits. `total` sums `δ`, `P(S)` and
+    `Q(S)`: exactly (the default, for exact laws), or into one enclosure.
     """
     eps = check_eps(eps)
     p, q = (p, q) if forward else (q, p)
     grow = ExpPoly.exp(eps)
+    bounds = exp_bounds(eps)  # e^ε's bounds, computed once for every enclosed term
     zero = ExpPoly()
     exact_p: Value = zero  # P and Q summed over the event's exact terms
     exact_q: Value = zero
@@ -393,13 +394,13 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
         po, qo = p.get(o, zero), q.get(o, zero)
         if po.is_zero():
             continue
-        excess = _excess(po, qo, grow)
-        if isinstance(excess, ExpPoly):
-            if sign(excess) > 0:
+        if isinstance(po, ExpPoly) and isinstance(qo, ExpPoly):
+            if sign(po - qo * grow) > 0:
                 exact_p, exact_q = exact_p + po, exact_q + qo
                 event.append(o)
             continue
-        enclosed.append(excess.positive_part())
+        excess = positive_excess(po, qo, eps, bounds)
+        enclosed.append(excess)
         if excess.enclose(64)[0] > 0:
             event.append(o)
             p_more.append(po)
@@ -412,17 +413,6 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
     # `certified_sign`, `enclose` and `str` (see `enumeration.gaussian_noise`).
     return HockeyStick(eps, cast(ExpPoly, delta), len(event), cast(ExpPoly, p_event),
                        cast(ExpPoly, q_event), Direction.of(forward), lambda: shown)
-
-
-def _excess(po: Value, qo: Value, grow: ExpPoly) -> Value:
-    """`P(o) - e^ε·Q(o)`: exact when both are exact, `(1 - e^ε)·P(o)` when the two are known
-    equal (`Enclosure.same_value`), else an enclosure."""
-    if isinstance(po, ExpPoly) and isinstance(qo, ExpPoly):
-        return po - qo * grow
-    p_node = Enclosure.of(po)
-    if p_node.same_value(qo):
-        return p_node * (1 - grow)
-    return p_node - Enclosure.of(qo) * Enclosure.of(grow)
 
 
 class ExactJoint(PairProfile):

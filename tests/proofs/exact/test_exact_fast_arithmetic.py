@@ -95,6 +95,39 @@ def test_box_exceeds_agrees_with_the_exact_sign_when_it_decides(p: F, q: F, eps:
         assert decided == (sign(p - q * ExpPoly.exp(eps)) > 0)
 
 
+huge = st.integers(0, 4096).map(lambda k: F(2) ** k) | st.just(F(10) ** 1000)
+any_eps = small_eps | st.fractions(min_value=F(700), max_value=F(720), max_denominator=8) | \
+    st.sampled_from([F(10) ** 12, F(2) ** 4096 - 1])
+tiny = st.integers(1, 4096).map(lambda k: F(1, 2**k)) | st.just(F(1, 10**1000))
+
+
+@given(huge | tiny)
+def test_float_box_encloses_any_rational_past_the_double_range(x: F) -> None:
+    """Past the largest double a box ends at inf (float() raises there); below the smallest
+    subnormal it starts below 0: one ulp outward of `nearest` still encloses."""
+    for value in (x, -x):
+        lo, hi = boxes.float_box((value, value))
+        assert (lo == -math.inf or F(lo) <= value) and (hi == math.inf or value <= F(hi))
+
+
+@given(probability | tiny | huge, probability | tiny | huge, any_eps)
+def test_box_exceeds_agrees_with_the_exact_sign_at_any_eps(p: F, q: F, eps: F) -> None:
+    """At any epsilon the parser reads (e^710 is past the largest double) the boxes decide
+    only what exact arithmetic decides, else say None."""
+    decided = boxes.box_exceeds(boxes.float_box((p, p)), boxes.float_box((q, q)), eps)
+    if decided is not None:
+        assert decided == (sign(p - q * ExpPoly.exp(eps)) > 0)
+
+
+def test_exp_box_past_the_double_range_is_certified_without_computing() -> None:
+    for eps in (F(710), F(10) ** 12, F(2) ** 4096 - 1):
+        lo, hi = boxes.exp_box(eps)
+        assert lo == boxes.sys.float_info.max and hi == math.inf
+        assert sign(ExpPoly.exp(eps) - F(lo)) > 0  # e^710 > the largest double, exactly
+    lo, hi = boxes.exp_box(F(709))
+    assert F(lo) <= F(math.exp(709)) <= F(hi) and hi < math.inf
+
+
 def test_box_exceeds_leaves_ties_to_exact_arithmetic() -> None:
     p = F(1, 3)
     assert boxes.box_exceeds(boxes.float_box((p, p)), boxes.float_box((p, p)), F(0)) is None

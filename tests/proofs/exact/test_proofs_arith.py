@@ -58,3 +58,45 @@ def test_gate_decides_logreal_against_rationals() -> None:
     assert certainly_le(r, Fraction(18529, 1000))
     assert not certainly_le(r, Fraction(18528, 1000))
     assert sign(ExpRational.of(ExpPoly.exp(-2)) - Fraction(1, 8)) == 1
+
+
+def test_a_quotient_with_a_near_zero_denominator_is_enclosed_at_a_higher_precision() -> None:
+    """The denominator `e^(-1/2)/2 - e^(-1/2 + 10^-20)/2` straddles 0 at 64 bits: the quotient
+    is enclosed once the one loop has climbed (issue: a single BT test, thresholds 10^-20 apart)."""
+    from betweencut.errors import NotYet
+    from betweencut.exact import refine
+    from betweencut.proofs.exact.arith import enclose
+
+    tiny = Fraction(1, 10**20)
+    den = ExpPoly.exp(Fraction(-1, 2) + tiny, Fraction(1, 2)) - ExpPoly.exp(Fraction(-1, 2),
+                                                                              Fraction(1, 2))
+    ratio = ExpRational(ExpPoly.const(1), den)
+    with pytest.raises(NotYet):
+        enclose(ratio, 64)
+    (lo, hi), prec = refine(lambda p: enclose(ratio, p), lambda: "the ratio")
+    assert prec > 64 and 0 < lo <= hi
+    assert sign(ratio) == 1
+
+
+@pytest.mark.parametrize("top", [Fraction(709), Fraction(10**12), Fraction(2**4096 - 1)])
+def test_sign_at_any_magnitude(top: Fraction) -> None:
+    """`P - e^ε·Q` at epsilons past any float (up to the parser's 4096 bits): the sign is read
+    off `e^(-top)·x` (it aborted in GMP at 10^12), with terms near and far below the top."""
+    p, q = ExpPoly.exp(Fraction(-1, 2), Fraction(1, 2)), ExpPoly.exp(-1, Fraction(1, 3))
+    assert sign(p - q * ExpPoly.exp(top)) == -1
+    assert sign(q * ExpPoly.exp(top) - p) == 1
+    close = ExpPoly.exp(top) - ExpPoly.exp(top - Fraction(1, 10**30))  # 10^-30·e^top > 0
+    assert sign(close) == 1 and sign(-close) == -1
+    assert sign(ExpPoly.exp(-top, 3) - ExpPoly.exp(-top, 2)) == 1  # tiny, of any size
+
+
+def test_enclose_bounds_far_terms_without_computing_them() -> None:
+    """Terms far below the precision are enclosed by [0, 2^-bits] (no e^(-10^12) computed);
+    a term past e^LARGEST_EXPONENT is refused, not aborted on."""
+    from betweencut.proofs.exact.arith import LARGEST_EXPONENT
+
+    x = ExpPoly.exp(0, Fraction(1, 3)) + ExpPoly.exp(-(10**12))
+    lo, hi = x.enclose(64)
+    assert lo <= Fraction(1, 3) < hi and hi - lo < Fraction(1, 2**60)
+    with pytest.raises(Undecided, match="too large"):
+        ExpPoly.exp(LARGEST_EXPONENT + 1).enclose(64)

@@ -110,3 +110,22 @@ def test_cks_delta_at_zero_is_the_total_variation() -> None:
         cks_delta(F(1), F(2), 0)
     with pytest.raises(ParameterError):
         DiscreteGaussian(F(0))
+
+
+def test_arb_bounds_round_a_ball_past_the_rational_size_outward() -> None:
+    """A ball of about e^(-10^6) (or -e^(-10^6)) is enclosed by [0, 2^-65536] (or its mirror)
+    instead of a rational with a million-digit denominator (which overflowed near e^(-10^24))."""
+    from fractions import Fraction
+
+    from betweencut.proofs.laws.gaussian import arb_bounds, arb_precision, flint_available
+
+    if not flint_available():
+        pytest.skip("python-flint (fast extra)")
+    with arb_precision(64) as flint:
+        tiny = flint.arb(-(10**6)).exp()
+        lo, hi = arb_bounds(tiny)
+        assert lo == 0 < hi <= Fraction(1, 2**65536)
+        lo, hi = arb_bounds(-tiny)
+        assert -Fraction(1, 2**65536) <= lo < hi == 0
+        lo, hi = arb_bounds(flint.arb(Fraction(1, 3).numerator) / 3)
+        assert lo <= Fraction(1, 3) <= hi and hi - lo < Fraction(1, 2**60)

@@ -75,6 +75,19 @@ def test_analytic_gaussian_mechanism_balle_wang_theorem_8() -> None:
             closed_form=lambda eps: analytic_gaussian_delta(eps, halved, F(1)))
 
 
+@pytest.mark.parametrize("sigma", [F(1, 2), F(1)])
+def test_analytic_gaussian_mechanism_at_small_sigma_is_decided_at_the_default_grid(
+        sigma: F) -> None:
+    """sigma <= 1 (sensitivity 1) was refused at the default grid ("limit = 402": the random
+    walks' estimate of the binary search's 402 answer sequences came out above it)."""
+    certs = check_analytic_gaussian_mechanism(sigma=sigma, eps_points=(F(0), F(1), F(4)))
+    assert [c.parameters["sigma"] for c in certs] == [sigma] * 3
+    with pytest.raises(ClaimRefuted, match="Balle, Wang"):
+        check_analytic_gaussian_mechanism(
+            sigma=sigma, eps_points=(F(1),),
+            closed_form=lambda eps: analytic_gaussian_delta(eps, sigma / 2, F(1)))
+
+
 def test_discrete_gaussian_profile_cks_theorem_7() -> None:
     certs = check_discrete_gaussian_profile()
     assert len(certs) == len(EPS_POINTS)
@@ -144,8 +157,8 @@ def test_the_exact_kind_refuses_gaussian_queries_and_mixed_groups_are_refused() 
 
     with pytest.raises(ParameterError, match="mixing"):
         enumerate_certified(mixed)
-    with pytest.raises(ParameterError):
-        GaussianLawCache(svt).curve((), (0, 0, 0), "output")
+    curve = GaussianLawCache(svt).curve((), (0, 0, 0), "output")  # certified, not refused
+    assert curve.certified and curve.bits == 64
 
 
 def test_laplace_mechanisms_stay_exact_in_the_gaussian_kind() -> None:
@@ -222,3 +235,101 @@ def test_a_users_gaussian_mechanism_in_the_corpus_is_audited_with_certified_laws
     assert holds.holds and holds.as_verdict().facts["noise"] == "gaussian"
     refuted = audit_row(user_row("mine", mine, 2, F(1, 2)))
     assert not refuted.holds and refuted.refutation is not None
+
+
+# --- a user's Gaussian mechanism through every entry point (examples/my_gaussian_svt.py) ------
+
+
+def _svt_law(q: tuple[int, int], rho: F = F(1, 2), nu: F = F(1)) -> dict[Hashable, float]:
+    """An independent oracle: the output law of the example's SVT on counts `q` by mpmath
+    quadrature over the shared draw (threshold 1, cutoff 1; 40 digits)."""
+    import mpmath
+
+    s_rho = mpmath.mpf(rho.numerator) / rho.denominator
+    s_nu = mpmath.mpf(nu.numerator) / nu.denominator
+
+    def above(count: int, r: object) -> object:  # P(count + nu >= 1 + r)
+        return mpmath.ncdf((count - 1 - r) / s_nu)
+
+    def law(f: object) -> float:
+        return float(mpmath.quad(lambda r: mpmath.npdf(r, 0, s_rho) * f(r),  # type: ignore[operator]
+                                 [-mpmath.inf, 0, mpmath.inf]))
+
+    with mpmath.workdps(40):
+        return {(True,): law(lambda r: above(q[0], r)),
+                (False, True): law(lambda r: (1 - above(q[0], r)) * above(q[1], r)),
+                (False, False): law(lambda r: (1 - above(q[0], r)) * (1 - above(q[1], r)))}
+
+
+def _loss(p: dict[Hashable, float], q: dict[Hashable, float]) -> float:
+    import math
+
+    return max(abs(math.log(p[o] / q[o])) for o in p)
+
+
+@pytest.fixture
+def gaussian_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[4] / "examples"))
+
+
+def test_a_gaussian_svt_gets_a_verdict_through_the_cli_the_api_and_assert_private(
+        gaussian_example: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue case 3: the pair's epsilon at delta = 0 (the largest loss over the outputs) is
+    enclosed by the certified interval the verdict gives; the oracle is mpmath quadrature."""
+    import json
+
+    from betweencut.api import audit_mechanism
+    from betweencut.cli import main
+    from betweencut.testing import assert_private
+
+    argv = ["audit", "privacy", "--mechanism", "my_gaussian_svt:svt", "--arity", "2",
+            "--height", "2", "--exhaustive", "1", "--epsilon", "2", "--delta", "0", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    verdict = audit_mechanism("my_gaussian_svt:svt", exhaustive=1, arity=2, height=2,
+                              epsilon=2, delta=0)
+    assert verdict.holds and verdict.facts["epsilon_at_delta_certified"] == \
+        out["epsilon_at_delta_certified"]
+    assert "certified, not exact" in verdict.text()
+    pair = out["epsilon_at_delta_pair"]
+    assert (pair["D"], pair["z"]) == ("{0}", "0")
+    oracle = _loss(_svt_law((1, 0)), _svt_law((2, 0)))
+    low, high = out["epsilon_at_delta_certified"]["in"]
+    assert low - 1e-12 <= oracle <= high + 1e-12 and high - low < 1e-9
+    assert assert_private("my_gaussian_svt:svt", 2, 0, exhaustive=1, arity=2, height=2).holds
+    with pytest.raises(AssertionError, match="REFUTED"):
+        assert_private("my_gaussian_svt:svt", 1, 0, exhaustive=1, arity=2, height=2)
+
+
+def test_a_gaussian_regression_is_certified_and_none_is_found_where_there_is_none(
+        gaussian_example: None) -> None:
+    """Half the query noise leaks more (certified ranges); the other way round, and against
+    itself, there is no regression (decided, not undecided)."""
+    from betweencut.testing import assert_no_regression
+
+    options = {"exhaustive": 1, "arity": 2, "height": 2}
+    with pytest.raises(AssertionError, match="privacy regression"):
+        assert_no_regression("my_gaussian_svt:svt_sharp", "my_gaussian_svt:svt", **options)
+    assert_no_regression("my_gaussian_svt:svt", "my_gaussian_svt:svt_sharp", **options)
+    assert_no_regression("my_gaussian_svt:svt", "my_gaussian_svt:svt", **options)
+
+
+def test_a_gaussian_mechanism_is_refused_by_a_snapshot_with_one_line(
+        gaussian_example: None) -> None:
+    from betweencut.testing import pair_curves
+
+    with pytest.raises(ParameterError, match="certified enclosures"):
+        pair_curves("my_gaussian_svt:svt", [((), (0,))], arity=2, height=2)
+
+
+@pytest.mark.parametrize("eps", [F(710), F(10**12), F(2**4096 - 1)])
+def test_a_gaussian_claim_at_a_huge_epsilon_holds(gaussian_example: None, eps: F) -> None:
+    """e^eps is never enclosed by rationals past e^(prec + 64): above that only its lower bound
+    is used, which is all a certainly negative term needs (it was 'too large to enclose')."""
+    from betweencut.api import audit_mechanism
+
+    verdict = audit_mechanism("my_gaussian_svt:svt", exhaustive=1, arity=2, height=2,
+                              epsilon=eps, delta=0)
+    assert verdict.holds and verdict.exit_status == 0

@@ -378,3 +378,16 @@ def test_unhashable_outputs_stay_distinct_when_made_hashable() -> None:
     assert as_hashable([1, 2]) != as_hashable((1, 2)) != as_hashable((1, [2]))
     assert as_hashable({"a": [1], "b": {2}}) == as_hashable({"b": {2}, "a": [1]})
     assert as_hashable((0, 1)) == (0, 1)  # hashable outputs are kept as they are
+
+
+def test_log_of_a_number_of_any_size_is_enclosed_around_its_exponent() -> None:
+    """`ln x` for `x` as large or small as the parser's epsilons make it: the exact shift by
+    the largest terms keeps the enclosures small (e^(10^12) is never a rational)."""
+    for top in (Fraction(10**12), Fraction(2**4096 - 1)):
+        big = LogOf(ExpRational(ExpPoly.exp(top, 3), ExpPoly.const(2)))
+        lo, hi = big.enclose()
+        assert lo <= top + Fraction(4054651082, 10**10) and top + Fraction(4054651081, 10**10) <= hi
+        assert hi - lo < Fraction(1, 2**50)  # ln(3/2) = 0.40546510810...
+        small = LogOf(ExpRational(ExpPoly.const(2), ExpPoly.exp(top, 3)))
+        assert small.compare(LogOf.rational(-top)) == -1 and big.compare(LogOf.rational(top)) == 1
+        assert LogOf.rational(top).compare(LogOf.rational(top)) == 0
