@@ -159,6 +159,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
     them). The user's code runs `in_user_code()`."""
     from betweencut.answers import DataDependent
     from betweencut.api.replay import replayed
+    from betweencut.boundary.sandbox import OutsideRandomness
     from betweencut.noisy_queries import UnansweredNoisyQuery
     from betweencut.noisy_test import UnansweredQuery
     from betweencut.progress import BudgetExceeded
@@ -182,6 +183,8 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
             raise
         except KeyboardInterrupt:
             raise
+        except OutsideRandomness as exc:
+            raise MechanismError(f"the mechanism {name} {exc}, on {describe(db)}") from None
         except BaseException as exc:
             raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on "
                                  f"{describe(db)}") from None
@@ -210,7 +213,17 @@ class _NoInput(io.StringIO):
 def in_user_code() -> Iterator[None]:
     """While the user's code runs: standard input, unless it is a terminal (where a debugger
     is the user's own choice), is an empty stream, so nothing waits for input that cannot
-    come (a closed stdin, a pipe, /dev/null, or a pipe that stays open)."""
+    come (a closed stdin, a pipe, /dev/null, or a pipe that stays open); and randomness or a
+    clock read by the user's code outside its noisy tests is refused
+    (`betweencut.boundary.sandbox.refusing`: `OutsideRandomness`, issue 34)."""
+    from betweencut.boundary.sandbox import refusing
+
+    with refusing(), _no_input():
+        yield
+
+
+@contextmanager
+def _no_input() -> Iterator[None]:
     stdin = sys.stdin
     try:
         interactive = stdin is not None and not stdin.closed and stdin.isatty()
