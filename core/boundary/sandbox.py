@@ -271,7 +271,7 @@ def refusing() -> Iterator[None]:
 # -- numpy ---------------------------------------------------------------------------------------
 
 _NUMPY_DONE = False
-_CALL = "a numpy.random draw (the legacy np.random functions, a RandomState or a Generator)"
+_CALL = "numpy.random (a draw of a Generator, a RandomState or np.random.*())"
 
 
 class _RefusingLock:
