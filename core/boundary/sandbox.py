@@ -27,9 +27,9 @@ line, "the mechanism mechs:f called random.random() outside its noisy tests ..."
 
 How: a profile function (`sys.setprofile`, this thread only) sees every call made by Python
 code; a call is refused when the callee is one of the above and the *caller's* frame is the
-user's code: a module outside the package (`betweencut`), the standard library and numpy. So
-the package's own clocks (`betweencut.progress`) and randomness, Hypothesis and pytest (which
-never run while the user's code runs in this thread) are never refused, and neither are the
+user's code: a module outside the package (`betweencut`), the standard library, numpy and
+the test tools (pytest, Hypothesis: their `gc` callbacks run at any point of the user's code).
+So the package's own clocks (`betweencut.progress`) and randomness are never refused, nor the
 standard library's own uses (`tempfile`'s names, `logging`'s timestamps) nor a draw made by
 `random.shuffle` inside `random` once the call to `shuffle` itself was refused. A refusal is
 sticky: when the user's code catches it, the block still ends with it.
@@ -146,18 +146,22 @@ def _c_refusal(fn: Any) -> str | None:
 
 
 _TRUSTED: dict[str, bool] = {}
+# Besides the package, the standard library and numpy: the test tools, whose callbacks run at
+# any point of the user's code (Hypothesis times garbage collections in a `gc` callback).
+_TRUSTED_TOPS = frozenset({"betweencut", "numpy", "_frozen_importlib",
+                           "_frozen_importlib_external", "hypothesis", "_pytest", "pytest",
+                           "pluggy", "coverage", "_hypothesis_pytestplugin"})
 
 
 def _trusted(name: object) -> bool:
     """Is a frame of module `name` not the user's code: the package, the standard library,
-    numpy (their internal uses of randomness and clocks are theirs, not the mechanism's)."""
+    numpy, the test tools (their own uses of randomness and clocks are not the mechanism's)."""
     if not isinstance(name, str):
         return False
     known = _TRUSTED.get(name)
     if known is None:
         top = name.partition(".")[0]
-        known = (top in ("betweencut", "numpy") or top in sys.stdlib_module_names
-                 or top.startswith("_frozen_importlib"))
+        known = top in _TRUSTED_TOPS or top in sys.stdlib_module_names
         _TRUSTED[name] = known
     return known
 

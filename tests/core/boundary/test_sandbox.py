@@ -230,9 +230,8 @@ def test_the_console_script_refuses_numpy_imported_by_the_users_module(mechs: Pa
 
 def test_refusing_is_undone_and_leaves_the_callers_randomness_alone() -> None:
     before = sys.getprofile()
-    with pytest.raises(OutsideRandomness, match=r"called random\.random\(\)"):
-        with refusing():
-            exec(compile("import random\nrandom.random()", "<user>", "exec"), {})
+    with pytest.raises(OutsideRandomness, match=r"called random\.random\(\)"), refusing():
+        exec(compile("import random\nrandom.random()", "<user>", "exec"), {})
     assert sys.getprofile() is before
     random.random()
     time.time()
