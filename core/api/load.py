@@ -25,7 +25,7 @@ import io
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,7 +159,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
     them). The user's code runs `in_user_code()`."""
     from betweencut.answers import DataDependent
     from betweencut.api.replay import replayed
-    from betweencut.boundary.sandbox import OutsideRandomness
+    from betweencut.boundary.sandbox import OutsideRandomness, package_call
     from betweencut.noisy_queries import UnansweredNoisyQuery
     from betweencut.noisy_test import UnansweredQuery
     from betweencut.progress import BudgetExceeded
@@ -173,11 +173,14 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
                MechanismNotReplayable, BudgetExceeded, DataDependent)
     describe = where or _database
 
+    def user_run(given: Any, test: Any) -> Any:
+        return run(given, package_call(test))
+
     def call(db: Any, test: Any) -> Any:
         try:
-            with in_user_code():
+            with in_user_code(refuse=replay):
                 if replay:
-                    return replayed(run, db, test, describe(db))
+                    return replayed(user_run, db, test, describe(db))
                 return run(db, test)
         except signals:
             raise
@@ -210,15 +213,17 @@ class _NoInput(io.StringIO):
 
 
 @contextmanager
-def in_user_code() -> Iterator[None]:
+def in_user_code(refuse: bool = True) -> Iterator[None]:
     """While the user's code runs: standard input, unless it is a terminal (where a debugger
     is the user's own choice), is an empty stream, so nothing waits for input that cannot
     come (a closed stdin, a pipe, /dev/null, or a pipe that stays open); and randomness or a
     clock read by the user's code outside its noisy tests is refused
-    (`betweencut.boundary.sandbox.refusing`: `OutsideRandomness`, issue 34)."""
+    (`betweencut.boundary.sandbox.refusing`: `OutsideRandomness`, issue 34), unless `refuse`
+    is false: the package's own mechanism (`betweencut.boundary.seams.packaged`), where nothing
+    of the user's runs."""
     from betweencut.boundary.sandbox import refusing
 
-    with refusing(), _no_input():
+    with refusing() if refuse else nullcontext(), _no_input():
         yield
 
 

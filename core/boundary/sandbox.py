@@ -58,14 +58,15 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, TypeVar
 
 from betweencut.errors import MechanismError
 
-__all__ = ["OutsideRandomness", "install", "refusal", "refusing"]
+__all__ = ["OutsideRandomness", "install", "package_call", "refusal", "refusing"]
 
+T = TypeVar("T")
 WHY = "the audited law would not be the mechanism's"
 
 
@@ -145,7 +146,7 @@ def _c_refusal(fn: Any) -> str | None:
     return None
 
 
-_TRUSTED: dict[str, bool] = {}
+_TRUSTED: dict[Any, bool] = {}
 # Besides the package, the standard library and numpy: the test tools, whose callbacks run at
 # any point of the user's code (Hypothesis times garbage collections in a `gc` callback).
 _TRUSTED_TOPS = frozenset({"betweencut", "numpy", "_frozen_importlib",
@@ -186,17 +187,19 @@ class _Session:
         return exc
 
     def profile(self, frame: types.FrameType, event: str, arg: Any) -> None:
+        # The caller's module first: in the package's code (most calls) nothing else is read.
         if event == "c_call":
+            if _TRUSTED.get(frame.f_globals.get("__name__")) or not _from_user(frame):
+                return
             call = _c_refusal(arg)
         elif event == "call":
             known = _PY.get(id(frame.f_code))
-            if known is None:
+            if known is None or not _from_user(frame.f_back):
                 return
             call = known[1]
-            frame = frame.f_back  # type: ignore[assignment]
         else:
             return
-        if call is not None and _from_user(frame):
+        if call is not None:
             raise self.refuse(call)
 
 
@@ -270,6 +273,24 @@ def refusing() -> Iterator[None]:
     _stop(session)
     if session.refused is not None:
         raise session.refused from None
+
+
+def package_call(fn: Callable[..., T]) -> Callable[..., T]:
+    """`fn`, the package's own callable handed to the user's code (the noisy test), run with
+    the check paused: nothing of the user's runs inside it, and the profile function would
+    only slow the enumeration down (`bench/outside_randomness.py`)."""
+
+    def call(*args: Any, **kwargs: Any) -> T:
+        session = _SESSIONS.get(threading.get_ident())
+        if session is None:
+            return fn(*args, **kwargs)
+        sys.setprofile(None)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            sys.setprofile(session.profile)
+
+    return call
 
 
 # -- numpy ---------------------------------------------------------------------------------------
