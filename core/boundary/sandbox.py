@@ -316,7 +316,7 @@ class _RefusingLock:
         self._check()
         return self._lock.__enter__()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self._lock.__exit__(*exc)
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
@@ -388,10 +388,10 @@ def _patch_numpy(bit_generator: types.ModuleType) -> None:
     bit_generator.RLock = _RefusingLock  # type: ignore[attr-defined]
     if mtrand is None or public is None:
         return
-    old = mtrand._rand  # type: ignore[attr-defined]
+    old = mtrand._rand
     if isinstance(old._bit_generator.lock, _RefusingLock):
         return
-    fresh = public.RandomState(public.MT19937())  # type: ignore[attr-defined]
+    fresh = public.RandomState(public.MT19937())
     fresh.set_state(old.get_state())
     mtrand._rand = fresh  # type: ignore[attr-defined]
     for module in (mtrand, public):
