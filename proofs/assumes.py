@@ -20,10 +20,11 @@ __all__ = [
     "ARITHMETIC_CERTIFIED", "ARITHMETIC_EXACT", "ARITHMETIC_RENYI", "CLAIMS_ARITHMETIC",
     "CLAIMS_GRID", "CLAIMS_SAMPLED", "DEPLOYED", "DEPTH_SEAMS", "HIDDEN_STATE", "OFFPATH",
     "OTHER_PAIRS", "OTHER_PROFILES", "OUTPUTS", "OUTSIDE_RANDOMNESS", "OWN_CODE",
-    "PRIVTREE_NOT_REPLAYED", "PRIVTREE_SEAMS", "REDUCTION_PREMISE", "REPLAY", "SHARED_SEAMS",
-    "TRANSCRIBED", "USER_CODE", "USER_VARIANT", "Assumes", "Item", "arithmetic",
+    "PRIVTREE_NOT_REPLAYED", "PRIVTREE_SEAMS", "PURE", "REDUCTION_PREMISE", "REPLAY",
+    "SHARED_SEAMS", "TRANSCRIBED", "USER_CODE", "USER_VARIANT", "Assumes", "Item", "arithmetic",
     "claims_not_checked", "code_items", "direct", "pairs_covered", "pairs_every",
     "pairs_given", "pairs_listed", "pairs_searched", "profiles_audited", "reduction_items",
+    "strict",
 ]
 
 
@@ -136,7 +137,16 @@ HIDDEN_STATE = Item(
     "state unchanged between the two passes", False)
 OUTSIDE_RANDOMNESS = Item(
     "outside_randomness", "no randomness or clock read outside the noisy tests",
-    "not checked beyond the replay: a draw that repeats, or rarely differs, passes", False)
+    "refused as it is drawn while your code runs: random (any Random), secrets, os.urandom, "
+    "/dev/urandom, numpy.random, uuid1/uuid4 and the clocks raise (betweencut.boundary."
+    "sandbox); not seen: a C function handed to another (map(random.random, ...)), threads, "
+    "native libraries", True)
+PURE = Item(
+    "hidden_state", "pure: verified (no state carried from one run to another, no randomness "
+    "or clock outside the noisy tests)",
+    "strict mode: the source of the mechanism and of every function of your modules it "
+    "reaches read against a pure subset before any of it ran (betweencut.boundary.purity)",
+    True)
 
 # -- the structure a fast path models -------------------------------------------------------------
 SHARED_SEAMS = Item(
@@ -278,6 +288,14 @@ def reduction_items(own: bool) -> tuple[Item, ...]:
             Item("premise", REDUCTION_PREMISE, "true of the package's own rows by reading "
                  "their code, not checked by this audit" if own else "not checked: your own "
                  "mechanism cannot be read; method auto lists it instead", False))
+
+
+def strict(assumes: Assumes, pure: bool) -> Assumes:
+    """A verdict's items under strict mode (`pure`: the static check passed): "pure: verified"
+    in place of the hidden-state item (issue 34); unchanged otherwise."""
+    if pure and any(item.key == PURE.key for item in assumes.items):
+        return assumes.with_(PURE)
+    return assumes  # the package's own code: nothing of yours to verify
 
 
 def pairs_listed(n: int) -> Item:

@@ -11,6 +11,7 @@ from typing import Any
 from betweencut.api.load import FUNCTION, guarded, resolve
 from betweencut.errors import ParameterError
 from betweencut.proofs.assumes import Assumes
+from betweencut.proofs.assumes import strict as strict_items
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, Verdict
 from betweencut.schemas import header
@@ -99,6 +100,7 @@ def audit_corpus(
     method: str = "auto",
     progress: Callable[[str], None] | None = None,
     published: bool = False,
+    strict: bool = False,
 ) -> CorpusVerdict:
     """Every corpus row (or those `names`d) audited exactly on every neighbouring pair of
     databases of at most `size + 1` records under `neighbours` ("add-remove", the default,
@@ -112,7 +114,9 @@ def audit_corpus(
     `progress(line)` receives public cost estimates and progress lines on long runs.
     `published=True` audits the published privacy bugs instead, each row a bug as published
     or its fix, citing its report (`names` picks rows; `size` sets the tree rows' databases,
-    the other rows state their own pairs)."""
+    the other rows state their own pairs). `strict=True` (with `mechanism`): its source is
+    first verified pure (`betweencut.boundary.purity`, issue 34), before any of it runs; the
+    verdict states "pure: verified"."""
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
     from betweencut.proofs.verdict import Relation
@@ -120,6 +124,8 @@ def audit_corpus(
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    if not isinstance(strict, bool) or (strict and mechanism is None):
+        raise ParameterError("strict", strict, "True with a mechanism of your own, or False")
     relation = Relation.of(neighbours)
     if published:
         from betweencut.proofs.baselines.published_rows import audit_published_corpus
@@ -136,7 +142,7 @@ def audit_corpus(
         return CorpusVerdict([r.as_verdict() for r in rows], size, relation.text())
     if names:
         raise ParameterError("names", list(names), "none with a mechanism of your own")
-    user = resolve(mechanism)
+    user = resolve(mechanism, strict=strict)
     if user.kind != FUNCTION:
         raise ParameterError("mechanism", user.name, "a function run(q, test) -> output")
     row = user_row(user.name, guarded(user.name, user.target, _answers),
@@ -146,7 +152,9 @@ def audit_corpus(
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None
-    return CorpusVerdict([result.as_verdict()], size, relation.text())
+    verdict = result.as_verdict()
+    verdict.assumes = strict_items(verdict.assumes, user.pure)
+    return CorpusVerdict([verdict], size, relation.text())
 
 
 def _answers(q: Any) -> str:

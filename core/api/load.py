@@ -19,6 +19,7 @@ database it ran on: the user's code never chooses the exit status.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import io
@@ -39,12 +40,14 @@ PRIVTREE = "PrivTree factory () -> PrivTree (reachable decomposition)"
 @dataclass(frozen=True)
 class UserMechanism:
     """A mechanism to audit: its name (the spec, or the callable's qualified name), the object,
-    and its kind (`BUILDER`, `FUNCTION` or `PRIVTREE`; `built` is the PrivTree itself)."""
+    and its kind (`BUILDER`, `FUNCTION` or `PRIVTREE`; `built` is the PrivTree itself);
+    `pure`: verified by strict mode's static check (`betweencut.boundary.purity`)."""
 
     name: str
     target: Any
     kind: str
     built: Any = None
+    pure: bool = False
 
 
 def one_line(exc: BaseException) -> str:
@@ -81,18 +84,26 @@ def _import(spec: str, flag: str) -> Any:
     return target
 
 
-def resolve(mechanism: object, flag: str = "mechanism") -> UserMechanism:
+def resolve(mechanism: object, flag: str = "mechanism", strict: bool = False) -> UserMechanism:
     """The mechanism `mechanism` names (a `MODULE:CALLABLE` string or the object) and its
-    kind; a factory of a PrivTree is called here, once."""
+    kind; a factory of a PrivTree is called here, once. With `strict`, its source is first
+    verified pure (`betweencut.boundary.purity.check_pure`, `NotPure` otherwise), before any
+    of it is called (its module is imported: the names it reaches are read from it)."""
     from betweencut.baselines.privtree import PrivTree
+    from betweencut.boundary.purity import check_pure
 
     if isinstance(mechanism, UserMechanism):
+        if strict and not mechanism.pure:
+            check_pure(mechanism.target, mechanism.name)
+            return dataclasses.replace(mechanism, pure=True)
         return mechanism
     name = mechanism if isinstance(mechanism, str) else getattr(
         mechanism, "__qualname__", type(mechanism).__name__)
     target = _import(mechanism, flag) if isinstance(mechanism, str) else mechanism
+    if strict:
+        check_pure(target, str(name))
     if isinstance(target, PrivTree):
-        return UserMechanism(str(name), target, PRIVTREE, target)
+        return UserMechanism(str(name), target, PRIVTREE, target, strict)
     if not callable(target):
         raise MechanismError(f"{flag} {name}: a {type(target).__name__}, not callable")
     if _takes_nothing(target):
@@ -107,8 +118,9 @@ def resolve(mechanism: object, flag: str = "mechanism") -> UserMechanism:
             raise MechanismError(
                 f"{flag} {name}() returned a {type(built).__name__}: a callable without "
                 "parameters must build a PrivTree (else take (db, test) or (tree, params))")
-        return UserMechanism(str(name), target, PRIVTREE, built)
-    return UserMechanism(str(name), target, BUILDER if is_builder(target) else FUNCTION)
+        return UserMechanism(str(name), target, PRIVTREE, built, strict)
+    return UserMechanism(str(name), target, BUILDER if is_builder(target) else FUNCTION,
+                         pure=strict)
 
 
 def _takes_nothing(target: Callable[..., Any]) -> bool:

@@ -67,6 +67,7 @@ def audit_mechanism(
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
     seed: int | None = None,
     neighbours: object = "add-remove",
+    strict: bool = False,
 ) -> Verdict:
     """Audit `mechanism` (a `MODULE:CALLABLE` string or the object) on neighbouring pairs.
 
@@ -94,12 +95,19 @@ def audit_mechanism(
     `epsilon_at_delta` (the largest over the pairs audited, a certified lower bound on the
     mechanism's ε at the claimed δ, with its pair and exact curve) and, with `baseline`, the
     privacy regressions against it.
+    `strict=True` (strict mode, issue 34): the mechanism's source, and every function of your
+    modules it reaches, is first verified pure (`betweencut.boundary.purity`), before any of
+    it runs; the verdict then states "pure: verified" in its `assumes`.
     Raises: `MechanismError` when the user's code fails to load or raises (one line naming
-    the database), `ParameterError` on bad input, `Undecided` when the gate cannot decide.
+    the database), `NotPure` (a `MechanismError`) under strict mode naming the file, line and
+    construct, `ParameterError` on bad input, `Undecided` when the gate cannot decide.
     """
+    from betweencut.proofs import assumes as a
     from betweencut.proofs.verdict import Relation
 
-    user = resolve(mechanism)
+    if not isinstance(strict, bool):
+        raise ParameterError("strict", strict, "True or False")
+    user = resolve(mechanism, strict=strict)
     relation = Relation.of(neighbours)
     if relation.is_replace and (search is not None or baseline is not None):
         raise ParameterError("search" if search is not None else "baseline", "given",
@@ -122,11 +130,13 @@ def audit_mechanism(
         if seed is not None:
             raise ParameterError("seed", seed, "none for a PrivTree (its search=N lists every "
                                  "database of few distinct points: nothing is drawn)")
-        return audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
-                              epsilon=epsilon, delta=delta, claim=claim, on=on,
-                              baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
-                              R=R, accountant=accountant, progress=progress,
-                              relation=relation)
+        found = audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
+                               epsilon=epsilon, delta=delta, claim=claim, on=on,
+                               baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
+                               R=R, accountant=accountant, progress=progress,
+                               relation=relation)
+        found.assumes = a.strict(found.assumes, user.pure)
+        return found
     t = _tree(tree, height, arity, exhaustive, relation)
     renyi = _renyi_claim(claim, epsilon, delta, on, search, baseline)
     params, cal = _params(user, t, tau, lam, R, epsilon, delta, accountant)
@@ -152,8 +162,8 @@ def audit_mechanism(
             from None
     if seams is not None:  # the structure the shared outcome tree read at the start
         check_unchanged(built, SEAMS, seams, user.name)
-    verdict.assumes = _assumes(user, built, cache, verdict, exhaustive, search, seed, relation,
-                               len(chosen), renyi is not None)
+    verdict.assumes = a.strict(_assumes(user, built, cache, verdict, exhaustive, search, seed,
+                                        relation, len(chosen), renyi is not None), user.pure)
     return verdict
 
 

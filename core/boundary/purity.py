@@ -458,11 +458,18 @@ class _Body:
             if value is None and n.id not in self.target.__globals__ and \
                     not hasattr(builtins, n.id):
                 return  # unbound here: a NameError when run, not state
-            self.checker.value(value, n.id, self.where(n))
+            self.value(value, n.id, n)
         elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef |
                         ast.Lambda):
             for d in getattr(n, "decorator_list", ()):
                 self._decorator(d)
+
+    def value(self, value: object, name: str, node: ast.AST) -> None:
+        """`checker.value`, a refusal naming this function."""
+        try:
+            self.checker.value(value, name, self.where(node))
+        except NotPure as exc:
+            raise NotPure(exc.where, f"{exc.construct} (in {self.name})") from None
 
     def _decorator(self, d: ast.AST) -> None:
         base = d.func if isinstance(d, ast.Call) else d
@@ -472,7 +479,7 @@ class _Body:
         value = self._value_of(base)
         origin = _top(_origin(value)) if value is not None else ""
         if origin in ALLOWED or origin == PACKAGE:
-            self.checker.value(value, ast.unparse(base), self.where(d))
+            self.value(value, ast.unparse(base), d)
             return
         raise self.refuse(d, f"decorator @{ast.unparse(base)} (strict mode allows the "
                           "package's and the allow-list's, not memos)")
@@ -501,7 +508,7 @@ class _Body:
                 value = inspect.getattr_static(owner, n.attr)
             except AttributeError:
                 return
-            self.checker.value(value, f"{owner.__name__}.{n.attr}", self.where(n))
+            self.value(value, f"{owner.__name__}.{n.attr}", n)
 
     def _call(self, n: ast.Call) -> None:
         func = n.func

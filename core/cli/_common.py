@@ -111,6 +111,19 @@ def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
                             "estimated cost passes what is left is refused at once")
 
 
+STRICT_HELP = ("strict mode (issue 34): first verify your mechanism's source, and every "
+               "function of your modules it reaches, pure (no global, default-argument, "
+               "closure or attribute state, no memo, imports and calls from an allow-list, no "
+               "eval/exec/open, no outside randomness), before any of it runs; a violation "
+               "exits 2 naming the file and line; the verdict states 'pure: verified'")
+
+
+def add_strict_flag(p: argparse.ArgumentParser) -> None:
+    """`--strict`: the static purity check of the user's mechanism (`betweencut.boundary.
+    purity`), on every command that runs a user's mechanism."""
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+
+
 def tracker_of(args: argparse.Namespace, label: str) -> StatusLine:
     """The tracker of a command run with `add_run_flags`' flags."""
     return StatusLine(label, args.progress, args.diagnostics, getattr(args, "budget", None))

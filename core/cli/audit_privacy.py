@@ -18,6 +18,7 @@ from betweencut.cli._common import (
     add_accountant_flag,
     add_command,
     add_run_flags,
+    add_strict_flag,
     positive_int,
     print_verdict,
     rational,
@@ -80,6 +81,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--mechanism", metavar="MODULE:CALLABLE", help=MECHANISM_HELP)
+    add_strict_flag(p)
     p.add_argument("--baseline", metavar="MODULE:CALLABLE",
                    help="regression mode (with --mechanism): report every pair and eps range "
                         "where the mechanism's delta exceeds this baseline's (same kind)")
@@ -106,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
         return int(run_group(args))
     if args.mechanism is None and (args.baseline is not None or args.search is not None):
         raise UsageError("--baseline and --search go with --mechanism MODULE:CALLABLE")
+    if args.mechanism is None and args.strict:
+        raise UsageError("--strict goes with --mechanism MODULE:CALLABLE (the package's own "
+                         "mechanism is the code the proofs check)")
     if args.mechanism is None and args.on == "output":
         raise UsageError("--on output goes with --mechanism (BetweenCut: transcript or heavy)")
     second = args.other if replace_one else args.add
@@ -140,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("give either --lam and --R, or --epsilon and --delta")
         claim = "theorem-5.4"
     else:
-        user = resolve(mechanism, "--mechanism")
+        user = resolve(mechanism, "--mechanism", strict=args.strict)
         mechanism = user
         if user.kind == PRIVTREE:
             tree_flags = {k: v for k, v in tree_flags.items() if v is not None and k != "arity"}
@@ -161,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
             mechanism, pairs, exhaustive=args.exhaustive, search=args.search,
             max_size=args.max_size, epsilon=args.epsilon, delta=args.delta, claim=claim,
             on=args.on, baseline=args.baseline, accountant=args.accountant, progress=bar,
-            neighbours=args.neighbours,
+            neighbours=args.neighbours, strict=args.strict,
             **{k: v for k, v in tree_flags.items() if v is not None})
     report_time(args, tracker)
     if args.plot is not None:

@@ -161,7 +161,7 @@ def assert_private(
         if name in tree_and_params:
             raise ParameterError(name, "given", "assert_private audits (epsilon, delta); "
                                  "use assert_no_regression for a baseline")
-    user = resolve(mechanism)
+    user = resolve(mechanism, strict=tree_and_params.get("strict") is True)  # before any run
 
     def replay(pair: tuple[str, str], release: str) -> str:
         return replay_line(user, pair, epsilon, delta, release, tree_and_params)
