@@ -54,11 +54,15 @@ ALLOWED = frozenset({
     "fractions", "math", "itertools", "functools", "collections", "dataclasses", "typing",
     "enum", "operator", "decimal", "numbers", "abc", "__future__", "typing_extensions",
     "string", "cmath", "bisect", "heapq", "copy", "types",
+    # their C halves, where the functions above are defined
+    "_functools", "_operator", "_collections", "_collections_abc", "_decimal", "_pydecimal",
+    "_heapq", "_bisect", "_abc", "_string", "_pydatetime",
 })
 REFUSED_IN_ALLOWED = {
     ("functools", "lru_cache"): "functools.lru_cache (a memo)",
     ("functools", "cache"): "functools.cache (a memo)",
     ("functools", "cached_property"): "functools.cached_property (a memo)",
+    ("functools", "_lru_cache_wrapper"): "functools.lru_cache (a memo)",
     ("itertools", "count"): "itertools.count (a counter)",
     ("types", "FunctionType"): "types.FunctionType (makes code)",
     ("types", "CodeType"): "types.CodeType (makes code)",
@@ -554,6 +558,13 @@ def check_pure(mechanism: object, name: str | None = None) -> Purity:
     elif isinstance(mechanism, types.BuiltinFunctionType):
         raise NotPure(str(label), f"the source of {label} (a built-in) cannot be read: "
                       "strict mode verifies source only")
+    elif not _is_user(type(mechanism).__module__):
+        checker.value(mechanism, str(label), _place_of(getattr(mechanism, "__wrapped__",
+                                                               mechanism)))
+        if not isinstance(mechanism, functools.partial):
+            raise NotPure(str(label), f"{label} is a {type(mechanism).__qualname__}: strict "
+                          "mode reads functions and classes of yours")
+        checker.function(mechanism, str(label))
     else:
         checker.enqueue(type(mechanism), str(label))
         for attr, value in getattr(mechanism, "__dict__", {}).items():
