@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from betweencut.api.load import in_user_code
 from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.calibration import path_query_bound
@@ -109,7 +110,8 @@ def audit_depth(
         from betweencut.boundary.purity import check_pure
 
         check_pure(variant, getattr(variant, "__qualname__", repr(variant)))
-    mechanism = variant(tree, params)
+    with in_user_code(refuse=not own_code(variant)):
+        mechanism = variant(tree, params)
     check_seams(mechanism)  # on the constructed object, before any of its code is read
     if mechanism.tree is not tree:
         raise ParameterError("variant", variant.__name__, "a BetweenCut on the public tree it "
