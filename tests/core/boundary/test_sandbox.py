@@ -35,6 +35,7 @@ import uuid
 from fractions import Fraction
 from random import random as captured
 
+from betweencut.baselines.privtree import PrivTree
 from betweencut.noisy_queries import AboveThreshold
 from betweencut.noisy_test import BTQuery
 
@@ -124,6 +125,15 @@ def seeded(db, test):
     return ask(db, test)
 
 
+def leaky_member(point, box):
+    inside = all(lo <= x < hi for x, (lo, hi) in zip(point, box))
+    return inside or random.random() < 1e-9
+
+
+def privtree_leak():
+    return PrivTree.of(((0, 8),), 1, member=leaky_member)
+
+
 def corpus_leak(q, test):
     test(AboveThreshold(q[0], Fraction(0), Fraction(2)))
     return random.random() < 1e-3
@@ -207,6 +217,13 @@ def test_audit_corpus_refuses_outside_randomness(mechs: Path) -> None:
     status, _, err = cli(["audit", "corpus", "--mechanism", "outmechs:corpus_leak"])
     line = one_line_exit_2(status, err)
     assert "the mechanism outmechs:corpus_leak called random.random()" in line
+
+
+def test_a_privtree_rule_drawing_randomness_is_refused(mechs: Path) -> None:
+    status, _, err = cli(["audit", "privacy", "--mechanism", "outmechs:privtree_leak",
+                          "--epsilon", "1", "--delta", "0", "--db", "1", "--add", "2"])
+    line = one_line_exit_2(status, err)
+    assert "the PrivTree of outmechs:privtree_leak called random.random()" in line
 
 
 @pytest.mark.parametrize("name", ["good", "seeded"])
