@@ -2,7 +2,7 @@
 
 Two outputs are the same release exactly when `release_bytes` gives them the same bytes. Every
 place that groups outputs keys them so (the laws of the enumeration, the shared outcome trees,
-the every-input reduction, the snapshots and the JSON of a verdict): `Release` is that key.
+the every-input reduction, the snapshots and the JSON of a verdict): `ReleaseKey` is that key.
 No `__eq__`, `__hash__`, `__repr__` or `__str__` of the user's objects is ever called, so an
 object whose equality ignores a field, an `int` subclass with its own `repr`, `Decimal('0')`
 against `Decimal('-0')` or two dicts in another order are different releases, as they are when
@@ -48,8 +48,8 @@ from typing import Any
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
 
-__all__ = ["ACCEPTED", "MAX_DEPTH", "Release", "Shown", "keyed", "release_bytes", "release_of",
-           "release_text", "decoded"]
+__all__ = ["ACCEPTED", "MAX_DEPTH", "ReleaseKey", "Shown", "decoded", "keyed", "project_key",
+           "release_bytes", "release_of", "release_text", "written"]
 
 MAX_DEPTH = 200  # containers nested deeper (or a cycle) are refused
 ACCEPTED = ("None, bool, int, Fraction, str, bytes, bytearray, float, complex, Decimal, numpy "
@@ -100,7 +100,7 @@ class _Encoder:
         if t is tuple or t is list:
             self.nested(x, b"(" if t is tuple else b"[")
             return
-        if t is Release:
+        if t is ReleaseKey:
             self.out.append(x.data)  # a key already: its bytes are the value's own
             return
         self.other(x, t)
@@ -232,7 +232,7 @@ def release_bytes(output: object, depth: int = 0) -> bytes:
     return b"".join(enc.out)
 
 
-class Release:
+class ReleaseKey:
     """An output as the audit keys it: equal and hashed by its canonical bytes (`data`) only.
 
     `shown` is the output written from those bytes (`release_text`), never by the user's
@@ -245,12 +245,12 @@ class Release:
         self._shown: str | None = None
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Release and other.data == self.data
+        return type(other) is ReleaseKey and other.data == self.data
 
     def __hash__(self) -> int:
         return hash(self.data)
 
-    def __lt__(self, other: Release) -> bool:
+    def __lt__(self, other: ReleaseKey) -> bool:
         return self.data < other.data
 
     @property
@@ -267,15 +267,19 @@ class Release:
         return self.shown
 
 
-def release_of(output: object) -> Release:
-    """`output` as its `Release` key (a `Release` as itself)."""
-    if type(output) is Release:
+def release_of(output: object) -> ReleaseKey:
+    """`output` as its key (a `ReleaseKey` as itself)."""
+    if type(output) is ReleaseKey:
         return output
-    return Release(release_bytes(output))
+    return ReleaseKey(release_bytes(output))
+
+
+release_of.keyed = True  # type: ignore[attr-defined]  # the whole output's projection
 
 
 def keyed(project: Callable[[object], Hashable]) -> Callable[[object], Hashable]:
-    """`project` followed by `release_of`: a projection whose outputs are keys (idempotent)."""
+    """`project` followed by `release_of`: a projection whose outputs are keys (idempotent;
+    `release_of` itself is the whole output's)."""
     if getattr(project, "keyed", False):
         return project
 
@@ -324,7 +328,7 @@ class _Reader:
         flat = [self.value() for _ in range(n)]
         return tuple(zip(flat[::2], flat[1::2], strict=True))
 
-    def value(self) -> Any:  # noqa: C901, PLR0911, PLR0912 - one branch per tag
+    def value(self) -> Any:
         tag = self.take(1)
         if tag == b"N":
             return None
@@ -382,15 +386,15 @@ def decoded(data: bytes) -> Any:
 def release_text(data: bytes) -> str:
     """The release `data` encodes as one line of Python-like text, written by this module (a
     float's NaN and a numpy value with their bits, so two releases never look the same)."""
-    return _written(decoded(data))
+    return written(decoded(data))
 
 
-def _written(v: Any) -> str:  # noqa: C901, PLR0911, PLR0912 - one branch per decoded kind
+def written(v: Any) -> str:
     t = type(v)
     if t is float:
         return f"nan[{struct.pack('>d', v).hex()}]" if v != v else repr(v)
     if t is complex:
-        return f"complex({_written(v.real)}, {_written(v.imag)})"
+        return f"complex({written(v.real)}, {written(v.imag)})"
     if t is Outcome:
         return v.value
     if t is Fraction:
@@ -400,10 +404,10 @@ def _written(v: Any) -> str:  # noqa: C901, PLR0911, PLR0912 - one branch per de
     if t is int and v.bit_length() > 12000:
         return f"(an integer of {v.bit_length()} bits)"
     if t is tuple:
-        inner = ", ".join(map(_written, v))
+        inner = ", ".join(map(written, v))
         return f"({inner},)" if len(v) == 1 else f"({inner})"
     if t is list:
-        return "[" + ", ".join(map(_written, v)) + "]"
+        return "[" + ", ".join(map(written, v)) + "]"
     if t is Shown:
         return _written_part(v)
     return repr(v)  # None, bool, int, str, bytes, bytearray: built by the decoder
@@ -411,15 +415,15 @@ def _written(v: Any) -> str:  # noqa: C901, PLR0911, PLR0912 - one branch per de
 
 def _written_part(v: Shown) -> str:
     if v.kind in ("set", "frozenset"):
-        inner = ", ".join(map(_written, v.items))
+        inner = ", ".join(map(written, v.items))
         if v.kind == "set":
             return "{" + inner + "}" if v.items else "set()"
         return "frozenset({" + inner + "})" if v.items else "frozenset()"
     if v.kind == "mapping":
-        inner = ", ".join(f"{_written(k)}: {_written(x)}" for k, x in v.items)
+        inner = ", ".join(f"{written(k)}: {written(x)}" for k, x in v.items)
         return "{" + inner + "}" if v.name == "dict" else f"{v.name}({{{inner}}})"
     if v.kind in ("record", "named"):
-        inner = ", ".join(f"{k}={_written(x)}" for k, x in v.items)
+        inner = ", ".join(f"{k}={written(x)}" for k, x in v.items)
         return f"{v.name.rsplit('.', 1)[-1]}({inner})"
     if v.kind == "enum":
         return f"{v.name.rsplit('.', 1)[-1]}.{v.items[0]}"
@@ -432,8 +436,15 @@ def _written_part(v: Shown) -> str:
             return f"numpy({v.name}, 0x{raw.hex()})"
         item = numpy.frombuffer(raw, dtype=numpy.dtype(v.name))[0]
         value = item.item()
-        text = _written(value) if type(value) in (float, complex, int, bool) else repr(value)
+        text = written(value) if type(value) in (float, complex, int, bool) else repr(value)
         if type(value) is float and (value != value or value == 0):
             text = f"{text}, 0x{raw.hex()}"  # the bits (a NaN's payload, the sign of zero)
         return f"{item.dtype.name}({text})"
     return f"array({v.name}, shape={shape}, 0x{raw.hex()[:64]})"
+
+
+def project_key(project: Callable[[object], Hashable], key: ReleaseKey,
+                output: object) -> Hashable:
+    """The key of `project(output)` where `key` is `output`'s own (not encoded again for the
+    whole output's projection)."""
+    return key if project is release_of else project(output)
