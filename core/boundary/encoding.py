@@ -65,9 +65,9 @@ def _name(t: type) -> str:
 
 def _refuse(x: object, why: str = "") -> ParameterError:
     t = type(x)
-    named = t.__qualname__ if t.__module__ == "builtins" else _name(t)
-    return ParameterError("output", f"a {named}", f"an output of the types the audit encodes "
-                          f"exactly: {ACCEPTED}", why)
+    where = "" if t.__module__ == "builtins" else f"a {t.__name__} of module {t.__module__}"
+    return ParameterError("output", f"a {t.__name__}", f"an output of the types the audit "
+                          f"encodes exactly: {ACCEPTED}", "; ".join(w for w in (why, where) if w))
 
 
 def _length(n: int) -> bytes:
