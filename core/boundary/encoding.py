@@ -65,8 +65,8 @@ def _name(t: type) -> str:
 
 def _refuse(x: object, why: str = "") -> ParameterError:
     t = type(x)
-    where = "" if t.__module__ == "builtins" else f"a {t.__name__} of module {t.__module__}"
-    return ParameterError("output", f"a {t.__name__}", f"an output of the types the audit "
+    where = "" if t.__module__ == "builtins" else f"type {t.__name__} of module {t.__module__}"
+    return ParameterError("output", t.__name__, f"an output of the types the audit "
                           f"encodes exactly: {ACCEPTED}", "; ".join(w for w in (why, where) if w))
 
 
