@@ -71,7 +71,9 @@ def _refuse(x: object, why: str = "") -> ParameterError:
 
 
 def _length(n: int) -> bytes:
-    return n.to_bytes(4, "big") if n < 1 << 32 else b"\xff\xff\xff\xff" + _int_bytes(n)
+    if n < _KEPT:
+        return _LENGTHS[n]
+    return n.to_bytes(4, "big") if n < 0xFFFFFFFF else b"\xff\xff\xff\xff" + _int_bytes(n)
 
 
 def _int_bytes(n: int) -> bytes:
@@ -93,12 +95,19 @@ class _Encoder:
 
     def put(self, x: Any) -> None:
         t = type(x)
-        simple = _SIMPLE.get(t)
-        if simple is not None:
-            self.out.append(simple(x))
+        if t is int:
+            small = _SMALL_INTS.get(x)
+            self.out.append(small if small is not None else b"i" + _int_bytes(x))
             return
         if t is tuple or t is list:
             self.nested(x, b"(" if t is tuple else b"[")
+            return
+        if t is Outcome:
+            self.out.append(_OUTCOMES[x])
+            return
+        simple = _SIMPLE.get(t)
+        if simple is not None:
+            self.out.append(simple(x))
             return
         if t is ReleaseKey:
             self.out.append(x.data)  # a key already: its bytes are the value's own
@@ -113,9 +122,25 @@ class _Encoder:
 
     def nested(self, items: Any, tag: bytes, name: bytes = b"") -> None:
         self.deeper()
-        self.out.append(tag + name + _length(len(items)))
-        for item in items:
-            self.put(item)
+        out, put = self.out, self.put
+        out.append(tag + name + _length(len(items)))
+        for item in items:  # the commonest parts inline (ints, outcomes, None): the same bytes
+            t = type(item)
+            if t is int:
+                small = _SMALL_INTS.get(item)
+                out.append(small if small is not None else b"i" + _int_bytes(item))
+            elif t is Outcome:
+                out.append(_OUTCOMES[item])
+            elif item is None:
+                out.append(b"N")
+            elif t is tuple and self.depth < MAX_DEPTH:  # a node: `put` writes the same bytes
+                parts = [_SMALL_INTS.get(c) if type(c) is int else None for c in item]
+                if None in parts:
+                    put(item)
+                else:
+                    out.append(b"(" + _length(len(parts)) + b"".join(parts))  # type: ignore[arg-type]
+            else:
+                put(item)
         self.depth -= 1
 
     def other(self, x: Any, t: type) -> None:
@@ -206,6 +231,11 @@ def _decimal(x: Decimal) -> bytes:
     return (b"d" + bytes((sign,)) + _text("".join(map(str, digits)))
             + (b"s" if isinstance(exponent, str) else b"i") + exp)
 
+
+_KEPT = 1025  # lengths and ints below it are encoded once, at import
+_LENGTHS = [n.to_bytes(4, "big") for n in range(_KEPT)]
+_SMALL_INTS = {n: b"i" + _int_bytes(n) for n in range(-_KEPT, _KEPT)}
+_OUTCOMES = {o: b"O" + o.value.encode() for o in Outcome}
 
 _SIMPLE: dict[type, Callable[[Any], bytes]] = {
     type(None): lambda x: b"N",

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from betweencut import audit_mechanism
 from betweencut.boundary.encoding import (
@@ -357,3 +358,15 @@ def test_the_refutation_shows_the_outputs_from_their_bytes(twinmechs: Path) -> N
                            "--epsilon", "0", "--delta", "0", *PAIR, "--json"])
     assert status == 1
     assert "Noted(value=1, note=" in out  # all fields, whatever the dataclass's own repr
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.integers(), st.booleans(), st.none()), max_size=4)
+                .map(tuple), max_size=4))
+def test_the_inline_node_path_writes_what_the_general_path_writes(nodes: list[Any]) -> None:
+    """Fast path against slow: a tuple nested in a container is written inline when it holds
+    small ints only; alone (the general path) it must encode to the same bytes."""
+    from betweencut.boundary.encoding import _length
+
+    assert release_bytes(nodes) == b"[" + _length(len(nodes)) + b"".join(
+        release_bytes(u) for u in nodes)
