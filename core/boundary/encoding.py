@@ -384,7 +384,7 @@ class _Reader:
             sign, digits = self.take(1)[0], self.text()
             kind = self.take(1)
             exponent: int | str = self.text() if kind == b"s" else self.integer()
-            return Decimal((sign, tuple(map(int, digits)), exponent))
+            return Decimal((sign, tuple(map(int, digits)), exponent))  # type: ignore[arg-type]
         if tag in (b"(", b"["):
             items = [self.value() for _ in range(self.length())]
             return tuple(items) if tag == b"(" else items
@@ -393,8 +393,8 @@ class _Reader:
                          tuple(self.value() for _ in range(self.length())))
         if tag in (b"m", b"C", b"t"):
             name = self.text()
-            kind = {b"m": "mapping", b"C": "record", b"t": "named"}[tag]
-            return Shown(kind, name, self.pairs(self.length()))
+            part = {b"m": "mapping", b"C": "record", b"t": "named"}[tag]
+            return Shown(part, name, self.pairs(self.length()))
         if tag == b"e":
             return Shown("enum", self.text(), (self.text(),))
         if tag == b"R":
@@ -426,7 +426,7 @@ def written(v: Any) -> str:
     if t is complex:
         return f"complex({written(v.real)}, {written(v.imag)})"
     if t is Outcome:
-        return v.value
+        return str(v.value)
     if t is Fraction:
         return f"Fraction({v.numerator}, {v.denominator})"
     if t is Decimal:
