@@ -29,8 +29,8 @@ The types encoded, each encoding starting with its type's tag (so `1`, `True`, `
 * the proof path's `Released` handle (`betweencut.noise.primitives`) by its index and noise law.
 
 Anything else, a subclass of one of these built-in types included (never encoded silently as
-its base), is refused with a `ParameterError` naming the type and what is accepted; so is an
-output nested deeper than `MAX_DEPTH` (a cycle).
+its base), is refused with `OutputRefused` (a `ParameterError`) naming the type and what is
+accepted; so is an output nested deeper than `MAX_DEPTH` (a cycle).
 """
 
 from __future__ import annotations
@@ -48,13 +48,18 @@ from typing import Any
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import Outcome
 
-__all__ = ["ACCEPTED", "MAX_DEPTH", "ReleaseKey", "Shown", "decoded", "keyed", "project_key",
-           "release_bytes", "release_of", "release_text", "written"]
+__all__ = ["ACCEPTED", "MAX_DEPTH", "OutputRefused", "ReleaseKey", "Shown", "decoded", "keyed",
+           "project_key", "release_bytes", "release_of", "release_text", "written"]
 
 MAX_DEPTH = 200  # containers nested deeper (or a cycle) are refused
-ACCEPTED = ("None, bool, int, Fraction, str, bytes, bytearray, float, complex, Decimal, numpy "
-            "scalars and arrays, tuple, list, set, frozenset, dict, OrderedDict, an Enum member, "
-            "a dataclass or a named tuple (built-in types exactly, not subclasses)")
+ACCEPTED = ("None, bool, int, Fraction, str, bytes, bytearray, float, complex, Decimal, numpy, "
+            "tuple, list, set, frozenset, dict, OrderedDict, Enum, dataclass, namedtuple "
+            "(exact types, not subclasses)")
+
+
+class OutputRefused(ParameterError):
+    """An output (or a part of it) that the audit does not encode: the message names its type
+    and the types accepted."""
 
 _MAPPINGS: dict[type, str] = {dict: "dict", OrderedDict: "OrderedDict"}
 
@@ -63,11 +68,11 @@ def _name(t: type) -> str:
     return f"{t.__module__}.{t.__qualname__}"
 
 
-def _refuse(x: object, why: str = "") -> ParameterError:
+def _refuse(x: object, why: str = "") -> OutputRefused:
     t = type(x)
-    where = "" if t.__module__ == "builtins" else f"type {t.__name__} of module {t.__module__}"
-    return ParameterError("output", t.__name__, f"an output of the types the audit "
-                          f"encodes exactly: {ACCEPTED}", "; ".join(w for w in (why, where) if w))
+    where = "" if t.__module__ == "builtins" else f"from module {t.__module__}"
+    return OutputRefused("output", t.__name__, f"one of the types the audit encodes: {ACCEPTED}",
+                         "; ".join(w for w in (why, where) if w))
 
 
 def _length(n: int) -> bytes:
@@ -117,8 +122,8 @@ class _Encoder:
     def deeper(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise ParameterError("output", f"a value nested deeper than {MAX_DEPTH}",
-                                 f"an output nested at most {MAX_DEPTH} deep (not a cycle)")
+            raise OutputRefused("output", f"a value nested deeper than {MAX_DEPTH}",
+                                f"an output nested at most {MAX_DEPTH} deep (not a cycle)")
 
     def nested(self, items: Any, tag: bytes, name: bytes = b"") -> None:
         self.deeper()
