@@ -360,13 +360,18 @@ def test_the_refutation_shows_the_outputs_from_their_bytes(twinmechs: Path) -> N
     assert "Noted(value=1, note=" in out  # all fields, whatever the dataclass's own repr
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.one_of(st.integers(), st.booleans(), st.none()), max_size=4)
-                .map(tuple), max_size=4))
-def test_the_inline_node_path_writes_what_the_general_path_writes(nodes: list[Any]) -> None:
+_LEAVES = st.one_of(st.integers(), st.integers(-3, 3), st.booleans(), st.none(),
+                    st.sampled_from(list(Outcome)), st.text(max_size=1))
+_NESTED = st.one_of(_LEAVES, st.lists(_LEAVES, max_size=3).map(tuple))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_NESTED, max_size=4).map(tuple), max_size=4))
+def test_the_inline_path_writes_what_the_general_path_writes(items: list[Any]) -> None:
     """Fast path against slow: a tuple nested in a container is written inline when it holds
-    small ints only; alone (the general path) it must encode to the same bytes."""
+    small ints, outcomes, None and tuples of small ints (nodes, steps); alone (the general
+    path) it must encode to the same bytes."""
     from betweencut.boundary.encoding import _length
 
-    assert release_bytes(nodes) == b"[" + _length(len(nodes)) + b"".join(
-        release_bytes(u) for u in nodes)
+    assert release_bytes(items) == b"[" + _length(len(items)) + b"".join(
+        release_bytes(u) for u in items)
