@@ -161,7 +161,10 @@ class _Encoder:
             self.nested([v for item in x.items() for v in item], b"m", _text(mapping))
             return
         if isinstance(x, enum.Enum):
-            self.out.append(b"e" + _text(_name(t)) + _text(object.__getattribute__(x, "_name_")))
+            member = object.__getattribute__(x, "_name_")
+            if type(member) is not str:  # a flag combination without a name of its own
+                raise _refuse(x, "an Enum value that is not one named member")
+            self.out.append(b"e" + _text(_name(t)) + _text(member))
             return
         if dataclasses.is_dataclass(x) and not isinstance(x, type):
             self.record(x, t)
