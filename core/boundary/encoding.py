@@ -211,6 +211,7 @@ class _Encoder:
         self.out.append(b"n" + _text(x.dtype.str) + _length(len(data)) + data)
 
 
+_DICT_SLOT = type(type.__dict__["__dict__"])  # the interpreter's own `__dict__` descriptor
 _BUILTIN = (int, float, complex, str, bytes, bytearray, tuple, list, dict, set, frozenset,
             Decimal, Fraction)
 
@@ -242,7 +243,12 @@ def _inline(x: tuple[Any, ...]) -> bytes | None:
 
 
 def _extra(x: object, names: Any) -> bool:
-    """Does `x` hold instance attributes besides `names` (read without its own code)?"""
+    """Does `x` hold instance attributes besides `names` (read without its own code), or could
+    it hide them (a class of its MRO defines its own `__dict__`)?"""
+    for cls in type.__getattribute__(type(x), "__mro__"):
+        own = type.__getattribute__(cls, "__dict__").get("__dict__")
+        if own is not None and type(own) is not _DICT_SLOT:
+            return True
     try:
         own = object.__getattribute__(x, "__dict__")
     except AttributeError:

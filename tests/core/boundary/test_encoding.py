@@ -95,6 +95,15 @@ class Plain:
     x: int
 
 
+@dataclass(frozen=True)
+class HidesItsDict:
+    x: int
+
+    @property  # type: ignore[misc]
+    def __dict__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {}
+
+
 def _with_extra() -> Plain:
     p = Plain(1)
     object.__setattr__(p, "hidden", 2)
@@ -124,6 +133,7 @@ REFUSED = {
     "object": (object, "object"),
     "generator": (lambda: (x for x in [1]), "generator"),
     "dataclass with an attribute that is not a field": (_with_extra, "Plain"),
+    "dataclass defining its own __dict__": (lambda: HidesItsDict(1), "HidesItsDict"),
     "a cycle": (_cycle, "nested deeper"),
     "too deep": (_deep, "nested deeper"),
     "array of objects": (lambda: np.array([1, None], dtype=object), "ndarray"),
