@@ -97,7 +97,7 @@ def test_a_constant_nan_is_one_release(mechs: Path, name: str) -> None:
 
 def test_unreplayable_mechanism_is_refused_by_the_api(mechs: Path) -> None:
     with pytest.raises(MechanismNotReplayable, match="not replayable"):
-        audit_mechanism("hardmechs:fresh_object", [("0/0", "0/1")], height=3, epsilon=1, delta=0)
+        audit_mechanism("hardmechs:hidden_state", [("0/0", "0/1")], height=3, epsilon=1, delta=0)
 
 
 def test_replayable_mechanism_is_audited(mechs: Path) -> None:
