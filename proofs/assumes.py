@@ -214,7 +214,8 @@ def _pairs(n: int) -> str:
 
 
 def _upto(audited: int, listed: int) -> str:
-    return "" if audited >= listed else f": {audited} of them, up to the refutation"
+    return "" if audited >= listed else (f": {audited} of them, up to the first refutation "
+                                         "(first: the worst pair not sought)")
 
 
 def pairs_given(audited: int, listed: int | None = None) -> Item:
