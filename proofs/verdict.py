@@ -336,10 +336,10 @@ class Verdict:
     release reported (all of them for given pairs; the worst pair's for an exhaustive or
     searched audit, `pairs` counting every pair audited); `refutation` the counterexample of a
     refuted claim: the worst over the pairs audited, or with `first` the first found, where the
-    audit stopped (issue 35, item 4); `facts` what the audit adds (`epsilon_at_delta`, the worst pair's exact
-    curve, profiles refused at depth, regressions against a baseline); `assumes` what the
-    verdict rests on, checked or not (`betweencut.proofs.assumes`), filled by each entry
-    point."""
+    audit stopped (issue 35, item 4); `facts` what the audit adds (`epsilon_at_delta`, the
+    worst pair's exact curve, profiles refused at depth, regressions against a baseline);
+    `assumes` what the verdict rests on, checked or not (`betweencut.proofs.assumes`), filled
+    by each entry point."""
 
     audit: str
     subject: Mapping[str, object]

@@ -5,10 +5,11 @@ given list, and the largest certified lower bound on `ε` at `δ` those pairs sh
 BetweenCut): Hypothesis draws neighbouring pairs `(D, D + z)` with `|D| <= max_size`, and
 `hypothesis.target` pushes it toward a large `δ_pair(ε)`; the float given to `target` only steers,
 the pairs are compared by the exact `δ_pair(ε)` through the gate; the search goes on past a
-refutation and keeps the worst (issue 35, item 4), unless asked to stop at the first (`first`). `epsilon_lower_bound` computes every pair's exact curve
-(`betweencut.proofs.privacy.divergence.curve`) and keeps the pair with the largest `ε_at_δ`: the
-mechanism's true `ε` at `δ` is at least that (a certified lower bound; `None` means no finite `ε`
-suffices).
+refutation and keeps the worst (issue 35, item 4), unless asked to stop at the first (`first`).
+`epsilon_lower_bound` computes every pair's exact curve
+(`betweencut.proofs.privacy.divergence.curve`) and keeps the pair with the largest `ε_at_δ`:
+the mechanism's true `ε` at `δ` is at least that (a certified lower bound; `None` means no
+finite `ε` suffices).
 """
 
 from __future__ import annotations
