@@ -79,6 +79,7 @@ class CorpusVerdict:
                 out.append(f"    report: {report['where']}, {report['date']}: {report['url']}")
             if row.refutation is not None:
                 out += ["    " + line for line in row.refutation.lines()[1:]]
+                out += _worst_lines(r)
             for member in r.get("loss_family", {}).get("members", []):
                 out.append(f"    t = {member['t']}: moves {member['moves']}, event "
                            f"{member['output']}, loss in {member['loss_approx']}")
@@ -86,6 +87,28 @@ class CorpusVerdict:
         out.append(f"{agreeing} of {len(rows)} rows agree with the literature")
         out += common.block("")
         return "\n".join(out)
+
+
+def _worst_lines(r: dict[str, Any]) -> list[str]:
+    """A refuted row's worst pair (issue 35, item 4): the largest `δ(ε)` at the claim and the
+    largest `ε` at `δ = 0` over the pairs audited, each with its pair (display floats beside
+    the exact values of the JSON row: `worst`, `epsilon_at_delta_0_exact`)."""
+    out: list[str] = []
+
+    def where(pair: dict[str, Any]) -> str:
+        return f"D = {pair['D']}, " + (f"z = {pair['z']}" if pair.get("D_prime") is None
+                                       else f"D' = {pair['D_prime']} ({pair['z']})")
+
+    worst = r.get("worst")
+    if isinstance(worst, dict) and not worst["holds"]:
+        out.append(f"    worst pair: delta({worst['eps']}) = {worst['delta']:.6g} (exact: "
+                   f"{worst['delta_exact']}) on {where(worst)}")
+    at = r.get("epsilon_at_delta_0_pair")
+    if isinstance(at, dict):
+        value = ("inf (no finite eps)" if r.get("epsilon_at_delta_0") is None else
+                 f"{r['epsilon_at_delta_0_approx']:.6g} (exact: {r['epsilon_at_delta_0_exact']})")
+        out.append(f"    largest eps at delta = 0: {value} on {where(at)}")
+    return out
 
 
 def audit_corpus(

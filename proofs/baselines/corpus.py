@@ -33,6 +33,7 @@ from typing import Any
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.noisy_queries import GAUSSIAN, LAPLACE
+from betweencut.notation import database_text, record_text, replacement_text
 from betweencut.proofs.baselines import corpus_rows, corpus_scale
 from betweencut.proofs.baselines.corpus_rows import (
     EPS,
@@ -59,8 +60,7 @@ from betweencut.proofs.privacy.audit.mechanism import (
     ClaimPoint,
     display,
 )
-from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.enumeration.cache import Database
+from betweencut.proofs.privacy.enumeration.cache import Database, Neighbour
 from betweencut.proofs.privacy.enumeration.every_input import ReductionRefused
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
@@ -73,7 +73,6 @@ __all__ = ["CORPUS", "METHODS", "CorpusRow", "RowResult", "audit_corpus", "audit
            "check_corpus_verdicts", "decide", "infinite_witness", "largest_loss", "loss_facts"]
 
 CLAIM = "SVT corpus and report-noisy-max verdicts"
-EPS_WIDTH, EPS_MAX = Fraction(1, 1024), Fraction(16)
 def _zeros(m: int) -> tuple[Fraction, ...]:
     return (Fraction(0),) * m
 
@@ -238,10 +237,7 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
                                   if queries else "")
     if queries:
         detail["moves"] = moves_of(pair)
-    at_zero = epsilon_for_delta(evidence.cache.pair_joint(pair, "output"), Fraction(0),
-                                EPS_WIDTH, EPS_MAX)
-    detail["epsilon_at_delta_0"] = (None if at_zero is None  # null: none up to EPS_MAX
-                                    else [str(at_zero[0]), str(at_zero[1])])
+    detail.update(_largest_epsilon(evidence))
     agrees = False
     found = "refuted"
     if row.literature == PRIVATE_AT and row.eps_private is not None:
@@ -251,7 +247,7 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
         found = f"refuted; holds at eps' = {row.eps_private} on every pair audited" \
             if larger else f"refuted; also refuted at eps' = {row.eps_private}"
     elif row.literature in (NOWHERE, UNKNOWN):
-        witness = evidence.infinite(row.eps)
+        witness = evidence.infinite(row.eps, pair)
         if witness is not None:
             refutation = witness
             agrees = row.literature == NOWHERE
@@ -263,6 +259,28 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
             found = "refuted; loss grows with the number of queries" if agrees else \
                 "refuted; the loss family does not grow"
     return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation)
+
+
+def _largest_epsilon(evidence: Any) -> dict[str, Any]:
+    """A refuted row's worst `ε` at `δ = 0` (issue 35, item 4): the largest over every pair
+    audited, each pair's exact curve (`evidence.largest_epsilon`), with its pair:
+    `epsilon_at_delta_0` its enclosure `[lo, hi]` (null: no finite `ε`, an output with
+    `Q = 0 < P`), `epsilon_at_delta_0_exact` its exact value (`inf`) and
+    `epsilon_at_delta_0_pair`."""
+    found = evidence.largest_epsilon(Fraction(0))
+    if found is None:
+        return {}
+    eps = found.epsilon
+    pair = found.pair if found.pair is not None else Neighbour.add(found.db, found.z)
+    where = {"D": database_text(pair.first), "z": record_text(pair.z)}
+    if pair.replaced is not None:
+        where.update(z=replacement_text(*pair.replaced), D_prime=database_text(pair.second))
+    if eps is None:
+        return {"epsilon_at_delta_0": None, "epsilon_at_delta_0_exact": "inf",
+                "epsilon_at_delta_0_pair": where}
+    lo, hi = eps.enclose(24)
+    return {"epsilon_at_delta_0": [str(lo), str(hi)], "epsilon_at_delta_0_exact": eps.exact_str(),
+            "epsilon_at_delta_0_approx": eps.display(), "epsilon_at_delta_0_pair": where}
 
 
 FAMILY_SLOPE = Fraction(4, 5)

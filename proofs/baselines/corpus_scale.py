@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from betweencut.errors import ParameterError
 from betweencut.exact import midpoint_float
@@ -50,6 +50,9 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     infinite_loss_event,
 )
 from betweencut.proofs.verdict import Direction, Refutation, Relation
+
+if TYPE_CHECKING:
+    from betweencut.proofs.privacy.audit.search import EpsilonBound
 
 __all__ = ["AUTO_LISTED", "MAX_LISTED", "Listing", "Reduced", "check_listing", "evidence",
            "family", "infinite_witness", "largest_loss", "loss_enclosure", "loss_facts",
@@ -149,10 +152,19 @@ class Listing:
             return {}
         return largest_loss(self.cache, self.pairs_list, queries=self.row.run_db is None)
 
-    def infinite(self, eps: Fraction) -> Refutation | None:
+    def largest_epsilon(self, delta: Fraction) -> EpsilonBound | None:
+        """The largest `ε` at `delta` over every pair listed (each pair's exact curve), with
+        its pair: the worst pair's `ε` (issue 35, item 4)."""
+        from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+        return epsilon_lower_bound(self.cache, self.pairs_list, delta)
+
+    def infinite(self, eps: Fraction, prefer: Neighbour | None = None) -> Refutation | None:
+        """An output with `Q = 0 < P` on some pair, on `prefer` (the worst pair) if it has
+        one."""
         if isinstance(self.cache, QueryLawCache):
-            return infinite_witness(self.cache, self.pairs_list, eps,
-                                    queries=self.row.run_db is None)
+            pairs = self.pairs_list if prefer is None else [prefer, *self.pairs_list]
+            return infinite_witness(self.cache, pairs, eps, queries=self.row.run_db is None)
         point = self.check(eps)  # factor-bag laws: the refuting event itself, when Q(S) = 0
         if not point.holds and point.stick.q_event.is_zero():
             return point.refutation("eps-DP for any eps", "Q(S) = 0 < P(S): private at no eps")
@@ -227,7 +239,21 @@ class Reduced:
         self.confirm(found)
         return loss_facts(self.pair(found), found.output, found.p, found.q)
 
-    def infinite(self, eps: Fraction) -> Refutation | None:
+    def largest_epsilon(self, delta: Fraction) -> EpsilonBound | None:
+        """The largest `ε` at `delta = 0` over every input at once: the pair of the largest
+        loss `P(o)/Q(o)` the reduction reports (an output with `Q = 0 < P` first: no finite
+        `ε`), re-decided by its exact curve through the real code."""
+        if delta != 0:
+            raise ReductionRefused("the reduction reports the largest epsilon at delta = 0 only")
+        found = self.extremes.infinite() or self.extremes.largest_loss()
+        if found is None:
+            return None
+        self.confirm(found)
+        from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+        return epsilon_lower_bound(self.cache, [self.pair(found)], delta)
+
+    def infinite(self, eps: Fraction, prefer: Neighbour | None = None) -> Refutation | None:
         found = self.extremes.infinite()
         if found is None:
             return None
