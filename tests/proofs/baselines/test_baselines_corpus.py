@@ -14,7 +14,6 @@ import pytest
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import ParameterError
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.exact.arith import enclose
 from betweencut.proofs.baselines.corpus import (
     CORPUS,
     NOWHERE,
@@ -24,6 +23,7 @@ from betweencut.proofs.baselines.corpus import (
     audit_row,
     check_corpus_verdicts,
 )
+from betweencut.proofs.exact.arith import enclose
 
 ROWS = {row.name: row for row in CORPUS}
 
