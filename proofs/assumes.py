@@ -281,8 +281,13 @@ def reduction_items(own: bool) -> tuple[Item, ...]:
                  "mechanism cannot be read; method auto lists it instead", False))
 
 
-def pairs_listed(n: int) -> Item:
-    """A corpus row's pairs: every pair of its databases (the corpus states their size)."""
+def pairs_listed(n: int, first: bool = False) -> Item:
+    """A corpus row's pairs: every pair of its databases (the corpus states their size); with
+    `first`, the `n` pairs up to the first refutation, where the row stopped."""
+    if first:
+        return Item("pairs", f"the neighbouring pairs of databases up to the corpus's size, "
+                    f"{_pairs(n)} up to the first refutation (first: the worst pair not "
+                    "sought)", EXACTLY, True)
     return Item("pairs", f"every neighbouring pair of databases up to the corpus's size ({n} "
                 "pairs)", EXACTLY, True)
 

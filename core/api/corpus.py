@@ -99,15 +99,16 @@ def _worst_lines(r: dict[str, Any]) -> list[str]:
         return f"D = {pair['D']}, " + (f"z = {pair['z']}" if pair.get("D_prime") is None
                                        else f"D' = {pair['D_prime']} ({pair['z']})")
 
-    worst = r.get("worst")
+    worst, at = r.get("worst"), r.get("epsilon_at_delta_0_pair")
+    which = ("first refuting pair (--first: not the worst)", "eps at delta = 0 on it") if \
+        r["first"] else ("worst pair", "largest eps at delta = 0")
     if isinstance(worst, dict) and not worst["holds"]:
-        out.append(f"    worst pair: delta({worst['eps']}) = {worst['delta']:.6g} (exact: "
+        out.append(f"    {which[0]}: delta({worst['eps']}) = {worst['delta']:.6g} (exact: "
                    f"{worst['delta_exact']}) on {where(worst)}")
-    at = r.get("epsilon_at_delta_0_pair")
     if isinstance(at, dict):
         value = ("inf (no finite eps)" if r.get("epsilon_at_delta_0") is None else
                  f"{r['epsilon_at_delta_0_approx']:.6g} (exact: {r['epsilon_at_delta_0_exact']})")
-        out.append(f"    largest eps at delta = 0: {value} on {where(at)}")
+        out.append(f"    {which[1]}: {value} on {where(at)}")
     return out
 
 
@@ -122,6 +123,7 @@ def audit_corpus(
     method: str = "auto",
     progress: Callable[[str], None] | None = None,
     published: bool = False,
+    first: bool = False,
 ) -> CorpusVerdict:
     """Every corpus row (or those `names`d) audited exactly on every neighbouring pair of
     databases of at most `size + 1` records under `neighbours` ("add-remove", the default,
@@ -135,7 +137,9 @@ def audit_corpus(
     `progress(line)` receives public cost estimates and progress lines on long runs.
     `published=True` audits the published privacy bugs instead, each row a bug as published
     or its fix, citing its report (`names` picks rows; `size` sets the tree rows' databases,
-    the other rows state their own pairs)."""
+    the other rows state their own pairs). `first=True`: a refuted row listed pair by pair
+    stops at its first refuting pair (by default it goes on and reports the worst pair, the
+    largest `δ` at the claim and the largest `ε` at `δ = 0`: issue 35, item 4)."""
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
     from betweencut.proofs.verdict import Relation
@@ -143,6 +147,8 @@ def audit_corpus(
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    if not isinstance(first, bool):
+        raise ParameterError("first", repr(first), "True or False")
     relation = Relation.of(neighbours)
     if published:
         from betweencut.proofs.baselines.published_rows import audit_published_corpus
@@ -155,7 +161,7 @@ def audit_corpus(
                              "as each row states")
     if mechanism is None:
         rows = rows_of(size, tuple(names), queries=queries, neighbours=relation, method=method,
-                       progress=progress)
+                       progress=progress, first=first)
         return CorpusVerdict([r.as_verdict() for r in rows], size, relation.text())
     if names:
         raise ParameterError("names", list(names), "none with a mechanism of your own")
@@ -165,7 +171,8 @@ def audit_corpus(
     row = user_row(user.name, guarded(user.name, user.target, _answers),
                    2 if queries is None else queries, exact_value(epsilon, "epsilon"))
     try:
-        result = audit_row(row, size, neighbours=relation, method=method, progress=progress)
+        result = audit_row(row, size, neighbours=relation, method=method, progress=progress,
+                           first=first)
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None

@@ -174,8 +174,8 @@ def _check_size_method(size: int, method: str) -> None:
 
 
 def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
-              method: str = "auto", progress: Callable[[str], None] | None = None
-              ) -> RowResult:
+              method: str = "auto", progress: Callable[[str], None] | None = None,
+              first: bool = False) -> RowResult:
     """Decide `row`'s claim exactly on every pair of databases of at most `size + 1` records
     under the relation `neighbours` (default add/remove; see `corpus_rows`); a Gaussian row with
     certified enclosures (`gaussian_corpus.audit_gaussian_row`).
@@ -186,7 +186,8 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
     mechanisms, the pairs of the empty database or of one record); "auto" lists up to
     `AUTO_LISTED` pairs (the listing at m = 6) and reduces past that, listing when the reduction
     refuses and the listing is affordable. `progress` receives public cost estimates and
-    progress lines (pair counts, answer sequences: no data).
+    progress lines (pair counts, answer sequences: no data). `first`: a listed row stops at
+    its first refuting pair (default: every pair, the worst reported; issue 35, item 4).
     """
     _check_size_method(size, method)
     relation = Relation.of(neighbours)
@@ -209,16 +210,16 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
         corpus_scale.check_listing(row, size, count, "the Gaussian rows are certified pair by pair")
         from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
 
-        return audit_gaussian_row(row, size, relation)
-    evidence = corpus_scale.evidence(row, size, relation, count, method, progress)
+        return audit_gaussian_row(row, size, relation, first)
+    evidence = corpus_scale.evidence(row, size, relation, count, method, progress, first)
     try:
         return decide(row, evidence)
     except ReductionRefused as exc:  # a reported pair the real code does not confirm
         if method == "reduction":
             raise
         corpus_scale.check_listing(row, size, count, exc.reason)
-        return decide(row, corpus_scale.Listing(row, corpus_rows.pairs_for(row, size,
-                                                                             relation)))
+        return decide(row, corpus_scale.Listing(row, corpus_rows.pairs_for(row, size, relation),
+                                                first=first))
 
 
 def decide(row: CorpusRow, evidence: Any) -> RowResult:
@@ -258,7 +259,8 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
             agrees = growth["increasing"] and growth["exceeds_claim"] and growth["linear"]
             found = "refuted; loss grows with the number of queries" if agrees else \
                 "refuted; the loss family does not grow"
-    return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation)
+    return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation,
+                     getattr(evidence, "first", False))
 
 
 def _largest_epsilon(evidence: Any) -> dict[str, Any]:
@@ -267,7 +269,7 @@ def _largest_epsilon(evidence: Any) -> dict[str, Any]:
     `epsilon_at_delta_0` its enclosure `[lo, hi]` (null: no finite `ε`, an output with
     `Q = 0 < P`), `epsilon_at_delta_0_exact` its exact value (`inf`) and
     `epsilon_at_delta_0_pair`."""
-    found = evidence.largest_epsilon(Fraction(0))
+    found = evidence.largest_epsilon(Fraction(0))  # with `first`: the refuting pair's
     if found is None:
         return {}
     eps = found.epsilon
@@ -349,7 +351,8 @@ def corpus_rows_all() -> tuple[CorpusRow, ...]:
 
 def audit_corpus(size: int = 0, names: tuple[str, ...] = (), *, queries: int | None = None,
                  neighbours: object = None, method: str = "auto",
-                 progress: Callable[[str], None] | None = None) -> list[RowResult]:
+                 progress: Callable[[str], None] | None = None, first: bool = False
+                 ) -> list[RowResult]:
     """Every row (or those named), audited exactly on the pairs of databases of at most
     `size + 1` records under `neighbours`; `queries` sets m for the rows that scale."""
     rows = corpus_rows_all()
@@ -365,8 +368,8 @@ def audit_corpus(size: int = 0, names: tuple[str, ...] = (), *, queries: int | N
         under = stated.relation or relation
         corpus_scale.precheck(stated, size, under, corpus_rows.pair_count(stated, size, under),
                               method)
-    return [audit_row(row, size, neighbours=relation, method=method, progress=progress)
-            for row in chosen]
+    return [audit_row(row, size, neighbours=relation, method=method, progress=progress,
+                      first=first) for row in chosen]
 
 
 @claim(CLAIM, "Lyu, Su, Li 2017, Fig. 1 and Table 1")

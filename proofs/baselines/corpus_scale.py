@@ -122,8 +122,8 @@ class Listing:
     """Every pair, one by one (`audit_pairs` on the real code; each law enumerated once)."""
 
     def __init__(self, row: CorpusRow, pairs: list[Neighbour],
-                 progress: Progress | None = None) -> None:
-        self.row, self.pairs_list = row, pairs
+                 progress: Progress | None = None, first: bool = False) -> None:
+        self.row, self.pairs_list, self.first = row, pairs, first
         self.cache = _cache(row)
         self.pairs = len(pairs)
         self.detail: dict[str, Any] = {"method": "listing"}
@@ -134,9 +134,11 @@ class Listing:
         found = self.verdicts.get(eps)
         if found is None:
             found = audit_pairs(cast(Mechanism, self.row.mechanism()), self.pairs_list,
-                                [(eps, Fraction(0))], cache=self.cache)
+                                [(eps, Fraction(0))], cache=self.cache, first=self.first)
             if self.progress is not None:
                 self.progress(f"{self.row.name}: {found.pairs} pairs listed")
+            if self.first and not self.verdicts and found.refutation is not None:
+                self.pairs = found.pairs  # the audit at the claim stopped there
             self.verdicts[eps] = found
         return found
 
@@ -154,10 +156,16 @@ class Listing:
 
     def largest_epsilon(self, delta: Fraction) -> EpsilonBound | None:
         """The largest `ε` at `delta` over every pair listed (each pair's exact curve), with
-        its pair: the worst pair's `ε` (issue 35, item 4)."""
+        its pair: the worst pair's `ε` (issue 35, item 4); with `first`, the first refuting
+        pair's (the audit stopped there)."""
         from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
 
-        return epsilon_lower_bound(self.cache, self.pairs_list, delta)
+        pairs = self.pairs_list
+        if self.first:
+            stopped = next(iter(self.verdicts.values()), None)
+            if stopped is not None and stopped.refutation is not None:
+                pairs = [stopped.refutation.neighbour]
+        return epsilon_lower_bound(self.cache, pairs, delta)
 
     def infinite(self, eps: Fraction, prefer: Neighbour | None = None) -> Refutation | None:
         """An output with `Q = 0 < P` on some pair, on `prefer` (the worst pair) if it has
@@ -265,7 +273,7 @@ class Reduced:
 
 
 def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: str,
-             progress: Progress | None = None) -> Listing | Reduced:
+             progress: Progress | None = None, first: bool = False) -> Listing | Reduced:
     """The listing or the reduction for `row` (see `corpus.audit_row` for `method`)."""
     from betweencut.proofs.baselines.corpus_rows import pairs_for
 
@@ -279,7 +287,7 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
                       "replace-one pairs of one record, for the rows that scale")
         if progress is not None and count > AUTO_LISTED:
             progress(f"{row.name}: listing {count} pairs")
-        return Listing(row, pairs_for(row, size, relation), progress)
+        return Listing(row, pairs_for(row, size, relation), progress, first)
     if boxes is None:
         raise ParameterError("method", method, "listing for these pairs: the reduction covers "
                              "the add/remove pairs of the empty database and the replace-one "
@@ -293,7 +301,7 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
         if progress is not None:
             progress(f"{row.name}: the reduction does not apply ({exc.reason}); listing "
                      f"{count} pairs")
-        return Listing(row, pairs_for(row, size, relation), progress)
+        return Listing(row, pairs_for(row, size, relation), progress, first)
 
 
 def loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:
