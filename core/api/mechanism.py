@@ -503,7 +503,9 @@ def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None
 
 
 def _afford(cache: Any, chosen: list[Any], claim: Claim, given: bool) -> None:
-    """Under a time budget, refuse before any work an audit whose projected work passes it
+    """Under a time budget, refuse before any work an audit whose projected time passes it;
+    under a work limit (the command line's default), one whose projected work at fixed rates
+    passes it (the same on every machine, issue 35, item 7)
     (`betweencut.proofs.privacy.enumeration.cost.audit_cost`: the pairs at every claimed point
     and release, and the exact curves `_audit` draws: one point's `epsilon_at_delta`, every
     pair's; several points, beside the rows of every given pair or of the worst pair, per
@@ -512,7 +514,7 @@ def _afford(cache: Any, chosen: list[Any], claim: Claim, given: bool) -> None:
     from betweencut.progress import current
 
     tracker = current()
-    if tracker.budget is None:
+    if tracker.budget is None and tracker.work is None:
         return
     from betweencut.proofs.privacy.enumeration.cost import audit_cost
 
