@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 import tomllib
@@ -195,9 +194,9 @@ def test_enumeration_past_the_budget_exits_2_saying_how_far_it_got(
                         lambda self: 10.0**6 if "pair" in self.where else 0.0)
     status, _, err = cli([*EXHAUSTIVE_1_1000, "--budget", "3"])
     line = one_line_exit_2(status, err)
-    # How far it gets in 3 s depends on the machine (CI reached pair 5): the line names a pair.
-    assert "stopped at the time budget of 3 s" in line
-    assert re.search(r"at pair \d+ of 360", line), line
+    # the test's clock is spent as the first pair starts, on any machine (CI reached pair 5 of
+    # 360 in 3 s on the clock)
+    assert "stopped at the time budget of 3 s" in line and "at pair 1 of 360" in line
 
 
 def test_exhaustive_audit_at_lambda_1_1000_is_refused_up_front() -> None:
