@@ -162,7 +162,8 @@ def audit_mechanism(
         check_unchanged(built, SEAMS, seams, user.name)
     verdict.assumes = _assumes(user, built, cache, verdict, exhaustive, search, seed, relation,
                                len(chosen), renyi is not None)
-    verdict.first = first
+    verdict.first = first or (renyi is not None and not verdict.holds)  # a Renyi audit stops
+    # at its first witness order and pair (the worst Renyi pair is not sought)
     return verdict
 
 
