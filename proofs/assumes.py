@@ -260,7 +260,8 @@ def _pairs(n: int) -> str:
 
 
 def _upto(audited: int, listed: int) -> str:
-    return "" if audited >= listed else f": {audited} of them, up to the refutation"
+    return "" if audited >= listed else (f": {audited} of them, up to the first refutation "
+                                         "(first: the worst pair not sought)")
 
 
 def pairs_given(audited: int, listed: int | None = None) -> Item:
@@ -334,8 +335,13 @@ def strict(assumes: Assumes, pure: bool) -> Assumes:
     return assumes  # the package's own code: nothing of yours to verify
 
 
-def pairs_listed(n: int) -> Item:
-    """A corpus row's pairs: every pair of its databases (the corpus states their size)."""
+def pairs_listed(n: int, first: bool = False) -> Item:
+    """A corpus row's pairs: every pair of its databases (the corpus states their size); with
+    `first`, the `n` pairs up to the first refutation, where the row stopped."""
+    if first:
+        return Item("pairs", f"the neighbouring pairs of databases up to the corpus's size, "
+                    f"{_pairs(n)} up to the first refutation (first: the worst pair not "
+                    "sought)", EXACTLY, True)
     return Item("pairs", f"every neighbouring pair of databases up to the corpus's size ({n} "
                 "pairs)", EXACTLY, True)
 

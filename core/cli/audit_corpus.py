@@ -59,6 +59,10 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="the published privacy bugs instead: each bug as published (refuted) "
                         "and its fix (certified), citing its report; --name picks rows, --size "
                         "sets the tree rows' databases")
+    p.add_argument("--first", action="store_true",
+                   help="a refuted row stops at its first refuting pair (CI); by default it "
+                        "goes on over every pair and reports the worst: the largest delta at "
+                        "the claim and the largest eps at delta = 0, each with its pair")
     p.add_argument("--json", action="store_true", help="one JSON object")
     add_run_flags(p)
     p.set_defaults(handler=run, group="corpus")
@@ -84,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             args.size, args.name, mechanism=args.mechanism, queries=args.queries,
             epsilon=Fraction(1) if args.epsilon is None else args.epsilon,
             neighbours=args.neighbours, method=args.method, progress=tracker,
-            published=args.published, strict=args.strict)
+            published=args.published, strict=args.strict, first=args.first)
     status = print_verdict(verdict, args.json)
     report_time(args, tracker)
     return status

@@ -90,6 +90,11 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
                         "largest delta(eps)")
     p.add_argument("--max-size", type=positive_int("max-size", 0, 64), dest="max_size",
                    help="with --search on tree leaves: largest |D| the search draws (default 3)")
+    p.add_argument("--first", action="store_true",
+                   help="stop at the first refuting pair (CI: exit 1 sooner); by default a "
+                        "refuted audit goes on over every pair (or its whole search) and "
+                        "reports the worst: the largest delta at the claim and the largest "
+                        "epsilon_at_delta, each with its pair")
     p.add_argument("--plot", metavar="FILE",
                    help="draw the worst pair's curve delta(eps) against the claim (" +
                         ", ".join(PLOT_FORMATS) + "; needs betweencut[plot])")
@@ -166,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             mechanism, pairs, exhaustive=args.exhaustive, search=args.search,
             max_size=args.max_size, epsilon=args.epsilon, delta=args.delta, claim=claim,
             on=args.on, baseline=args.baseline, accountant=args.accountant, progress=bar,
-            neighbours=args.neighbours, strict=args.strict,
+            neighbours=args.neighbours, strict=args.strict, first=args.first,
             **{k: v for k, v in tree_flags.items() if v is not None})
     report_time(args, tracker)
     if args.plot is not None:

@@ -88,8 +88,12 @@ def test_your_function_states_what_is_checked_of_it_and_what_is_not() -> None:
     assert "found by a search (derandomised" in _keys(searched)["pairs"].what
     _shown(verdict)
     refuted = audit_mechanism(flag, exhaustive=1, height=3, epsilon=Fraction(1, 4), delta=0)
-    assert _keys(refuted)["pairs"].what.endswith(f"({verdict.pairs} pairs): {refuted.pairs} of "
-                                                 "them, up to the refutation")
+    assert _keys(refuted)["pairs"].what.endswith(f"({verdict.pairs} pairs)")  # all: the worst
+    first = audit_mechanism(flag, exhaustive=1, height=3, epsilon=Fraction(1, 4), delta=0,
+                            first=True)
+    assert _keys(first)["pairs"].what.endswith(f"({verdict.pairs} pairs): {first.pairs} of "
+                                               "them, up to the first refutation (first: the "
+                                               "worst pair not sought)")
 
 
 def test_a_builder_whose_run_is_not_modelled_says_it_was_enumerated_directly() -> None:

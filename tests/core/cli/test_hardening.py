@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 import tomllib
@@ -209,28 +208,59 @@ def test_enumeration_past_the_budget_exits_2_saying_how_far_it_got(
     """`--height 4 --lam 1/1000 --R 1000 --tau 1000 --exhaustive 2` ran past a minute. Its
     estimate now refuses it up front (below); an estimate can err low, so the running budget
     stays the safety net: without one the audit stops at its budget, naming the pair and the
-    answer sequences reached."""
+    answer sequences reached. The clock is the test's (spent as soon as the first pair starts),
+    so the pair named is the same on every machine (it said pair 2 on a faster one)."""
     from betweencut.proofs.privacy.enumeration import cost
 
     monkeypatch.setattr(cost, "audit_cost", lambda *args, **kwargs: None)
+    monkeypatch.setattr(Tracker, "seconds",
+                        lambda self: 10.0**6 if "pair" in self.where else 0.0)
     status, _, err = cli([*EXHAUSTIVE_1_1000, "--budget", "3"])
     line = one_line_exit_2(status, err)
-    # How far it gets in 3 s depends on the machine (CI reached pair 5): the line names a pair.
-    assert "stopped at the time budget of 3 s" in line
-    assert re.search(r"at pair \d+ of 360", line), line
+    # the test's clock is spent as the first pair starts, on any machine (CI reached pair 5 of
+    # 360 in 3 s on the clock)
+    assert "stopped at the time budget of 3 s" in line and "at pair 1 of 360" in line
 
 
 def test_exhaustive_audit_at_lambda_1_1000_is_refused_up_front() -> None:
     """The same command without `--budget` ran to the default 60 s budget before exiting 2
-    (360 pairs of about 4 s each on exact values of 720,000 bits): the audit's estimate of its
-    whole work passes the budget, so it exits 2 at once, with one line naming the estimate, the
-    budget and what to change, under 2 GB."""
+    (360 pairs of about 4 s each on exact values of 720,000 bits): the audit's projection of
+    its whole work at fixed rates passes the default work limit (issue 35, item 7: the same on
+    every machine), so it exits 2 at once, with one line naming the projection, the limit and
+    what to change, under 2 GB."""
     ran = run_script(EXHAUSTIVE_1_1000)
     ran.contract()
-    assert ran.status == 2, ran.err  # refused at the start, not at the budget: the message says
-    assert "stopped at the time budget of 60 s (the audit (360 pairs; " in ran.err
-    assert "at most 4,320 comparisons" in ran.err and ") at the start: raise --budget to " \
+    assert ran.status == 2, ran.err  # refused at the start: the message says
+    assert "stopped at the work limit of 60 reference seconds (the audit (360 pairs; " in ran.err
+    assert "at most 4,320 comparisons" in ran.err and ") at the start: give --budget SECONDS" \
         in ran.err
+
+
+def test_the_default_limits_do_not_read_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35, item 7: the default limits are work, not time, so a clock running a million
+    times fast (a slow or busy machine, as `betweencut.progress` sees it) changes no exit
+    status: an audit that holds still exits 0, one past the work limit still exits 2 at the
+    start with the same line. With `--budget`, the wall-clock limit asked for, it does stop."""
+    import time as real_time
+
+    from betweencut import progress
+
+    small = ["audit", "privacy", "--height", "3", "--lam", "1/2", "--R", "2", "--tau", "2",
+             "--exhaustive", "1"]
+    before = [cli(small), cli(EXHAUSTIVE_1_1000)]
+    start = real_time.monotonic()
+
+    class SlowMachine:  # what `progress` reads of `time`: every second lasts a million
+        @staticmethod
+        def monotonic() -> float:
+            return start + (real_time.monotonic() - start) * 10**6
+
+    monkeypatch.setattr(progress, "time", SlowMachine)
+    after = [cli(small), cli(EXHAUSTIVE_1_1000)]
+    assert [status for status, _, _ in before] == [status for status, _, _ in after] == [0, 2]
+    assert before[1][2] == after[1][2] and "work limit" in after[1][2]
+    status, _, err = cli([*small, "--budget", "60"])
+    assert "stopped at the time budget of 60 s" in one_line_exit_2(status, err)
 
 
 def test_tight_accountant_audit_at_height_4_is_refused_up_front() -> None:
