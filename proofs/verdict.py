@@ -395,6 +395,17 @@ class Verdict:
     def to_json(self) -> str:
         return json.dumps(self.as_json())
 
+    def __str__(self) -> str:
+        """`text()`: printing a verdict shows what the command line prints (issue 36)."""
+        return self.text()
+
+    def __repr__(self) -> str:
+        """A summary; `text()` and `as_json()` hold the whole verdict."""
+        state = "holds" if self.holds else "refuted"
+        return (f"Verdict(audit={self.audit!r}, claim={self.claim.text!r}, {state}, "
+                f"pairs={self.pairs}, rows={len(self.rows)}, "
+                f"regressions={len(self.regressions)})")
+
     def text(self) -> str:
         """The verdict in words, self-contained: what was audited with which parameters, the
         claim, the verdict, the counterexample (pair, event, exact P and Q) or the worst row."""

@@ -147,6 +147,15 @@ class ClaimsVerdict:
     def to_json(self) -> str:
         return json.dumps(self.as_json())
 
+    def __str__(self) -> str:
+        """`text()`: printing the answer shows what `betweencut audit` prints (issue 36)."""
+        return self.text()
+
+    def __repr__(self) -> str:
+        verdicts = [row.verdict for row in self.rows]
+        tally = ", ".join(f"{v}={verdicts.count(v)}" for v in dict.fromkeys(verdicts))
+        return f"ClaimsVerdict(group={self.group!r}, claims={len(self.rows)}: {tally})"
+
     def text(self, columns: int = TEXT_COLUMNS) -> str:
         """One block per claim: verdict and claim, then its groups, method and what was
         checked, wrapped to `columns` (a refuted or undecided claim's detail on one line)."""

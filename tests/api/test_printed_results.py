@@ -1,0 +1,86 @@
+"""Library results print the release, never more (issue 36, items 1, 3, 9).
+
+Every public result type's `repr`, `str` and `as_json()` hold only what its command-line output
+holds: a `Classification` never shows the record count, the noisy draws or the time unless
+`result.diagnostics` is read by name (and then labelled as not private); every `as_json()`
+validates against the schema of the CLI output it mirrors, header included.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import betweencut
+from betweencut.schemas import schema
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RECORDS = 53  # a count that appears nowhere in the release of this run
+LEAVES = [(0, 0)] * 40 + [(0, 1)] * 10 + [(1, 0)] * 3
+
+
+def _run() -> betweencut.Classification:
+    tree = betweencut.kary_tree(2, 3)
+    return betweencut.classify(tree, LEAVES, tau=2, epsilon=1, delta="0.05", seed=7)
+
+
+def test_a_classification_printed_or_logged_shows_the_release_only() -> None:
+    result = _run()
+    diag = result.diagnostics
+    shown = [repr(result), str(result), f"{result}", str(result.as_json())]
+    for text in shown:
+        assert "records" not in text and "noisy_draws" not in text and "seconds" not in text
+        assert "Diagnostics" not in text and str(RECORDS) not in text
+        assert f"{diag.seconds}" not in text
+    assert len(repr(result)) < 400  # a summary, not a dump
+    assert str(result) == result.text() and result.text().startswith("BetweenCut release")
+    # the diagnostics, asked for by name, are labelled as what they are
+    assert repr(diag).startswith("Diagnostics(NOT differentially private")
+    assert f"records={RECORDS}" in repr(diag)
+
+
+def test_a_classification_is_the_same_release_whatever_the_record_count() -> None:
+    """Two runs with the same Heavy set print the same bytes (the release's contract)."""
+    tree = betweencut.kary_tree(2, 3)
+    one = betweencut.classify(tree, LEAVES, tau=2, epsilon=1, delta="0.05", seed=7)
+    more = betweencut.classify(tree, [*LEAVES, (1, 1)], tau=2, epsilon=1, delta="0.05", seed=7)
+    if one.heavy == more.heavy:
+        assert (repr(one), str(one), one.as_json()) == (repr(more), str(more), more.as_json())
+    assert one.diagnostics.records != more.diagnostics.records
+
+
+@pytest.mark.parametrize("accountant", ["paper", "tight"])
+def test_calibrate_as_json_is_the_cli_calibrate_object(accountant: str) -> None:
+    cal = betweencut.calibrate(15, 1, "1/20", accountant=accountant)
+    jsonschema.validate(cal.as_json(), schema("calibrate"))
+    assert cal.as_json()["schema"] == "betweencut/calibrate"
+    assert "schema" not in cal.as_json(with_header=False)
+    assert str(cal) == cal.text() and cal.text().splitlines()[0].endswith("delta = 1/20")
+
+
+def test_classification_as_json_is_the_cli_classify_object() -> None:
+    jsonschema.validate(_run().as_json(), schema("classify"))
+
+
+def test_every_audit_result_prints_its_text_and_validates() -> None:
+    depth = betweencut.audit_depth(7, tau=4, lam=Fraction(1, 2), R=2, count=2)
+    claims = betweencut.audit("calibration")
+    corpus = betweencut.audit_corpus(names=("svt-alg5",))
+    for result, kind in ((depth, "verdict"), (claims, "claims"), (corpus, "corpus")):
+        jsonschema.validate(result.as_json(), schema(kind))
+        assert str(result) == result.text()
+        assert len(repr(result)) < 300 and "\n" not in repr(result)
+    margins = betweencut.margins(1, "1/20", heights=(3,))
+    jsonschema.validate(margins, schema("margins"))
+
+
+def test_ergonomics_dir_float_and_tree_repr() -> None:
+    for name in ("calibrate", "classify", "audit", "audit_mechanism", "kary_tree"):
+        assert name in dir(betweencut)
+    e = betweencut.calibrate(15, 1, "1/20").E
+    assert abs(float(e) - e.approx()) == 0 and 22 < float(e) < 23
+    assert repr(betweencut.kary_tree(2, 3)) == (
+        "PublicTree(height=3, description='complete 2-ary tree, h=3')")
