@@ -13,27 +13,47 @@ class ParameterError(BetweenCutError, ValueError):
     """A public parameter is out of its allowed range.
 
     The message always names the parameter, the value given and the range allowed.
+
+    It names the argument as the library's caller types it (`delta=0.5 is not allowed: ...`,
+    `delta= is required: ...` for a value not given); the command line says the same with its
+    flags (`--delta 0.5 is not allowed: ...`, `betweencut.cli._common.in_flags`, issue 36 item
+    4). `library` is a remark that only holds for the library (another argument the command
+    line does not have); a text that looks like a number is quoted, so `"15"` is not read as 15.
     """
 
-    def __init__(self, name: str, value: object, allowed: str, why: str = "") -> None:
+    def __init__(self, name: str, value: object, allowed: str, why: str = "", *,
+                 library: str = "") -> None:
         self.name = name
         self.value = value
         self.allowed = allowed
-        text = f"{name} = {shown(value)} is not allowed: {allowed}"
-        if why:
-            text += f" ({why})"
-        super().__init__(text)
+        self.why = why
+        self.library = library
+        super().__init__(self.message(f"{name}=", library))
+
+    def message(self, spelled: str, remark: str = "") -> str:
+        """The message with the argument spelled `spelled` (`delta=` or `--delta`); `remark`
+        the library's own note, if any."""
+        joiner = "" if spelled.endswith("=") else " "
+        head = (f"{spelled} is required" if self.value is None
+                else f"{spelled}{joiner}{shown_value(self.value)} is not allowed")
+        text = f"{head}: {self.allowed}"
+        if remark:
+            text += f"; {remark}"
+        if self.why:
+            text += f" ({self.why})"
+        return text
 
 
 class MissingExtra(BetweenCutError, ImportError):
     """An optional library is not installed: the message names the extra that installs it
     (`pip install 'betweencut[fast]'`); the command line exits 2 with that one line."""
 
-    def __init__(self, extra: str, needed_for: str) -> None:
+    def __init__(self, extra: str, needed_for: str, instead: str = "") -> None:
         self.extra = extra
         self.needed_for = needed_for
         super().__init__(f"{needed_for} needs the '{extra}' extra: "
-                         f"pip install 'betweencut[{extra}]'")
+                         f"pip install 'betweencut[{extra}]'" + (f"; {instead}" if instead
+                                                                 else ""))
 
 
 class InputFileError(ParameterError):
@@ -87,6 +107,20 @@ def shown(value: object) -> str:
     except Exception:  # a value whose str() fails (a digit limit, a broken __str__)
         text = f"<{type(value).__name__}>"
     return one_line(text, SHOWN_CHARS)
+
+
+def shown_value(value: object) -> str:
+    """`shown(value)`, with a text that reads as a number quoted and typed (`'15' (a str)`):
+    the message must not show a string as the number it is not."""
+    from fractions import Fraction
+
+    if isinstance(value, str) and value.strip() and len(value) <= SHOWN_CHARS:
+        try:
+            Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            return shown(value)
+        return f"{shown(value)!r} (a str)"
+    return shown(value)
 
 
 def one_line(text: str, limit: int = 400) -> str:
