@@ -131,10 +131,11 @@ class StatusLine(Tracker):
 
 def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
     """`--progress`, `--diagnostics` and (with `budget`) `--budget SECONDS`."""
-    p.add_argument("--progress", action="store_true",
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show on stderr where the computation is, at most a line a second: "
                         "stages and public counts (pairs, answer sequences, profiles, claims); "
-                        "off unless given, on a terminal too")
+                        "default: on when stderr is a terminal (an audit reads no private "
+                        "data), off in a pipe or a file")
     p.add_argument("--diagnostics", action="store_true",
                    help="timings on stderr: the elapsed seconds on each --progress line and "
                         "the total at the end")
@@ -147,8 +148,19 @@ def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
 
 
 def tracker_of(args: argparse.Namespace, label: str) -> StatusLine:
-    """The tracker of a command run with `add_run_flags`' flags."""
-    return StatusLine(label, args.progress, args.diagnostics, getattr(args, "budget", None))
+    """The tracker of a command run with `add_run_flags`' flags: `--progress` or
+    `--no-progress` as given, else shown when stderr is a terminal (issue 36 item 6: an
+    audit is never silent for its whole run on a terminal; it reads no private data, so where
+    its stderr goes may decide what it shows)."""
+    show = args.progress if args.progress is not None else _stderr_is_terminal()
+    return StatusLine(label, show, args.diagnostics, getattr(args, "budget", None))
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
 
 
 def report_time(args: argparse.Namespace, tracker: Tracker) -> None:
