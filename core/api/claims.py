@@ -189,7 +189,10 @@ def registry_claim(name: str) -> str:
 
 
 def _checked(certs: Sequence[Certificate]) -> str:
-    """What was checked, in a few words: how many checks over which parameters, or the runs."""
+    """What was checked, in a few words: how many checks over which parameters, or the runs
+    ("nothing" when no check completed, never "0 check")."""
+    if not certs:
+        return "nothing"
     runs = [c for c in certs if c.method == "property" or "runs" in c.quantities
             or "heights" in c.quantities]
     if runs:
@@ -253,8 +256,11 @@ def audit(
         verdicts = {c.verdict for c in mine}
         verdict = HOLDS if verdicts == {HOLDS} else ", ".join(sorted(verdicts)) or "none"
         extra = failed.get(name, {})
+        method = "; ".join(methods) or (  # nothing completed: say why, never an empty method
+            f"not run: needs the '{extra['extra']}' extra" if "extra" in extra
+            else "no check completed")
         out.rows.append(ClaimRow(
-            ", ".join(where[name]), name, extra.get("verdict", verdict), "; ".join(methods),
+            ", ".join(where[name]), name, extra.get("verdict", verdict), method,
             len(mine), _checked(mine), extra.get("detail", ""), extra.get("counterexample"),
             seconds.get(name, 0.0), extra.get("extra", "")))
     return out

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from betweencut.cli._common import (
+    UsageError,
     add_command,
     add_run_flags,
     print_verdict,
@@ -60,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
 
     with tracking(tracker):
         verdict = audit(args.group, progress=bar)
+    if verdict.rows and len(verdict.not_checked) == len(verdict.rows) and args.group:
+        raise UsageError(f"the '{args.group}' claims need an optional extra, not installed: "
+                         f"{verdict.missing_extras()}")  # nothing to report: one line, exit 2
     status = print_verdict(verdict, args.json)
     if verdict.not_checked and status != 0:  # a group asked for, and part of it needs an extra
         sys.stdout.flush()

@@ -340,6 +340,11 @@ class ExpRational:
         return min(quotients), max(quotients)
 
     def __str__(self) -> str:
+        """`(num) / (den)`, sympy-readable; a one-term denominator `c*exp(x)` divided out
+        exactly (issue 36 item 7: no `(...) / ((1))`, no `((2/5)) / ((1/2)*exp(-1))`)."""
+        if len(self.den.terms) == 1:
+            ((x, c),) = self.den.terms.items()
+            return str(self.num * ExpPoly.exp(-x, 1 / c))
         return f"({self.num}) / ({self.den})"
 
     __repr__ = __str__

@@ -84,3 +84,24 @@ def test_ergonomics_dir_float_and_tree_repr() -> None:
     assert abs(float(e) - e.approx()) == 0 and 22 < float(e) < 23
     assert repr(betweencut.kary_tree(2, 3)) == (
         "PublicTree(height=3, description='complete 2-ary tree, h=3')")
+
+
+def test_a_claim_not_checked_says_why_and_a_group_of_them_is_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36 item 7: a claim that could not run says so (no empty `method:`, no
+    `checked: 0 check`); a group none of whose claims could run is one line, exit 2."""
+    import betweencut.api
+    from betweencut.api.claims import NOT_CHECKED, ClaimRow, ClaimsVerdict, _checked
+    from betweencut.cli import main
+
+    assert _checked([]) == "nothing"
+    row = ClaimRow("gaussian", "Eq. (30)", NOT_CHECKED, "not run: needs the 'fast' extra", 0,
+                   "nothing", "needs the 'fast' extra", extra="fast")
+    text = ClaimsVerdict([row], "gaussian").text()
+    assert "method: not run: needs the 'fast' extra" in text and "0 check" not in text
+    monkeypatch.setattr(betweencut.api, "audit",
+                        lambda group, progress=None: ClaimsVerdict([row], group))
+    assert main(["audit", "gaussian"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert "pip install 'betweencut[fast]'" in err
