@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from betweencut.interop import exact_integer
 
 
@@ -110,17 +112,14 @@ def shown(value: object) -> str:
 
 
 def shown_value(value: object) -> str:
-    """`shown(value)`, with a text that reads as a number quoted and typed (`'15' (a str)`):
-    the message must not show a string as the number it is not."""
-    from fractions import Fraction
-
-    if isinstance(value, str) and value.strip() and len(value) <= SHOWN_CHARS:
-        try:
-            Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            return shown(value)
-        return f"{shown(value)!r} (a str)"
+    """`shown(value)`, with a text that reads as a number quoted (`'15'`): the message must
+    not show a string as the number it is not."""
+    if isinstance(value, str) and _NUMBER_LIKE.fullmatch(value.strip()):
+        return repr(shown(value))  # matched, never converted (1e-999999999 stays cheap)
     return shown(value)
+
+
+_NUMBER_LIKE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,12})?(/\d+)?")
 
 
 def one_line(text: str, limit: int = 400) -> str:

@@ -48,7 +48,7 @@ CASES: list[tuple[str, Callable[[], Any], tuple[str, ...], list[str] | None, tup
      ("--height is required", "--height and --arity")),
     ("a height given as text",
      lambda: betweencut.calibrate("15", 1, "0.05"),
-     ("height='15' (a str) is not allowed", "an integer h >= 1"), None, ()),
+     ("height='15' is not allowed", "an integer h >= 1"), None, ()),
     ("epsilon out of Theorem 5.5's range",
      lambda: betweencut.calibrate(3, 2, "0.05"),
      ("epsilon=2 is not allowed", "0 < epsilon <= 1"),
