@@ -20,7 +20,8 @@ class ParameterError(BetweenCutError, ValueError):
     `delta= is required: ...` for a value not given); the command line says the same with its
     flags (`--delta 0.5 is not allowed: ...`, `betweencut.cli._common.in_flags`, issue 36 item
     4). `library` is a remark that only holds for the library (another argument the command
-    line does not have); a text that looks like a number is quoted, so `"15"` is not read as 15.
+    line does not have). A check of an argument that must not be text passes `shown_value`'s
+    quoted form, so `"15"` is not read as 15.
     """
 
     def __init__(self, name: str, value: object, allowed: str, why: str = "", *,
@@ -37,7 +38,7 @@ class ParameterError(BetweenCutError, ValueError):
         the library's own note, if any."""
         joiner = "" if spelled.endswith("=") else " "
         head = (f"{spelled} is required" if self.value is None
-                else f"{spelled}{joiner}{shown_value(self.value)} is not allowed")
+                else f"{spelled}{joiner}{shown(self.value)} is not allowed")
         text = f"{head}: {self.allowed}"
         if remark:
             text += f"; {remark}"
@@ -157,8 +158,9 @@ class NotYet(Undecided):
 def public_height(height: object) -> int:
     """The public tree height `h`: an integer >= 1, stated by the user, never read off data."""
     h = exact_integer(height)  # numpy and gmpy2 integers too, as a Python int
-    if h is None or h < 1:
-        raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
+    if h is None or h < 1:  # a text is shown quoted: `height='15'`, not `height=15`
+        raise ParameterError("height", shown_value(height),
+                             "an integer h >= 1 (public, never read off data)")
     return h
 
 
