@@ -105,3 +105,9 @@ def test_a_claim_not_checked_says_why_and_a_group_of_them_is_one_line(
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1
     assert "pip install 'betweencut[fast]'" in err
+    held = ClaimRow("gaussian", "Discrete", "holds", "interval", 5, "5 checks")
+    monkeypatch.setattr(betweencut.api, "audit",
+                        lambda group, progress=None: ClaimsVerdict([row, held], group))
+    assert main(["audit", "gaussian"]) == 2  # part of the group checked: still one line
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "the other 1 hold" in err
