@@ -111,3 +111,23 @@ def test_a_claim_not_checked_says_why_and_a_group_of_them_is_one_line(
     assert main(["audit", "gaussian"]) == 2  # part of the group checked: still one line
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and "the other 1 hold" in err
+
+
+def test_notation_powers_in_parentheses_and_quotients_divided_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36 item 7: `e^(1/4)`, never `e^1/4`; an exact eps with a one-term denominator is
+    divided out (`log((-1)*exp(1/3) + (2)*exp(2/3))`, not `log((...) / ((1/8)*exp(...)))`)."""
+    from betweencut.proofs.exact.arith import ExpPoly, ExpRational
+    from betweencut.proofs.verdict import power
+
+    assert (power("e", Fraction(9, 10)), power("e", 1), power("e", -1)) == (
+        "e^(9/10)", "e^1", "e^(-1)")
+    two_fifths = ExpRational(ExpPoly.const(Fraction(2, 5)), ExpPoly.exp(-1, Fraction(1, 2)))
+    assert two_fifths.text() == "(4/5)*exp(1)" and ExpRational(ExpPoly.const(3)).text() == "(3)"
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    refuted = betweencut.audit_mechanism("my_mechanism:flag", exhaustive=1, height=3,
+                                         epsilon="1/4", delta=0)
+    assert "- e^(1/4) * P_" in refuted.text()
+    privtree = betweencut.audit_mechanism("my_privtree:privtree_closed", exhaustive=1,
+                                          epsilon=1, delta=0)
+    assert privtree.facts["epsilon_at_delta_exact"] == "log((-1)*exp(1/3) + (2)*exp(2/3))"
