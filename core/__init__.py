@@ -43,3 +43,8 @@ def __getattr__(name: str) -> object:
     if module is None:
         raise AttributeError(f"module 'betweencut' has no attribute {name!r}")
     return getattr(import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    """The public names too (issue 36, item 9): tab completion finds `calibrate`, `classify`."""
+    return sorted({*globals(), *__all__})

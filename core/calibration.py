@@ -15,6 +15,7 @@ from typing import Any
 from betweencut.errors import ParameterError, public_height, shown
 from betweencut.exact import LogReal
 from betweencut.params import Params
+from betweencut.schemas import header
 from betweencut.tree import MAX_CALIBRATION_HEIGHT
 from betweencut.validate import exact_value
 
@@ -87,9 +88,12 @@ class Calibration:
         """Public parameters of Alg. 3 at threshold `τ` with this calibration."""
         return Params.of(tau, self.lam, self.R)
 
-    def as_json(self) -> dict[str, Any]:
-        """Numbers for reading (floats: display only), and exact forms as strings."""
+    def as_json(self, with_header: bool = True) -> dict[str, Any]:
+        """`betweencut calibrate --json`'s object (schema `calibrate`, issue 36 item 3): numbers
+        for reading (floats: display only), and exact forms as strings; `with_header=False`
+        drops `schema` and `version` (a calibration nested in a release)."""
         return {
+            **(header("calibrate") if with_header else {}),
             "height": self.height if self.height <= MAX_CALIBRATION_HEIGHT else shown(self.height),
             "epsilon": _number(self.epsilon), "delta": _number(self.delta),
             "L": self.L, "r0": self.r0, "r": self.r,
@@ -100,6 +104,31 @@ class Calibration:
             "R_exact": self.R.exact_str(), "E_exact": self.E.exact_str(),
             "accountant": self.accountant,
         }
+
+    def text(self) -> str:
+        """`betweencut calibrate`'s text: the numbers, each with its exact form, and what `E`
+        means (Theorem 5.6)."""
+        data = self.as_json(with_header=False)
+        how = "Theorem 5.5" if self.accountant == "paper" else "tight-accountant"
+        out = [f"{how} calibration for h = {self.height}, eps = {self.epsilon}, "
+               f"delta = {self.delta}"]
+        out += [f"  {key:<7} {data[key]}" for key in ("L", "r0", "r")]
+        for key in ("lambda", "w", "R", "E"):
+            value = data[key] if isinstance(data[key], str) else f"{data[key]:.12g}"
+            out.append(f"  {key:<7} {value:<22} = {data[key + '_exact']}")
+        if self.accountant == "tight":
+            out += ["  lambda and R minimise E subject to the certified delta(eps) <= delta of "
+                    "the",
+                    "  tight accountant (KOV, the GuardedBT envelope or Theorem 5.4, the "
+                    "smallest);",
+                    "  L, r0 and r are Theorem 5.5's."]
+        out += ["  E is the deterministic margin of Theorem 5.6: nodes with c >= tau + E are "
+                "Heavy and",
+                "  nodes with c <= tau - E are Light, on every run."]
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 def calibrate(height: object, epsilon: object, delta: object) -> Calibration:

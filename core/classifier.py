@@ -5,7 +5,7 @@ checks every record against the public tree, calibrates (Theorem 5.5), picks the
 from public values only (`tau >= E`: sparse, Appendix D; else dense, Alg. 3) and runs it with
 the exact sampler. The result keeps the private answer (the Heavy set) apart from what depends
 on the data and is not protected (`Diagnostics`: record count, noisy draws, time), which a
-release must never show (see `betweencut.cli.release`).
+release must never show (see `betweencut.release`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from betweencut.betweencut import DENSE_NODE_LIMIT, BetweenCut
 from betweencut.calibration import Calibration, calibrate
@@ -29,21 +30,31 @@ ACCOUNTANT = "paper"  # Theorem 5.5's calibration
 Progress = Callable[[str], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Diagnostics:
     """Values that depend on the data and are NOT differentially private: for the data holder
-    only, never part of a release."""
+    only, never part of a release. Their `repr` says so (issue 36, item 1)."""
 
     records: int
     noisy_draws: int
     seconds: float
     more: Mapping[str, object] = field(default_factory=dict)  # e.g. a counting engine's own
 
+    def __repr__(self) -> str:
+        more = "".join(f", {k}={v!r}" for k, v in self.more.items())
+        return (f"Diagnostics(NOT differentially private, for the data holder only: "
+                f"records={self.records}, noisy_draws={self.noisy_draws}, "
+                f"seconds={self.seconds:.4g}{more})")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Classification:
     """One run: the private Heavy set, the public inputs it was computed with, and (apart)
-    the data holder's diagnostics."""
+    the data holder's diagnostics.
+
+    `repr`, `str` and `as_json()` show the release only (issue 36, item 1; the allow-list of
+    `betweencut.release`), so printing or logging a result publishes nothing the command line
+    would not; the diagnostics are read by name (`result.diagnostics`), labelled as such."""
 
     tree: PublicTree
     heavy: frozenset[Node]
@@ -53,6 +64,29 @@ class Classification:
     seeded: bool
     diagnostics: Diagnostics
     accountant: str = ACCOUNTANT
+
+    def as_json(self) -> dict[str, Any]:
+        """`betweencut classify --json`'s object (schema `classify`): the release only."""
+        from betweencut.release import release_dict
+
+        return release_dict(self)
+
+    def text(self) -> str:
+        """The release in words, as `betweencut classify` prints it."""
+        from betweencut.release import release_text
+
+        return "\n".join(release_text(self))
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        cal = self.calibration
+        return (f"Classification(tree={self.tree.description!r}, heavy={len(self.heavy)} "
+                f"node(s), tau={self.params.tau}, epsilon={cal.epsilon}, delta={cal.delta}, "
+                f"E={cal.E.exact_str()!r}, accountant={self.accountant!r}, "
+                f"implementation={self.implementation!r}, seeded={self.seeded}; "
+                "diagnostics: read .diagnostics, not differentially private)")
 
 
 def implementation_for(cal: Calibration, params: Params) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from betweencut.interop import exact_integer
 
 
@@ -13,27 +15,48 @@ class ParameterError(BetweenCutError, ValueError):
     """A public parameter is out of its allowed range.
 
     The message always names the parameter, the value given and the range allowed.
+
+    It names the argument as the library's caller types it (`delta=0.5 is not allowed: ...`,
+    `delta= is required: ...` for a value not given); the command line says the same with its
+    flags (`--delta 0.5 is not allowed: ...`, `betweencut.cli._common.in_flags`, issue 36 item
+    4). `library` is a remark that only holds for the library (another argument the command
+    line does not have). A check of an argument that must not be text passes `shown_value`'s
+    quoted form, so `"15"` is not read as 15.
     """
 
-    def __init__(self, name: str, value: object, allowed: str, why: str = "") -> None:
+    def __init__(self, name: str, value: object, allowed: str, why: str = "", *,
+                 library: str = "") -> None:
         self.name = name
         self.value = value
         self.allowed = allowed
-        text = f"{name} = {shown(value)} is not allowed: {allowed}"
-        if why:
-            text += f" ({why})"
-        super().__init__(text)
+        self.why = why
+        self.library = library
+        super().__init__(self.message(f"{name}=", library))
+
+    def message(self, spelled: str, remark: str = "") -> str:
+        """The message with the argument spelled `spelled` (`delta=` or `--delta`); `remark`
+        the library's own note, if any."""
+        joiner = "" if spelled.endswith("=") else " "
+        head = (f"{spelled} is required" if self.value is None
+                else f"{spelled}{joiner}{shown(self.value)} is not allowed")
+        text = f"{head}: {self.allowed}"
+        if remark:
+            text += f"; {remark}"
+        if self.why:
+            text += f" ({self.why})"
+        return text
 
 
 class MissingExtra(BetweenCutError, ImportError):
     """An optional library is not installed: the message names the extra that installs it
     (`pip install 'betweencut[fast]'`); the command line exits 2 with that one line."""
 
-    def __init__(self, extra: str, needed_for: str) -> None:
+    def __init__(self, extra: str, needed_for: str, instead: str = "") -> None:
         self.extra = extra
         self.needed_for = needed_for
         super().__init__(f"{needed_for} needs the '{extra}' extra: "
-                         f"pip install 'betweencut[{extra}]'")
+                         f"pip install 'betweencut[{extra}]'" + (f"; {instead}" if instead
+                                                                 else ""))
 
 
 class InputFileError(ParameterError):
@@ -89,6 +112,17 @@ def shown(value: object) -> str:
     return one_line(text, SHOWN_CHARS)
 
 
+def shown_value(value: object) -> str:
+    """`shown(value)`, with a text that reads as a number quoted (`'15'`): the message must
+    not show a string as the number it is not."""
+    if isinstance(value, str) and _NUMBER_LIKE.fullmatch(value.strip()):
+        return repr(shown(value))  # matched, never converted (1e-999999999 stays cheap)
+    return shown(value)
+
+
+_NUMBER_LIKE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,12})?(/\d+)?")
+
+
 def one_line(text: str, limit: int = 400) -> str:
     """`text` on one line (newlines and other control characters escaped), cut to `limit`."""
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
@@ -124,8 +158,9 @@ class NotYet(Undecided):
 def public_height(height: object) -> int:
     """The public tree height `h`: an integer >= 1, stated by the user, never read off data."""
     h = exact_integer(height)  # numpy and gmpy2 integers too, as a Python int
-    if h is None or h < 1:
-        raise ParameterError("height", height, "an integer h >= 1 (public, never read off data)")
+    if h is None or h < 1:  # a text is shown quoted: `height='15'`, not `height=15`
+        raise ParameterError("height", shown_value(height),
+                             "an integer h >= 1 (public, never read off data)")
     return h
 
 

@@ -281,3 +281,8 @@ class LogReal:
 
     def __str__(self) -> str:
         return self.exact_str()
+
+    def __float__(self) -> float:
+        """`approx()`: a float for the reader's own arithmetic (issue 36, item 9); nothing in
+        the package decides with it (comparisons go through `compare` and `sign`)."""
+        return self.approx()

@@ -45,6 +45,11 @@ class PublicTree:
         self.description = description
         self._names_cache: dict[Node, tuple[str, ...]] = {}
 
+    def __repr__(self) -> str:
+        """What the tree is, publicly (issue 36, item 9)."""
+        eor = ", end_of_record=True" if self.end_of_record else ""
+        return f"PublicTree(height={self.height}, description={self.description!r}{eor})"
+
     # -- structure -------------------------------------------------------------------------
     def names_of_children(self, node: Node) -> tuple[str, ...]:
         cached = self._names_cache.get(node)

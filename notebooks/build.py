@@ -43,9 +43,17 @@ def exercise(number: int, why: str, answers: list[tuple[str, str]], checks: str)
     return ("exercise", (number, why.strip("\n"), answers, checks.strip("\n")))
 
 
+# What the exercises' introduction says the cells below hold, in each edition (issue 36 item 8:
+# the student edition's text matches its cells, which hold `...`).
+INSTRUCTOR_NOTE = ("The cells below hold the\nreference solutions, which CI runs through the "
+                   "same checkers.")
+STUDENT_NOTE = ("In this edition the cells\nbelow hold `...` where your answers go; the "
+                "instructor edition holds the reference solutions.")
+
+
 def render(kind: str, cell: str | Exercise, edition: str) -> str:
     if isinstance(cell, str):
-        return cell
+        return cell.replace(INSTRUCTOR_NOTE, STUDENT_NOTE) if edition == "student" else cell
     number, why, answers, checks = cell
     if edition == "student":
         head = [f"# Exercise {number}: replace each ... with your answer, then run the cell."]
@@ -63,8 +71,8 @@ def render_notebook(name: str, cells: list[Cell], edition: str) -> str:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    nb.cells = [new_markdown_cell(c) if kind == "md" else new_code_cell(render(kind, c, edition))
-                for kind, c in cells]
+    nb.cells = [new_markdown_cell(render(kind, c, edition)) if kind == "md"
+                else new_code_cell(render(kind, c, edition)) for kind, c in cells]
     for i, cell in enumerate(nb.cells):
         cell.id = f"{Path(name).stem[:40]}-{i:03d}"
     nbformat.validate(nb)

@@ -311,7 +311,7 @@ class Refutation:
             f"{event}",
             f"  P_{p_db}(S) = {_exact_text(self.P)} ~ {approx(self.P):.6g}",
             f"  P_{q_db}(S) = {_exact_text(self.Q)} ~ {approx(self.Q):.6g}",
-            f"  P_{p_db}(S) - e^{self.eps} * P_{q_db}(S) = {_exact_text(self.delta)} ~ "
+            f"  P_{p_db}(S) - {power('e', self.eps)} * P_{q_db}(S) = {_exact_text(self.delta)} ~ "
             f"{approx(self.delta):.6g} > delta = {exact_str(self.bound)} ~ "
             f"{approx(self.bound):.6g}",
         ]
@@ -320,7 +320,8 @@ class Refutation:
         """A Renyi refutation: the order, the moment `S` and `D_order` against the claim."""
         a = self.order
         return [
-            f"  order alpha = {a}: S = sum over outputs of P_{p_db}^{a} * P_{q_db}^(1-{a}) = "
+            f"  order alpha = {a}: S = sum over outputs of {power(f'P_{p_db}', a)} * "
+            f"P_{q_db}^(1-{a}) = "
             f"{_exact_text(self.P)} ~ {approx(self.P):.6g}",
             f"  D_{a}(P_{p_db} || P_{q_db}) = ln(S)/({a} - 1) = {_exact_text(self.delta)} ~ "
             f"{approx(self.delta):.6g} > {exact_str(self.bound)} ~ {approx(self.bound):.6g}",
@@ -404,6 +405,17 @@ class Verdict:
     def to_json(self) -> str:
         return json.dumps(self.as_json())
 
+    def __str__(self) -> str:
+        """`text()`: printing a verdict shows what the command line prints (issue 36)."""
+        return self.text()
+
+    def __repr__(self) -> str:
+        """A summary; `text()` and `as_json()` hold the whole verdict."""
+        state = "holds" if self.holds else "refuted"
+        return (f"Verdict(audit={self.audit!r}, claim={self.claim.text!r}, {state}, "
+                f"pairs={self.pairs}, rows={len(self.rows)}, "
+                f"regressions={len(self.regressions)})")
+
     def text(self) -> str:
         """The verdict in words, self-contained: what was audited with which parameters, the
         claim, the verdict, the counterexample (pair, event, exact P and Q) or the worst row."""
@@ -450,6 +462,14 @@ class Verdict:
         out += [f"  regression: {r.line()}" for r in self.regressions]
         out += self.assumes.block()
         return "\n".join(out)
+
+
+def power(base: str, exponent: object) -> str:
+    """`base^x`, the exponent in parentheses unless it is a plain integer: `e^(9/10)`, never
+    `e^9/10` (which reads as `e^9 / 10`; issue 36 item 7)."""
+    text = str(exponent)
+    return f"{base}^{text}" if text.lstrip("-").isdigit() and not text.startswith("-") \
+        else f"{base}^({text})"
 
 
 def _shown_float(x: object) -> str:

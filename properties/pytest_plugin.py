@@ -61,8 +61,11 @@ class PrivacyImproved(UserWarning):
     """A mechanism became more private than its snapshot (reported, not failing)."""
 
 
-Reports = dict[str, list[str]]  # "written" and "improved": snapshot paths, for the summary
+Reports = dict[str, list[str]]  # "written", "improved", "unused", "removed": for the summary
 _REPORTS = pytest.StashKey[Reports]()
+_USED = pytest.StashKey[dict[Path, str]]()  # each snapshot file used: the test that used it
+_COLLECTED = pytest.StashKey[dict[Path, dict[str, str]]]()  # test file: snapshot name -> node
+_PASSED = pytest.StashKey[set[str]]()  # node ids that passed (every snapshot call they make ran)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -75,8 +78,77 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", PRIVACY_MARKER)
-    reports: Reports = {"written": [], "improved": []}
+    reports: Reports = {"written": [], "improved": [], "unused": [], "removed": []}
     config.stash[_REPORTS] = reports
+    config.stash[_USED] = {}
+    config.stash[_COLLECTED] = {}
+    config.stash[_PASSED] = set()
+
+
+def _test_name(name: str) -> str:
+    """A test's name as a snapshot file name (`test_x[v1/a]` -> `test_x-v1-a`)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "test"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test collected (before `-k`/`-m` deselect any), by file: which snapshot files
+    still have a test (the others are unused). A file named by node id (`file.py::test`) is
+    not collected whole, so its snapshots are not judged."""
+    narrowed = {Path(arg.split("::", 1)[0]).resolve() for arg in config.args if "::" in arg}
+    collected = config.stash.get(_COLLECTED, {})
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        if path in narrowed:
+            continue
+        collected.setdefault(path, {})[_test_name(item.name)] = item.nodeid
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.passed:
+        item.config.stash.get(_PASSED, set()).add(item.nodeid)
+
+
+def _unused(config: pytest.Config) -> list[Path]:
+    """Snapshot files beside the test files collected whole that no test used this session,
+    and that no test could use: no test of that name any more (renamed or removed), or its test
+    passed without using it (one snapshot call fewer)."""
+    used = config.stash.get(_USED, {})
+    passed = config.stash.get(_PASSED, set())
+    out: list[Path] = []
+    for test_file, names in config.stash.get(_COLLECTED, {}).items():
+        folder = test_file.parent / SNAPSHOT_DIR / test_file.stem
+        if not folder.is_dir():
+            continue
+        for snap in sorted(folder.glob("*.txt")):
+            if snap.resolve() in used:
+                continue
+            owners = [n for n in names if snap.stem == n or snap.stem.startswith(n + "-")]
+            owner = max(owners, key=len, default=None)
+            if owner is None or names[owner] in passed:
+                out.append(snap)
+    return out
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Unused snapshots: reported; removed under `--privacy-snapshot-update`; failing the
+    run under `--privacy-snapshot-strict` (CI: a stale file is reviewed, not left behind)."""
+    config = session.config
+    reports = config.stash.get(_REPORTS, None)
+    if reports is None or session.shouldfail or session.shouldstop:
+        return  # a run stopped early (-x): tests that did not run say nothing about files
+    for snap in _unused(config):
+        shown = _shown(snap, config)
+        if config.getoption("privacy_snapshot_update"):
+            snap.unlink()
+            reports["removed"].append(shown)
+        else:
+            reports["unused"].append(shown)
+    if reports["unused"] and config.getoption("privacy_snapshot_strict") and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
@@ -90,6 +162,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
     for path in reports["improved"]:
         terminalreporter.write_line(f"more private than stored: {path} (record it with "
                                     "pytest --privacy-snapshot-update)")
+    for path in reports["unused"]:
+        terminalreporter.write_line(f"unused: {path} (no test uses it; remove it with "
+                                    "pytest --privacy-snapshot-update"
+                                    + (", failing under --privacy-snapshot-strict)"
+                                       if config.getoption("privacy_snapshot_strict") else ")"))
+    for path in reports["removed"]:
+        terminalreporter.write_line(f"removed: {path} (no test uses it)")
 
 
 def _failing(checker: Callable[..., Any]) -> Callable[..., Any]:
@@ -129,7 +208,7 @@ def betweencut_heavy_check() -> Callable[..., Any]:
 
 def _snapshot_path(request: pytest.FixtureRequest, name: str | None, count: int) -> Path:
     test_file = Path(str(request.node.path))
-    test = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name).strip("-") or "test"
+    test = _test_name(request.node.name)
     if name is not None:
         if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", name):
             from betweencut.errors import ParameterError
@@ -162,6 +241,14 @@ def privacy_snapshot(request: pytest.FixtureRequest) -> Callable[..., Any]:
 
         calls["n"] += 1
         path = _snapshot_path(request, name, calls["n"])
+        used = config.stash.get(_USED, {})
+        other = used.setdefault(path.resolve(), request.node.nodeid)
+        if other != request.node.nodeid:  # two test ids, one file name: refuse, never mix
+            pytest.fail(f"privacy snapshot {_shown(path, config)}: the tests {other} and "
+                        f"{request.node.nodeid} map to this one file (their names differ only "
+                        "in characters a file name cannot hold); give one of them "
+                        "privacy_snapshot(..., name=...) or another parametrize id",
+                        pytrace=False)
         curves = pair_curves(mechanism, pairs, on=on, budget=Budget(check_budget(budget_s)),
                              **tree_and_params)
         shown = _shown(path, config)

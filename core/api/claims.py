@@ -147,6 +147,15 @@ class ClaimsVerdict:
     def to_json(self) -> str:
         return json.dumps(self.as_json())
 
+    def __str__(self) -> str:
+        """`text()`: printing the answer shows what `betweencut audit` prints (issue 36)."""
+        return self.text()
+
+    def __repr__(self) -> str:
+        verdicts = [row.verdict for row in self.rows]
+        tally = ", ".join(f"{v}={verdicts.count(v)}" for v in dict.fromkeys(verdicts))
+        return f"ClaimsVerdict(group={self.group!r}, claims={len(self.rows)}: {tally})"
+
     def text(self, columns: int = TEXT_COLUMNS) -> str:
         """One block per claim: verdict and claim, then its groups, method and what was
         checked, wrapped to `columns` (a refuted or undecided claim's detail on one line)."""
@@ -180,7 +189,10 @@ def registry_claim(name: str) -> str:
 
 
 def _checked(certs: Sequence[Certificate]) -> str:
-    """What was checked, in a few words: how many checks over which parameters, or the runs."""
+    """What was checked, in a few words: how many checks over which parameters, or the runs
+    ("nothing" when no check completed, never "0 check")."""
+    if not certs:
+        return "nothing"
     runs = [c for c in certs if c.method == "property" or "runs" in c.quantities
             or "heights" in c.quantities]
     if runs:
@@ -244,8 +256,11 @@ def audit(
         verdicts = {c.verdict for c in mine}
         verdict = HOLDS if verdicts == {HOLDS} else ", ".join(sorted(verdicts)) or "none"
         extra = failed.get(name, {})
+        method = "; ".join(methods) or (  # nothing completed: say why, never an empty method
+            f"not run: needs the '{extra['extra']}' extra" if "extra" in extra
+            else "no check completed")
         out.rows.append(ClaimRow(
-            ", ".join(where[name]), name, extra.get("verdict", verdict), "; ".join(methods),
+            ", ".join(where[name]), name, extra.get("verdict", verdict), method,
             len(mine), _checked(mine), extra.get("detail", ""), extra.get("counterexample"),
             seconds.get(name, 0.0), extra.get("extra", "")))
     return out

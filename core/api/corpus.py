@@ -59,6 +59,14 @@ class CorpusVerdict:
     def to_json(self) -> str:
         return json.dumps(self.as_json())
 
+    def __str__(self) -> str:
+        """`text()`: printing the answer shows what `betweencut audit corpus` prints."""
+        return self.text()
+
+    def __repr__(self) -> str:
+        return (f"CorpusVerdict(rows={len(self.rows)}, size={self.size}, "
+                f"neighbours={self.neighbours!r}, holds={self.holds})")
+
     def text(self) -> str:
         rows = [row.as_json(with_header=False) for row in self.rows]
         width = max((len(str(r["name"])) for r in rows), default=4)

@@ -10,7 +10,8 @@ Three kinds, told apart without running the mechanism on data:
   `run(leaves, test)`;
 * a **function**: any other callable, `CALLABLE(db, test) -> output`.
 
-`MODULE:CALLABLE` is imported with the current directory searched first (as `python -m` does).
+`MODULE:CALLABLE` is imported with the current directory searched first (as `python -m` does);
+`path/to/file.py:CALLABLE` loads that file (its directory searched first, for its own imports).
 A module that does not import, a missing attribute or a result of the wrong kind is a
 `MechanismError`; so is anything the user's code raises while the audit runs it
 (`SystemExit` and other `BaseException`s included, `KeyboardInterrupt` aside), named with the
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import inspect
 import io
 import os
@@ -30,7 +32,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from betweencut.errors import MechanismError
+from betweencut.errors import MechanismError, shown_value
 
 BUILDER = "builder (tree, params) -> object with run(leaves, test)"
 FUNCTION = "function (db, test) -> output"
@@ -62,15 +64,50 @@ def one_line(exc: BaseException) -> str:
     return "; ".join([out, *notes])
 
 
+def load_module(module_name: str, flag: str) -> Any:
+    """The module `module_name` names: a dotted name, imported as `python -m` would, or a file
+    `path/to/file.py` (issue 36 item 6), loaded under its stem with its directory searched
+    first (for its own imports)."""
+    if not module_name.endswith(".py") and os.sep not in module_name and "/" not in module_name:
+        return importlib.import_module(module_name)
+    path = os.path.abspath(os.path.expanduser(module_name))
+    if not os.path.isfile(path):
+        raise MechanismError(f"{flag} {module_name}: no such file (a path to a .py file, or a "
+                             "module name importable from the current directory)")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    known = sys.modules.get(stem)
+    if known is not None:
+        if os.path.abspath(getattr(known, "__file__", "") or "") == path:
+            return known
+        raise MechanismError(f"{flag} {module_name}: a module named {stem!r} is already "
+                             "imported from elsewhere; rename the file")
+    if os.path.dirname(path) not in sys.path:
+        sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(stem, path)
+    if spec is None or spec.loader is None:
+        raise MechanismError(f"{flag} {module_name}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[stem] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[stem]
+        raise
+    return module
+
+
 def _import(spec: str, flag: str) -> Any:
-    module_name, sep, attr = spec.partition(":")
+    module_name, sep, attr = spec.rpartition(":")  # a path may hold ':' (C:\\...), a name not
     if not sep or not module_name or not attr:
-        raise MechanismError(f"{flag} {spec!r}: expected MODULE:CALLABLE, e.g. mymech:run")
+        raise MechanismError(f"{flag} {spec!r}: expected MODULE:CALLABLE or FILE.py:CALLABLE, "
+                             "e.g. mymech:run or path/to/mymech.py:run")
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         with in_user_code():
-            module = importlib.import_module(module_name)
+            module = load_module(module_name, flag)
+    except MechanismError:
+        raise
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # ImportError, or the module's own code failing or exiting
@@ -105,7 +142,11 @@ def resolve(mechanism: object, flag: str = "mechanism", strict: bool = False) ->
     if isinstance(target, PrivTree):
         return UserMechanism(str(name), target, PRIVTREE, target, strict)
     if not callable(target):
-        raise MechanismError(f"{flag} {name}: a {type(target).__name__}, not callable")
+        raise MechanismError(  # in the caller's words: `--mechanism X` or `mechanism=X`
+            f"{flag}{' ' if flag.startswith('-') else '='}{shown_value(mechanism)} is not "
+            f"allowed: {type(target).__name__} is not callable; pass a function (db, test) "
+            "-> output, a builder (tree, params), a PrivTree or a function building one, or "
+            "'module:callable'")
     if _takes_nothing(target):
         try:
             with in_user_code():

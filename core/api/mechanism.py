@@ -252,7 +252,8 @@ def _tree(tree: PublicTree | None, height: int | None, arity: int,
     """The public tree, refused up front when its enumeration cannot finish in reasonable time."""
     if tree is None:
         if height is None:
-            raise ParameterError("height", None, "the public tree: tree=, or height= and arity=")
+            raise ParameterError("height", None, "height= and arity= state the public tree",
+                                 library="or tree=, a PublicTree")
         for name, value in (("height", height), ("arity", arity)):
             if isinstance(value, bool) or not isinstance(value, int) or not (
                     1 <= value <= MAX_AUDIT_NODES):
@@ -370,8 +371,9 @@ def _claim(user: UserMechanism, claim: object, epsilon: object, delta: object,
             raise ParameterError("claim", "[]", "at least one (eps, delta) point")
         text = "; ".join(f"({e}, {exact_str(d)})-DP" for e, d in points)
         return Claim(text, tuple(points), _on(on, (Release.OUTPUT,)))
-    if epsilon is None or delta is None:
-        raise ParameterError("epsilon", epsilon, "the claim audited: epsilon and delta")
+    if epsilon is None or delta is None:  # the one not given, named (issue 36 item 4)
+        raise ParameterError("epsilon" if epsilon is None else "delta", None,
+                             "epsilon= and delta= state the (epsilon, delta)-DP claim audited")
     eps, dlt = claim_point((epsilon, delta))
     if not dlt < 1:
         raise ParameterError("delta", dlt, "0 <= delta < 1")

@@ -77,8 +77,9 @@ def audit_privtree(
         raise ParameterError("claim", claim, "epsilon= and delta= for a PrivTree")
     from betweencut.api.mechanism import claim_point
 
-    if epsilon is None or delta is None:
-        raise ParameterError("epsilon", epsilon, "the claim audited: epsilon and delta")
+    if epsilon is None or delta is None:  # the one not given, named (issue 36 item 4)
+        raise ParameterError("epsilon" if epsilon is None else "delta", None,
+                             "epsilon= and delta= state the (epsilon, delta)-DP claim audited")
     eps, dlt = claim_point((epsilon, delta))
     if not dlt < 1:
         raise ParameterError("delta", dlt, "0 <= delta < 1")

@@ -72,7 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"undecided: {exc}")
         return EXIT_UNDECIDED
     except BetweenCutError as exc:
-        _say(f"error: {exc}")
+        from betweencut.cli._common import in_flags
+
+        _say(f"error: {in_flags(exc, getattr(args, 'command_parser', None))}")
         detail = getattr(exc, "detail", "")
         if detail and getattr(args, "debug", False):  # a dependency's own text, on request
             print(f"betweencut: debug: {detail}", file=sys.stderr)

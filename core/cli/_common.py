@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from fractions import Fraction
 from typing import Any, NoReturn
@@ -49,7 +50,30 @@ def add_command(
         name, help=help_text, description=help_text, epilog=f"example:\n  {example}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.set_defaults(command_parser=parser)  # its flags name a ParameterError (in_flags)
     return parser
+
+
+def in_flags(exc: BaseException, parser: argparse.ArgumentParser | None) -> str:
+    """A library error in the command's words (issue 36, item 4): a `ParameterError` about
+    argument `delta` names `--delta` (the flag whose value it is), and every `name=` in its
+    text that is one of the command's flags is spelled `--name`; the library's own remark (an
+    argument the command line does not have) is left out. Any other error: its text."""
+    from betweencut.errors import ParameterError
+
+    text = str(exc)
+    if parser is None or not isinstance(exc, ParameterError) or not hasattr(exc, "why"):
+        return text
+    if text != exc.message(f"{exc.name}=", exc.library):  # a subclass with its own words
+        return text
+    flags = {action.dest: action.option_strings[-1] for action in parser._actions
+             if action.option_strings and action.option_strings[-1].startswith("--")}
+    flag = flags.get(exc.name.replace("-", "_"))
+    if flag is None:
+        return text
+    words = re.sub(r"\b([a-z][a-z_]*)=(?=[\s,;:).]|$)",
+                   lambda m: flags.get(m.group(1), m.group(0)), exc.message(flag))
+    return words
 
 
 def rational(name: str) -> type:
@@ -62,10 +86,21 @@ def rational(name: str) -> type:
         try:
             return number_text(text, name)
         except BetweenCutError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
+            raise argparse.ArgumentTypeError(_after_flag(exc)) from None
 
     read.__name__ = name
     return read  # type: ignore[return-value]
+
+
+def _after_flag(exc: BetweenCutError) -> str:
+    """The message after argparse's `argument --arity:`: the value and the range, not the
+    library's `arity=` again."""
+    from betweencut.errors import ParameterError
+
+    if isinstance(exc, ParameterError) and hasattr(exc, "why") and str(exc) == exc.message(
+            f"{exc.name}=", exc.library):
+        return exc.message("").lstrip()
+    return str(exc)
 
 
 def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
@@ -78,7 +113,7 @@ def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
         try:
             return int_text(text, name, minimum, maximum, why)
         except BetweenCutError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
+            raise argparse.ArgumentTypeError(_after_flag(exc)) from None
 
     read.__name__ = name
     return read  # type: ignore[return-value]
@@ -98,10 +133,11 @@ class StatusLine(Tracker):
 
 def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
     """`--progress`, `--diagnostics` and (with `budget`) `--budget SECONDS`."""
-    p.add_argument("--progress", action="store_true",
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show on stderr where the computation is, at most a line a second: "
                         "stages and public counts (pairs, answer sequences, profiles, claims); "
-                        "off unless given, on a terminal too")
+                        "default: on when stderr is a terminal (an audit reads no private "
+                        "data), off in a pipe or a file")
     p.add_argument("--diagnostics", action="store_true",
                    help="timings on stderr: the elapsed seconds on each --progress line and "
                         "the total at the end")
@@ -130,8 +166,19 @@ def add_strict_flag(p: argparse.ArgumentParser) -> None:
 
 
 def tracker_of(args: argparse.Namespace, label: str) -> StatusLine:
-    """The tracker of a command run with `add_run_flags`' flags."""
-    return StatusLine(label, args.progress, args.diagnostics, getattr(args, "budget", None))
+    """The tracker of a command run with `add_run_flags`' flags: `--progress` or
+    `--no-progress` as given, else shown when stderr is a terminal (issue 36 item 6: an
+    audit is never silent for its whole run on a terminal; it reads no private data, so where
+    its stderr goes may decide what it shows)."""
+    show = args.progress if args.progress is not None else _stderr_is_terminal()
+    return StatusLine(label, show, args.diagnostics, getattr(args, "budget", None))
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
 
 
 def report_time(args: argparse.Namespace, tracker: Tracker) -> None:

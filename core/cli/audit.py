@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from betweencut.cli._common import (
+    UsageError,
     add_command,
     add_run_flags,
     print_verdict,
@@ -52,6 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import audit
+    from betweencut.api.claims import EXIT_MISSING_EXTRA
 
     tracker = tracker_of(args, "audit")
 
@@ -60,11 +62,13 @@ def run(args: argparse.Namespace) -> int:
 
     with tracking(tracker):
         verdict = audit(args.group, progress=bar)
+    if verdict.exit_status == EXIT_MISSING_EXTRA:  # a group asked for, part of it not checkable
+        held = sum(row.holds for row in verdict.rows)  # exit 2 is one line (issue 36 item 7)
+        raise UsageError(f"{len(verdict.not_checked)} of the {len(verdict.rows)} '{args.group}' "
+                         f"claims need an optional extra, not installed: "
+                         f"{verdict.missing_extras()} (the other {held} hold; "
+                         "`betweencut audit` checks every claim it can)")
     status = print_verdict(verdict, args.json)
-    if verdict.not_checked and status != 0:  # a group asked for, and part of it needs an extra
-        sys.stdout.flush()
-        print(f"betweencut: error: {len(verdict.not_checked)} claim(s) of '{args.group}' not "
-              f"checked: {verdict.missing_extras()}", file=sys.stderr)
     if args.diagnostics:
         for row in verdict.rows:
             print(f"audit: {row.claim}: {row.seconds:.2f} s", file=sys.stderr)

@@ -7,7 +7,6 @@ import argparse
 import json
 
 from betweencut.cli._common import add_accountant_flag, add_command, positive_int, rational
-from betweencut.schemas import header
 from betweencut.tree import MAX_CALIBRATION_HEIGHT
 
 
@@ -30,21 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from betweencut.api import calibrate
 
     cal = calibrate(args.height, args.epsilon, args.delta, args.accountant)
-    data = cal.as_json()
     if args.json:
-        print(json.dumps({**header("calibrate"), **data}))
+        print(json.dumps(cal.as_json()))
         return 0
-    how = "Theorem 5.5" if cal.accountant == "paper" else "tight-accountant"
-    print(f"{how} calibration for h = {cal.height}, eps = {cal.epsilon}, delta = {cal.delta}")
-    for key in ("L", "r0", "r"):
-        print(f"  {key:<7} {data[key]}")
-    for key in ("lambda", "w", "R", "E"):
-        value = data[key] if isinstance(data[key], str) else f"{data[key]:.12g}"
-        print(f"  {key:<7} {value:<22} = {data[key + '_exact']}")
-    if cal.accountant == "tight":
-        print("  lambda and R minimise E subject to the certified delta(eps) <= delta of the")
-        print("  tight accountant (KOV, the GuardedBT envelope or Theorem 5.4, the smallest);")
-        print("  L, r0 and r are Theorem 5.5's.")
-    print("  E is the deterministic margin of Theorem 5.6: nodes with c >= tau + E are Heavy and")
-    print("  nodes with c <= tau - E are Light, on every run.")
+    print(cal.text())
     return 0

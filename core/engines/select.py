@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 from betweencut.engines.candidates import check_max_candidates
 from betweencut.engines.common import ENGINES, EngineResult, Progress, Source, TreeCodec
 from betweencut.engines.sources import reading
-from betweencut.errors import ParameterError
+from betweencut.errors import MissingExtra, ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 from betweencut.tree import PublicTree
@@ -25,6 +27,9 @@ def choose_engine(engine: str | None, source: Source | None,
     if chosen != "memory" and kind == "text":
         raise ParameterError("engine", chosen, "memory for text input (one record a line); "
                              "duckdb and spark read CSV or Parquet files")
+    if engine is None and chosen == "duckdb" and kind == "csv" and find_spec("duckdb") is None:
+        raise MissingExtra("duckdb", "reading a CSV file with the default engine (DuckDB)",
+                           "or --engine memory (engine='memory') reads it in Python")
     if spark_master is not None and chosen != "spark":
         raise ParameterError("spark-master", spark_master, "only with --engine spark")
     return chosen

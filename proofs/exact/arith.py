@@ -342,6 +342,15 @@ class ExpRational:
     def __str__(self) -> str:
         return f"({self.num}) / ({self.den})"
 
+    def text(self) -> str:
+        """The value as a reader meets it, sympy-readable: a one-term denominator `c*exp(x)`
+        divided out exactly, so no `(...) / ((1))` and no `((2/5)) / ((1/2)*exp(-1))` (issue 36
+        item 7); `str` keeps the stored `(num) / (den)` form that pinned texts record."""
+        if len(self.den.terms) == 1:
+            ((x, c),) = self.den.terms.items()
+            return str(self.num * ExpPoly.exp(-x, 1 / c))
+        return str(self)
+
     __repr__ = __str__
 
 

@@ -43,7 +43,14 @@ ExactAnswer = object
 
 
 class WrongAnswer(BetweenCutError, AssertionError):
-    """The reader's answer to an exercise is wrong; the message says how, not what is right."""
+    """The reader's answer to an exercise is wrong; the message says how (and which way it is
+    off, where there is a way), not what is right.
+
+    In a notebook it shows as one line, without a traceback through the checker (issue 36 item
+    8: IPython asks an exception for `_render_traceback_`)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"WrongAnswer: {self}"]
 
 
 P = ParamSpec("P")
@@ -195,13 +202,36 @@ def _same_number(answer: ExactAnswer, expected: ExpPoly | ExpRational | Fraction
     return bool(as_exact(answer) == ExpRational.of(expected))
 
 
+def _off(answer: ExactAnswer, expected: ExpPoly | ExpRational | Fraction | int) -> str:
+    """Which way a wrong answer is off, decided exactly (`sign` of the difference): `"too
+    large"` or `"too small"`; `""` when the sign cannot be decided (never a guess)."""
+    from betweencut.errors import Undecided
+    from betweencut.proofs.exact.arith import sign
+
+    given = answer if isinstance(answer, int) and not isinstance(answer, bool) else None
+    try:
+        difference = (ExpRational.of(given) if given is not None else as_exact(answer)) \
+            - ExpRational.of(expected)
+        way = sign(difference)
+    except (Undecided, WrongAnswer):
+        return ""
+    return "too large" if way > 0 else "too small" if way < 0 else ""
+
+
+def _wrong(what: str, answer: object, expected: ExpPoly | ExpRational | Fraction | int,
+           ) -> WrongAnswer:
+    """`what` is not `answer`, and which way it is off (`_off`)."""
+    way = _off(answer, expected)
+    return WrongAnswer(f"{what} is not {answer}" + (f": {answer} is {way}" if way else ""))
+
+
 # -- notebook 1: GuardedBT -------------------------------------------------------------------
 @answer_required('an exact number (an int, a Fraction or a string such as "1 - exp(-1)/2")')
 def check_law_value(mechanism: BT, count: int, outcome: Outcome, answer: ExactAnswer) -> str:
     """Exercise: the exact probability `P(mechanism(count) = outcome)` (Alg. 1 / Alg. 4)."""
     value = guarded_exact_law(mechanism, count)[outcome]
     if not _same_number(answer, value):
-        raise WrongAnswer(f"P({outcome.value}) at c = {count} is not {answer}")
+        raise _wrong(f"P({outcome.value}) at c = {count}", answer, value)
     return _correct(f"P({outcome.value}) at c = {count} is {exact_str(value)}")
 
 
@@ -216,7 +246,12 @@ def check_guard_cut(mechanism: BT, side: Outcome, answer: object) -> str:
     neighbour = c + 1 if side is Outcome.L else c - 1
     if not inside or mechanism.guard(neighbour) is side:
         which = "largest" if side is Outcome.L else "smallest"
-        raise WrongAnswer(f"{c} is not the {which} count the guard answers {side.value}")
+        # L answers every count up to the cut, H every count from it: inside the guard's
+        # side, a wrong count is short of the cut; outside, past it
+        way = ("too small" if inside else "too large") if side is Outcome.L else (
+            "too large" if inside else "too small")
+        raise WrongAnswer(f"{c} is not the {which} count the guard answers {side.value}: "
+                          f"{c} is {way}")
     return _correct(f"the guard answers {side.value} from c = {c} outwards")
 
 
@@ -225,7 +260,7 @@ def check_q_lambda(lam: Fraction, answer: ExactAnswer) -> str:
     """Exercise: `q_λ = (1 - e^{-2})/(1 + e^λ)` (Eq. (16), Lemma 5.2, Eq. (99)) exactly."""
     value = q_lambda(Fraction(lam))
     if not _same_number(answer, value):
-        raise WrongAnswer(f"q_lambda at lambda = {lam} is not {answer}")
+        raise _wrong(f"q_lambda at lambda = {lam}", answer, value)
     return _correct(f"q_lambda = {exact_str(value)}")
 
 
@@ -247,7 +282,7 @@ def check_path_query_bound(height: int, answer: object) -> str:
     """Exercise: `L = ⌈log2(h + 1)⌉`, the most queried nodes on a path (Lemma 4.2, Eq. (14))."""
     value = path_query_bound(height)
     if _integer(answer, "L") != value:
-        raise WrongAnswer(f"at h = {height} the bound of Lemma 4.2 is not {answer}")
+        raise _wrong(f"at h = {height} the bound L of Lemma 4.2", answer, value)
     return _correct(f"L = {value} at h = {height}")
 
 
@@ -279,7 +314,7 @@ def check_theorem_5_4_delta(
     """Exercise: Theorem 5.4's `δ_r = (L/2)·e^{-λ(R-1)} + 1{r<L}·(1 - q_λ)^r` (Eq. (22))."""
     value = theorem_5_4_bound(L, Fraction(lam), R, r)
     if not _same_number(answer, value):
-        raise WrongAnswer(f"delta_{r} of Theorem 5.4 is not {answer}")
+        raise _wrong(f"delta_{r} of Theorem 5.4", answer, value)
     return _correct(f"delta_{r} = {exact_str(value)}")
 
 
@@ -291,7 +326,7 @@ def check_profile_value(
     """Exercise: the exact enumerated `δ(ε)` of the transcript on the pair `(D, D + z)`."""
     value = profile_curve(tree, params, db, z, [eps], variant)[0].delta
     if not _same_number(answer, value):
-        raise WrongAnswer(f"delta({eps}) on this pair is not {answer}")
+        raise _wrong(f"delta({eps}) on this pair", answer, value)
     return _correct(f"delta({eps}) = {exact_str(value)}")
 
 
@@ -322,7 +357,7 @@ def check_calibrated_r(height: int, epsilon: object, delta: object, answer: obje
 
     value = calibrate(height, epsilon, delta).r
     if _integer(answer, "r") != value:
-        raise WrongAnswer(f"r at h = {height} is not {answer}")
+        raise _wrong(f"r at h = {height}", answer, value)
     return _correct(f"r = {value}")
 
 
@@ -364,7 +399,7 @@ def check_privtree_scale(epsilon: object, answer: ExactAnswer) -> str:
 
     value = PrivTree.of(box_of((0, 2)), epsilon).scale
     if not _same_number(answer, value):
-        raise WrongAnswer(f"the scale at epsilon = {epsilon} is not {answer}")
+        raise _wrong(f"the scale at epsilon = {epsilon}", answer, value)
     return _correct(f"lambda_PT = {value}")
 
 
@@ -374,8 +409,8 @@ def check_privtree_score(mechanism: object, n_points: int, depth: int,
     """Exercise: the biased, clamped score `b̂_v = max(n_v − δ_PT·ℓ, θ − δ_PT)`."""
     value = mechanism.score(n_points, depth)  # type: ignore[attr-defined]
     if not _same_number(answer, value):
-        raise WrongAnswer(f"the score of a node at depth {depth} with {n_points} points is "
-                          f"not {answer}")
+        raise _wrong(f"the score of a node at depth {depth} with {n_points} points", answer,
+                     value)
     return _correct(f"b_hat = {value}")
 
 
@@ -425,5 +460,5 @@ def check_single_leaf_delta(height: int, params: Params, count: int, eps: Fracti
 
     value = single_leaf_delta(height, params, count, eps)
     if not _same_number(answer, value):
-        raise WrongAnswer(f"delta({eps}) of the pair {count} vs {count + 1} is not {answer}")
+        raise _wrong(f"delta({eps}) of the pair {count} vs {count + 1}", answer, value)
     return _correct(f"delta({eps}) = {exact_str(value)}")

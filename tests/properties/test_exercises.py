@@ -200,3 +200,25 @@ def test_single_leaf_delta_accepts_the_reference_and_rejects_a_wrong_form() -> N
 def test_single_leaf_delta_refuses_an_epsilon_off_the_grid() -> None:
     with pytest.raises(BetweenCutError):
         exercises.check_single_leaf_delta(3, Params.of(3, 1, 2), 0, Fraction(1, 2), "0")
+
+
+# -- feedback (issue 36 item 8) ---------------------------------------------------------------
+def test_a_wrong_number_says_which_way_it_is_off() -> None:
+    """P(B) at c = 4 is 1 - e^-1 ~ 0.632: 1 - e^(-1/2) ~ 0.393 is too small, 2/3 too large."""
+    for answer, way in (("1 - exp(-1/2)", "too small"), (Fraction(2, 3), "too large")):
+        with pytest.raises(WrongAnswer, match=f"is {way}$"):
+            exercises.check_law_value(GUARDED, 4, Outcome.B, answer)
+    with pytest.raises(WrongAnswer, match="too large"):  # q_1/4 with lambda 1/2: smaller
+        exercises.check_q_lambda(Fraction(1, 4), "1")
+    mech = GuardedBT.of(Fraction(2), Fraction(6), LogReal.of(1), Fraction(1, 2))
+    for side, answer, way in ((Outcome.L, 0, "too small"), (Outcome.L, 2, "too large"),
+                              (Outcome.H, 8, "too large"), (Outcome.H, 6, "too small")):
+        with pytest.raises(WrongAnswer, match=f"{answer} is {way}$"):
+            exercises.check_guard_cut(mech, side, answer)
+
+
+def test_a_wrong_answer_shows_in_a_notebook_as_one_line_without_a_traceback() -> None:
+    with pytest.raises(WrongAnswer) as caught:
+        exercises.check_law_value(GUARDED, 4, Outcome.B, ...)
+    shown = caught.value._render_traceback_()  # what IPython prints instead of a traceback
+    assert shown == [f"WrongAnswer: {caught.value}"] and "no answer yet" in shown[0]

@@ -126,7 +126,7 @@ class LogOf:
 
     def exact_str(self) -> str:
         r = self.as_rational()
-        return str(r) if r is not None else f"log({self.x})"
+        return str(r) if r is not None else f"log({self.x.text()})"  # log((4/5)*exp(1))
 
     def __str__(self) -> str:
         return self.exact_str()

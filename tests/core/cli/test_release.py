@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import betweencut
+from betweencut import release as release_module
 from betweencut.classifier import Classification, Diagnostics, classify
 from betweencut.cli import main
-from betweencut.cli import release as release_module
 from betweencut.cli._common import StatusLine
 from betweencut.cli.release import (
     DIAGNOSTIC_KEYS,

@@ -420,7 +420,7 @@ def test_inputs_columns_and_engines_are_validated(tmp_path: Path) -> None:
     path = write_parquet(tmp_path / "x.parquet", ["0/1"])
     codec = TreeCodec.of(kary_tree(2, 3))
     params = Params.of(4, F(1, 2), 1)
-    with pytest.raises(ParameterError, match="column = nope"):
+    with pytest.raises(ParameterError, match="column=nope"):
         duck.classify(Source.of(str(path), "nope"), codec, params)
     with pytest.raises(ParameterError, match="--column names"):
         duck.classify(Source.of(str(path)), codec, params)

@@ -203,7 +203,7 @@ ODD = ["bom", "spaced_header_asked_rec", "spaced_header_asked_exactly", "ragged_
        "parquet_column_named_like_a_file"]
 EXPECTED: dict[str, Counter[str | None] | str] = {  # records read, or the refusal's words
     "bom": Counter(["0/1", "1/0"]),
-    "spaced_header_asked_rec": "column = rec is not allowed",
+    "spaced_header_asked_rec": "column=rec is not allowed",
     "spaced_header_asked_exactly": Counter(["0/1"]),
     "ragged_last_row": "row 3 (line 4)",
     "empty_csv_in_directory": "b.csv: is empty",
