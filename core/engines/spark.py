@@ -267,9 +267,10 @@ def classify(
     with CandidateSink(h, max_candidates) as sink:
         valid = hist[hist[:, 0] >= 0]
         chosen, under = _roll_up(valid[:, 0], valid[:, 1], plan.split, codec, cut, sink)
-        if plan.split < h - 1 and chosen:
+        if plan.split < h - 1:  # said whether or not a candidate calls for the job (issue 40)
             say(f"spark: counting the prefixes of depths {plan.split + 1} to {h - 1} under the "
                 f"candidates of depth {plan.split}")
+        if plan.split < h - 1 and chosen:
             plan.second_job(plan.valid(frame, codes), chosen, under, sink)
         codes.unpersist()
         counted = time.perf_counter()
