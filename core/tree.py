@@ -113,7 +113,8 @@ class PublicTree:
         uniform trees of `kary_tree` and `prefix_tree` by `node_count`'s closed form (a walk to
         `limit` nodes copies paths of up to h indices: a minute at h = 4096, issue 39 item 3)."""
         if isinstance(self._child_names, _Uniform):
-            return self.node_count()
+            count = self.node_count()
+            return count if limit is None else min(count, limit + 1)
         total = 0
         stack = [iter(((),))]
         while stack:

@@ -49,13 +49,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every way it can end is one line at most on stderr and an exit status
     (module docstring; `betweencut.cli._exits` for Ctrl-C, a closed stdout and the unexpected).
     """
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["--version"]:  # the commonest question, answered without a parser
+        return _version()
     from betweencut.cli._exits import ClosedStdout, Interrupts, stdout_closed
 
     interrupts = Interrupts().install()
     if stdout_closed():
         sys.stdout = ClosedStdout()
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv), interrupts)
+        return _main(words, interrupts)
     finally:
         interrupts.restore(quiet_after=argv is None)
 
@@ -65,8 +68,6 @@ def _main(words: list[str], interrupts: Interrupts) -> int:
 
     args = None
     try:
-        if words == ["--version"]:  # the commonest question, answered without a parser
-            return _version()
         from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError
         from betweencut.errors import BetweenCutError, Undecided
 
@@ -96,6 +97,8 @@ def _main(words: list[str], interrupts: Interrupts) -> int:
                 print(f"betweencut: debug: {detail}", file=sys.stderr)
             return EXIT_USAGE
     except BaseException as exc:  # Ctrl-C, or what no command expected: still one line
+        if isinstance(exc, SystemExit) and args is None and not interrupts.seen:
+            raise  # argparse's --help: printed, exit 0
         return unexpected(exc, interrupts, bool(getattr(args, "debug", False)))
 
 
