@@ -330,7 +330,7 @@ class _Plan:
         from pyspark.sql import functions as F
 
         if self.kind == "string":
-            texts = records.groupBy(F.col(self.column).alias("rec")) \
+            texts = records.groupBy(F.col(spark_name(self.column)).alias("rec")) \
                 .agg(F.count(F.lit(1)).alias("w"))
             return texts.select(code_column(self.codec, self.kind, "rec").alias("code"), "w")
         return records.select(code_column(self.codec, self.kind, self.column).alias("code"))
