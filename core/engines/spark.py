@@ -73,7 +73,7 @@ from betweencut.engines.common import (
     split_depth,
 )
 from betweencut.engines.sources import spark_frame, spark_name
-from betweencut.errors import ParameterError
+from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 
@@ -244,7 +244,17 @@ def classify(
     start = time.perf_counter()
     cut = candidate_cut(params)
     say("spark: starting the session")
-    spark = session(master, log=log)
+    try:
+        spark = session(master, log=log)
+    except BetweenCutError:
+        raise
+    except Exception as exc:  # no session: the master or the Java runtime, not the input file
+        error = ParameterError(
+            "spark-master", master or "local[*]", "a master Spark can start a session on "
+            "(local, local[N], spark://HOST:PORT) and a Java runtime it can launch",
+            "the session did not start; --debug shows Spark's message")
+        error.detail = f"{type(exc).__name__}: {exc}"  # type: ignore[attr-defined]
+        raise error from exc
     frame = read(spark, source)
     plan = _Plan(codec, cut, *column_kind(frame, source, codec))
     if not getattr(spark, "_betweencut_warm", False):

@@ -190,3 +190,13 @@ def test_height_4096_on_a_few_records_answers(tmp_path: Path) -> None:
     deep.write_text("/".join(["0"] * 4095) + "\n", encoding="utf-8")
     done = _cli("classify", str(deep), "--height", "4096", "--arity", "1", *RUN)
     assert done.returncode == 0 and "(4096 nodes)" in done.stdout and done.stderr == ""
+
+
+@pytest.mark.spark
+def test_a_master_spark_cannot_start_on_is_a_spark_master_error(tmp_path: Path) -> None:
+    """Not 'could not be read' about the input file: the session is what failed."""
+    pytest.importorskip("pyspark")
+    path = tmp_path / "r.csv"
+    path.write_text("rec\n0/1/1\n", encoding="utf-8")
+    _one_line(_cli("classify", str(path), "--height", "4", *RUN, "--engine", "spark",
+                   "--spark-master", "bogus"), 2, "spark-master = bogus")
