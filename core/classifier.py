@@ -70,10 +70,11 @@ def plan(tree: object, tau: object, epsilon: object, delta: object,
          calibration: Calibration | None = None,
          ) -> tuple[PublicTree, Calibration, Params, str]:
     """Every public check of a run, before any record is read: the tree, its height (at most
-    `MAX_RUN_HEIGHT`), `(eps, delta)` (Theorem 5.5's range, eps at least `MIN_RUN_EPSILON`), `tau`, and that the chosen
-    implementation can run on this tree (dense: at most `DENSE_NODE_LIMIT` nodes; sparse: leaf
-    paths in 62 bits). `calibration` (default: Theorem 5.5's) is another accountant's
-    calibration of the same public `(h, eps, delta)`, e.g. the tight one the CLI computes.
+    `MAX_RUN_HEIGHT`), `(eps, delta)` (Theorem 5.5's range, eps at least `MIN_RUN_EPSILON`),
+    `tau`, and that the chosen implementation can run on this tree (dense: at most
+    `DENSE_NODE_LIMIT` nodes; sparse: leaf paths in 62 bits). `calibration` (default: Theorem
+    5.5's) is another accountant's calibration of the same public `(h, eps, delta)`, e.g. the
+    tight one the CLI computes.
     Raises `ParameterError` naming what to change."""
     t = check_tree(tree)
     if t.height > MAX_RUN_HEIGHT:

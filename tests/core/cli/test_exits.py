@@ -200,3 +200,15 @@ def test_a_master_spark_cannot_start_on_is_a_spark_master_error(tmp_path: Path) 
     path.write_text("rec\n0/1/1\n", encoding="utf-8")
     _one_line(_cli("classify", str(path), "--height", "4", *RUN, "--engine", "spark",
                    "--spark-master", "bogus"), 2, "spark-master = bogus")
+
+
+@pytest.mark.spark
+def test_spark_skip_null_on_a_csv_with_a_null_record_answers(tmp_path: Path) -> None:
+    """Issue 39 item 3: it did not end in 200 s."""
+    pytest.importorskip("pyspark")
+    path = tmp_path / "r.csv"
+    path.write_text('rec\n0/1/1\n""\n1/0/0\n', encoding="utf-8")
+    done = _cli("classify", str(path), "--height", "4", *RUN, "--engine", "spark",
+                "--skip-null", "--json")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert '"heavy": []' in done.stdout
