@@ -90,9 +90,13 @@ def stdout_closed() -> bool:
     if sys.stdout is None:
         return True
     try:
-        os.fstat(sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        return not hasattr(sys.stdout, "getvalue")  # a captured stream (tests) is open
+        descriptor = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # a stream without one (captured, notebook)
+        return False
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        return True
     return False
 
 
