@@ -3,14 +3,15 @@
 The enumeration (`betweencut.proofs.privacy.enumeration`) turns a mechanism into its exact
 output law by running it on every answer sequence and grouping equal outputs. That law is the
 mechanism's only when the output is a *function* of the answers: the same answers, the same
-output (equal, with the same hash). A mechanism that draws its own randomness, reads a clock or
+output (the same canonical bytes). A mechanism that draws its own randomness, reads a clock or
 returns a fresh object each time (`random.random()`, a NaN, a generator, `object()`) has no
 such law; grouping its outputs would make every output its own event and the verdict "refuted,
 P(S) = 1, Q(S) = 0" an artefact of the audit. So every run of a user's mechanism is run a second
-time on the answers the first run got, and the two outputs must be equal; an output whose
-`==` or `hash` raises is refused the same way. Cost: one more run of the mechanism per answer
-sequence (the enumeration of a user's mechanism takes about twice as long;
-`bench/replay_check.py` measures it). The package's own mechanisms are not replayed.
+time on the answers the first run got, and the two outputs must be the same release (equal
+canonical bytes, `boundary.encoding`); an output the encoder refuses is refused. Cost: one
+more run of the mechanism per answer sequence (the enumeration of a user's mechanism takes
+about twice as long; `bench/replay_check.py` measures it). The package's own mechanisms are
+not replayed.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from betweencut.errors import ParameterError, shown
-from betweencut.proofs.privacy.enumeration.cache import as_hashable
+from betweencut.boundary.encoding import release_of
+from betweencut.errors import shown
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
 __all__ = ["Recording", "Replaying", "differs", "replayed"]
@@ -70,32 +71,13 @@ def _brief(x: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
 def differs(first: object, second: object) -> str | None:
-    """Why two outputs of runs on the same answers are not the same output, or None: they
-    must compare equal (`==` true both ways) and have equal hashes (as the audit keys them)."""
-    try:
-        equal = bool(first == second) and bool(second == first)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:
-        return f"comparing two of its outputs with == raised {_one_line(exc)}"
-    if not equal:
-        return (f"two runs on the same answers returned {_brief(first)} and "
-                f"{_brief(second)}, not equal")
-    try:
-        if hash(as_hashable(first)) != hash(as_hashable(second)):
-            return f"two equal outputs {_brief(first)} have different hashes"
-    except ParameterError:
-        raise  # an output of a type the audit cannot key (said so by `as_hashable`)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:
-        return f"hashing its output raised {_one_line(exc)}"
+    """Why two outputs of runs on the same answers are not the same release, or None: their
+    canonical bytes (`boundary.encoding`) must be equal; no `==` or `hash` of the user's objects
+    is called. An output of a type the encoder refuses raises its `ParameterError`."""
+    a, b = release_of(first), release_of(second)
+    if a != b:
+        return f"two runs on the same answers returned {_brief(a)} and {_brief(b)}, not the same"
     return None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -59,17 +60,37 @@ def one_line_exit_2(status: int, err: str) -> str:
 
 # -- issue 29, item 5: user mechanisms cannot choose the verdict -------------------------------
 
-@pytest.mark.parametrize("name", ["rand", "nan", "singleton_nan", "generator", "fresh_object",
-                                  "bad_hash", "bad_eq", "hidden_state"])
+@pytest.mark.parametrize("name", ["rand", "hidden_state"])
 def test_unreplayable_mechanism_is_refused_before_any_verdict(mechs: Path, name: str) -> None:
-    """`random.random()`, NaN (fresh or `math.nan`), a generator, a fresh object, an output whose
-    `__hash__` or `__eq__` raises, a run that asks other tests on a replay: exit 2, one line
-    naming the mechanism and the pair (it was "REFUTED ... P(S) = 1, Q(S) = 0", exit 1)."""
+    """`random.random()`, a run that asks other tests on a replay: exit 2, one line naming the
+    mechanism and the pair (it was "REFUTED ... P(S) = 1, Q(S) = 0", exit 1)."""
     status, out, err = cli(["audit", "privacy", "--mechanism", f"hardmechs:{name}", *PAIR])
     line = one_line_exit_2(status, err)
     assert f"the mechanism hardmechs:{name} is not replayable" in line
     assert "auditing the pair D = {0/0}, z = 0/1" in line
     assert "REFUTED" not in out
+
+
+@pytest.mark.parametrize(("name", "kind"), [("generator", "generator"), ("fresh_object", "object"),
+                                            ("bad_hash", "BadHash"), ("bad_eq", "BadEq")])
+def test_an_output_the_audit_cannot_encode_is_refused_before_any_verdict(
+        mechs: Path, name: str, kind: str) -> None:
+    """A generator, a fresh `object()`, an output whose `__hash__` or `__eq__` raises: not a
+    type the audit encodes (issue 34: the release is its bytes, never the output's own `==`):
+    exit 2, one line naming the mechanism, the type and the pair."""
+    status, out, err = cli(["audit", "privacy", "--mechanism", f"hardmechs:{name}", *PAIR])
+    line = one_line_exit_2(status, err)
+    assert f"hardmechs:{name}" in line and f"output = {kind} is not allowed" in line
+    assert "auditing the pair D = {0/0}, z = 0/1" in line
+    assert "REFUTED" not in out
+
+
+@pytest.mark.parametrize("name", ["nan", "singleton_nan"])
+def test_a_constant_nan_is_one_release(mechs: Path, name: str) -> None:
+    """A NaN returned on every run is the same release (the same bits): audited, not refused
+    (it was refused when outputs were compared with `==`, under which NaN != NaN)."""
+    status, out, err = cli(["audit", "privacy", "--mechanism", f"hardmechs:{name}", *PAIR])
+    assert status == 0 and "holds" in out, (out, err)
 
 
 def test_unreplayable_mechanism_is_refused_by_the_api(mechs: Path) -> None:
@@ -191,7 +212,9 @@ def test_enumeration_past_the_budget_exits_2_saying_how_far_it_got(
     monkeypatch.setattr(cost, "audit_cost", lambda *args, **kwargs: None)
     status, _, err = cli([*EXHAUSTIVE_1_1000, "--budget", "3"])
     line = one_line_exit_2(status, err)
-    assert "stopped at the time budget of 3 s" in line and "pair 1 of 360" in line
+    # How far it gets in 3 s depends on the machine (CI reached pair 5): the line names a pair.
+    assert "stopped at the time budget of 3 s" in line
+    assert re.search(r"at pair \d+ of 360", line), line
 
 
 def test_exhaustive_audit_at_lambda_1_1000_is_refused_up_front() -> None:
