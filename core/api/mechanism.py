@@ -387,17 +387,18 @@ def theorem_5_4_points(height: int, params: Params, accountant: str = "paper") -
 
 def _run(user: UserMechanism, tree: PublicTree, params: Params | None
          ) -> tuple[Callable[[Any, Any], Any], Any]:
-    replay = not _packaged(user.target)
+    isolate = not _packaged(user.target)
     if user.kind == BUILDER:
         built = build(user, tree, params)
-        return guarded(user.name, built.run, replay=replay), built
-    return guarded(user.name, user.target, replay=replay), None
+        return guarded(user.name, built.run, isolate=isolate), built
+    return guarded(user.name, user.target, isolate=isolate), None
 
 
 def _packaged(target: object) -> bool:
-    """The package's own mechanism (BetweenCut itself, a baseline): not replayed, its runs are
+    """The package's own mechanism (BetweenCut itself, a baseline): not isolated, its runs are
     functions of their answers by construction (and tested so). Identified by what it is, not
-    by the module it names (`betweencut.boundary.seams.packaged`)."""
+    by the module it names (`betweencut.boundary.seams.packaged`); a user's subclass is the
+    user's code."""
     return packaged(target)
 
 

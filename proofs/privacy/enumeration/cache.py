@@ -143,6 +143,11 @@ def kind_for(query: object) -> CacheFactory:
 class LawCache:
     """Enumerates each database once and keeps its laws under each projection.
 
+    The user's code (a run marked by `betweencut.boundary.isolation.marked`) is enumerated in
+    two fresh child processes per database, in two orders, checked to agree
+    (`betweencut.proofs.privacy.enumeration.isolated`); its outputs are then `Outputs` and
+    `projections` read the keys the children computed with the real ones (`given`).
+
     The kind of enumeration follows what the mechanism asks: fresh-noise `BTQuery`s are
     enumerated here (factor bags); at the first query of another kind (`ForeignQuery`, e.g. a
     shared-noise `AboveThreshold`), the cache hands every later joint and curve to the cache of
@@ -152,12 +157,18 @@ class LawCache:
     mechanism that mixes both kinds is refused at the first pair that meets both.
     """
 
+    isolates = True  # does this kind run the user's code in children (a subclass may not)
+
     def __init__(
         self, run: Mechanism, projections: dict[str, Callable[[object], Hashable]] | None = None,
         limit: int = DEFAULT_LIMIT,
     ) -> None:
+        from betweencut.boundary.isolation import user_code
+
         self.run = run
-        self.projections = projections or {"output": _identity}
+        self.given = projections or {"output": _identity}  # the projections of real outputs
+        self.user = user_code(run) if self.isolates else None  # enumerated in fresh children
+        self.projections = self.given if self.user is None else _keyed(self.given)
         self.limit = limit
         self.enumerations: dict[Database, Enumeration[object]] = {}  # least recent first
         self.kept = 0  # answer sequences held in `enumerations`
@@ -169,7 +180,8 @@ class LawCache:
     def switch(self, asked: ForeignQuery) -> LawCache:
         """Hand the mechanism to the cache kind that enumerates `asked.query` (once)."""
         if self.other is None:
-            self.other = kind_for(asked.query)(self.run, self.projections, self.limit)
+            factory = getattr(asked, "factory", None) or kind_for(asked.query)
+            self.other = factory(self.run, self.given, self.limit)
         return self.other
 
     def delegated(self, fn: Callable[[LawCache], T]) -> T:
@@ -187,7 +199,13 @@ class LawCache:
         found = self.enumerations.get(db)
         if found is None:
             run = self.run
-            found = enumerate_mechanism(lambda test: run(db, test), self.limit)
+            if self.user is not None:
+                from betweencut.proofs.privacy.enumeration.isolated import enumerate_isolated
+
+                found = enumerate_isolated(run, db, where(db), self.user, self.given,
+                                           self.limit)
+            else:
+                found = enumerate_mechanism(lambda test: run(db, test), self.limit)
             self.transcripts += found.transcripts
             self.keep(db, found)
         else:
@@ -307,7 +325,7 @@ class LawCache:
         """
         if type(self) is LawCache:
             return self
-        return LawCache(self.run, self.projections, self.limit)
+        return LawCache(self.run, self.given, self.limit)
 
     def curve(self, db: Database, z: Node, on: str) -> Curve:
         """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
@@ -322,6 +340,24 @@ class LawCache:
 
 def _identity(x: object) -> Hashable:
     return as_hashable(x)
+
+
+def _keyed(projections: Projections) -> Projections:
+    """The parent's projections of an enumeration made in children: each reads the key the
+    child computed with the real projection (`isolated.keyed`)."""
+    from betweencut.proofs.privacy.enumeration.isolated import keyed
+
+    return {on: keyed(on) for on in projections}
+
+
+def where(db: Database) -> str:
+    """The database a message names: `on D = {0/0, 0/1}`."""
+    from betweencut.notation import database_text
+
+    try:
+        return f"on D = {database_text(db)}"
+    except Exception:  # a database outside the notation (never from the audit)
+        return f"on D = {db!r}"
 
 
 @dataclass(frozen=True)

@@ -250,11 +250,7 @@ def _gaussian_noise_kind(query: object) -> CacheFactory | None:
 
     if not is_gaussian(query):
         return None
-
-    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
-        return GaussianLawCache(cast(QueryMechanism, run), projections, limit)
-
-    return factory
+    return cast(CacheFactory, GaussianLawCache)  # the class: named across a pipe (`isolated`)
 
 
 KINDS.insert(0, _gaussian_noise_kind)

@@ -1,0 +1,409 @@
+"""One database's law of the user's mechanism, enumerated in two fresh child processes in two
+orders, and checked to agree answer sequence by answer sequence (issue 34, "Purity checked, not
+assumed"; the children: `betweencut.boundary.isolation`).
+
+The enumeration (`transcripts.enumerate_mechanism`) is a law only when the mechanism's output
+is a function of the database and the answers of its noisy tests. `enumerate_isolated` checks
+that instead of assuming it: each database is enumerated in a child forked from the audit's
+process (no state the user's code kept from another database, or from an earlier run of this
+one, is there), and again in a second fresh child whose depth-first search explores the
+outcomes of every noisy test in the reverse order (`reverse=True`: every answer sequence is
+reached after other runs than in the first). State carried between runs (a memo per database,
+a call counter, a default-argument list, a function attribute, `functools.lru_cache`, a module
+global, an environment variable set by the code) then gives some answer sequence two different
+outputs (or other noisy tests), which is refused (`MechanismNotReplayable`, a
+`MechanismError`): "the output depends on something besides the database and the answers",
+naming the database, the answer sequence and the two outputs. What this cannot see (state
+outside the process: a file; randomness that repeats under fork) is in
+`betweencut.proofs.assumes.HIDDEN_STATE`.
+
+What crosses the pipe is JSON (`encode`/`decode`): the factors of each answer sequence's
+probability by their exact keys, its steps `(node, answer)`, and each projected output as its
+identity (`identity`: the one function deciding whether two outputs are the same release) and
+its text. The parent's enumeration holds `Outputs`: per projection a `Released` key that
+equals another only by identity. Nothing the child sends is executed or unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field, fields, is_dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from betweencut.boundary.isolation import UserCode, start
+from betweencut.errors import ParameterError
+from betweencut.noisy_test import NoisyTest, Outcome
+from betweencut.proofs.laws.factors import factor_id, factor_key, make_bag
+from betweencut.proofs.privacy.enumeration.transcripts import (
+    Enumeration,
+    ForeignQuery,
+    MechanismNotReplayable,
+    enumerate_mechanism,
+)
+
+__all__ = ["Outputs", "Released", "decode", "differ", "encode", "enumerate_isolated",
+           "enumerate_whole", "first_difference", "identity", "keyed", "release"]
+
+WHY = "the output depends on something besides the database and the answers"
+
+
+@dataclass(frozen=True)
+class Released:
+    """A projected output as the child released it: equal to another only by `identity`;
+    shown (`repr`, `output_text`) as `text`."""
+
+    identity: bytes
+    text: str = field(compare=False)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """One answer sequence's output under every projection (`keyed(on)` reads one)."""
+
+    keys: dict[str, Released] = field(hash=False)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.keys.values()))
+
+
+def keyed(on: str) -> Callable[[object], Hashable]:
+    """The parent's projection `on` of an `Outputs` (the child projected the real output)."""
+
+    def project(o: object) -> Hashable:
+        if not isinstance(o, Outputs):
+            raise ParameterError("output", type(o).__name__, "an output released by a child")
+        return o.keys[on]
+
+    return project
+
+
+def _canon(x: object) -> object:
+    """A JSON-able, type-tagged form of an output key (`cache.as_hashable`'s)."""
+    from betweencut.proofs.privacy.enumeration.cache import Converted, Typed
+
+    t = type(x)
+    if isinstance(x, Typed):
+        return _canon(x.value)
+    if isinstance(x, Converted):
+        return ["c", x.kind, _canon(x.value)]
+    if x is None:
+        return ["n"]
+    if t is bool:
+        return ["b", int(bool(x))]
+    if t is int:
+        return ["i", str(x)]
+    if t is Outcome:
+        return ["o", str(x)]
+    if t is str:
+        return ["s", x]
+    if t is bytes:
+        return ["y", x.hex()]  # type: ignore[attr-defined]
+    if t is float:
+        return ["d", float(x).hex()]  # type: ignore[arg-type]
+    if t is Fraction:
+        return ["q", str(x)]
+    if t is Decimal:
+        return ["m", str(x)]  # sign, digits and exponent: '-0' and '1.00' are their own
+    if t is tuple or t is list:
+        return ["t" if t is tuple else "l", [_canon(e) for e in x]]  # type: ignore[attr-defined]
+    if t is frozenset or t is set:
+        items = sorted(json.dumps(_canon(e)) for e in x)  # type: ignore[attr-defined]
+        return ["f" if t is frozenset else "S", items]
+    if is_dataclass(x) and not isinstance(x, type):
+        return ["dc", f"{t.__module__}.{t.__qualname__}",
+                [[f.name, _canon(getattr(x, f.name))] for f in fields(x)]]
+    text = repr(x)
+    if t.__repr__ is object.__repr__ or " at 0x" in text:
+        raise ParameterError("output", t.__name__, "an output that is a value (a number, "
+                             "string, tuple, set, mapping, dataclass...), not an object known "
+                             "by its address")
+    return ["r", f"{t.__module__}.{t.__qualname__}", text]
+
+
+def identity(key: Hashable) -> bytes:
+    """The identity of a projected output key: two outputs are the same release iff their
+    identities are equal. The one place that decides it (to become the canonical encoder of
+    `betweencut.boundary.encoding` when it lands)."""
+    return json.dumps(_canon(key), separators=(",", ":")).encode()
+
+
+def _node(node: object) -> object:
+    """A step's node for JSON: a tuple of ints as a list, None as None, else its text."""
+    if node is None:
+        return None
+    if isinstance(node, tuple) and all(type(c) is int for c in node):
+        return list(node)
+    return repr(node)
+
+
+def _unnode(node: object) -> object:
+    return tuple(node) if isinstance(node, list) else node
+
+
+def _fraction(text: str) -> Fraction:
+    return Fraction(text)
+
+
+def release(output: object, project: Callable[[object], Hashable], where: str
+            ) -> tuple[bytes, Hashable]:
+    """The identity and key of `project(output)` (in the child): an output that has none (a
+    bare object, a generator, a `__hash__` that raises) is refused, naming `where`."""
+    from betweencut.boundary.isolation import one_line
+    from betweencut.proofs.privacy.enumeration.cache import as_hashable
+
+    try:
+        key = as_hashable(project(output))
+        return identity(key), key
+    except ParameterError as exc:
+        if exc.name == "on":  # an attribute the output does not have: the caller's error
+            raise
+        raise MechanismNotReplayable(f"{where}, its output is not a release the audit can "
+                                     f"compare: {exc}") from None
+    except Exception as exc:
+        raise MechanismNotReplayable(f"{where}, keying its output raised {one_line(exc)}") \
+            from None
+
+
+def encode(found: Enumeration[object], projections: dict[str, Callable[[object], Hashable]],
+           where: str = "") -> bytes:
+    """An enumeration as JSON (run in the child): factor keys, projected outputs, steps."""
+    from betweencut.proofs.privacy.audit.mechanism import output_text
+
+    local: dict[int, int] = {}
+    factors: list[list[str]] = []
+    names = list(projections)
+    tables: dict[str, dict[bytes, int]] = {on: {} for on in names}
+    texts: dict[str, list[str]] = {on: [] for on in names}
+    leaves = []
+    for (output, bag), steps in zip(found.leaves, found.steps, strict=True):
+        ids = []
+        for fid in bag:
+            if fid not in local:
+                local[fid] = len(factors)
+                d_a, d_b, lam, s = factor_key(fid)
+                factors.append([str(d_a), str(d_b), str(lam), str(s)])
+            ids.append(local[fid])
+        outs = []
+        for on in names:
+            ident, key = release(output, projections[on], where)
+            table = tables[on]
+            if ident not in table:
+                table[ident] = len(table)
+                texts[on].append(output_text(key))
+            outs.append(table[ident])
+        leaves.append([ids, outs, [[_node(node), str(s)] for node, s in steps]])
+    keys = {on: [[ident.decode(), text] for ident, text in zip(tables[on], texts[on],
+                                                                strict=True)]
+            for on in names}
+    return json.dumps({"factors": factors, "names": names, "keys": keys, "leaves": leaves},
+                      separators=(",", ":")).encode()
+
+
+def decode(payload: bytes) -> dict[str, Any]:
+    """The child's JSON, checked for shape (a `ParameterError` naming it otherwise)."""
+    try:
+        data = json.loads(payload)
+        if not isinstance(data, dict) or not ({"factors", "names", "keys", "leaves"} <= set(
+                data) or {"names", "keys", "seen", "values", "transcripts"} <= set(data)):
+            raise ValueError("keys")
+        return data
+    except ValueError:
+        raise ParameterError("child result", "malformed", "the JSON of an enumeration") \
+            from None
+
+
+def _sequences(data: dict[str, Any]) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Each answer sequence (as text) with its factor keys and its outputs' identities."""
+    factors = ["/".join(f) for f in data["factors"]]
+    idents = [[ident for ident, _ in data["keys"][on]] for on in data["names"]]
+    out = {}
+    for ids, outs, steps in data["leaves"]:
+        answers = "".join(s for _, s in steps)
+        out[answers] = (tuple(sorted(factors[i] for i in ids)),
+                        tuple(idents[k][o] for k, o in enumerate(outs)))
+    return out
+
+
+def first_difference(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """Where two enumerations of one database (decoded) disagree, in words, or None: the same
+    answer sequences, each with the same probability factors and the same outputs."""
+    return differ(_sequences(a), _sequences(b), _texts(a, b))
+
+
+def _texts(*results: dict[str, Any]) -> dict[str, str]:
+    return {ident: text for data in results for on in data["names"]
+            for ident, text in data["keys"][on]}
+
+
+def differ(first: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
+           second: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
+           texts: dict[str, str]) -> str | None:
+    """The one comparison of two fresh processes' runs of one database: each answer sequence
+    (as text) with what fixes its probability (the factors, or the queries asked) and its
+    outputs' identities (`identity`); the first difference in words, or None."""
+    for answers in sorted(first.keys() | second.keys()):
+        shown = answers or "(none)"
+        if answers not in first or answers not in second:
+            return (f"the answers {shown} were met in one fresh process and not in the other "
+                    f"(which explored the answers in the other order)")
+        (fa, oa), (fb, ob) = first[answers], second[answers]
+        if fa != fb:
+            return (f"on the answers {shown} it asked other noisy tests in two fresh "
+                    f"processes (one explored the answers in the other order)")
+        if oa != ob:
+            x, y = next((p, q) for p, q in zip(oa, ob, strict=True) if p != q)
+            return (f"the answers {shown} gave {texts.get(x, x)} in one fresh process and "
+                    f"{texts.get(y, y)} in another (which explored the answers in the other "
+                    f"order)")
+    return None
+
+
+def both(first: Callable[[], bytes], second: Callable[[], bytes], user: UserCode, where: str
+         ) -> list[dict[str, Any]]:
+    """`first()` and `second()` run at once in two fresh children, their JSON decoded (a
+    `ForeignQuery` of a child rebuilt with a stand-in of the query's kind: `foreign`)."""
+    children = [start(first, user.name, where), start(second, user.name, where)]
+    try:
+        return [decode(child.result()) for child in children]
+    except ForeignQuery as asked:
+        raise foreign(asked) from None
+    finally:
+        for child in children:
+            child.kill()
+
+
+def foreign(asked: ForeignQuery) -> ForeignQuery:
+    """A child's `ForeignQuery`, its query sent as the name `module:qualname` of the cache
+    class of its kind (`cache.kind_for`), rebuilt with that class as its `factory` (the cache
+    switches to it, `LawCache.switch`); only a `LawCache` class of the package's is looked up,
+    among the modules already imported: nothing the child sent is run."""
+    import sys
+
+    from betweencut.proofs.privacy.enumeration.cache import LawCache
+
+    name = asked.query
+    if not isinstance(name, str):
+        return asked
+    module, _, qualname = name.partition(":")
+    cls = getattr(sys.modules.get(module), qualname, None) if module.startswith(
+        "betweencut.") else None
+    if not (isinstance(cls, type) and issubclass(cls, LawCache)):
+        raise ParameterError("query", name, "a BTQuery (betweencut.noisy_test) or a primitive "
+                             "of betweencut.noisy_queries (DrawNoise, AboveThreshold, NoisyMax)")
+    out = ForeignQuery(None, int(getattr(asked, "position", 0)))
+    out.factory = cls  # type: ignore[attr-defined]
+    return out
+
+
+def rebuild(data: dict[str, Any]) -> Enumeration[object]:
+    """The parent's enumeration: factors interned here, outputs as `Outputs` of `Released`."""
+    fids = [factor_id((_fraction(d_a), _fraction(d_b), _fraction(lam), Outcome(s)))
+            for d_a, d_b, lam, s in data["factors"]]
+    names = list(data["names"])
+    released = [[Released(ident.encode(), text) for ident, text in data["keys"][on]]
+                for on in names]
+    found: Enumeration[object] = Enumeration()
+    for ids, outs, steps in data["leaves"]:
+        keys = {on: released[k][o] for k, (on, o) in enumerate(zip(names, outs, strict=True))}
+        found.leaves.append((Outputs(keys), make_bag([fids[i] for i in ids])))
+        found.steps.append(tuple((_unnode(node), Outcome(s)) for node, s in steps))
+    return found
+
+
+def enumerate_isolated(
+    run: Callable[[Any, NoisyTest], object], db: Any, where: str, user: UserCode,
+    projections: dict[str, Callable[[object], Hashable]], limit: int,
+) -> Enumeration[object]:
+    """`enumerate_mechanism(run(db, .))` in two fresh children, in two orders (module doc).
+
+    Checks: both children end with a complete result (`betweencut.boundary.isolation`:
+    exits, signals, hangs are a `MechanismError`), and agree on every answer sequence
+    (`first_difference`).
+    Returns: the enumeration, its outputs as `Outputs` (read with `keyed`).
+    Raises: `MechanismNotReplayable` ("the output depends on something besides the database
+    and the answers") naming `where`; what either child raised."""
+
+    def work(reverse: bool) -> Callable[[], bytes]:
+        def enumerate_here() -> bytes:
+            try:
+                found = enumerate_mechanism(lambda test: run(db, test), limit, reverse=reverse)
+            except ForeignQuery as asked:  # sent back with its kind's name (`foreign`)
+                from betweencut.proofs.privacy.enumeration.cache import kind_for
+
+                kind = kind_for(asked.query)
+                asked.query = f"{kind.__module__}:{kind.__qualname__}"
+                raise
+            return encode(found, projections, where)
+
+        return enumerate_here
+
+    results = both(work(False), work(True), user, where)
+    why = first_difference(*results)
+    if why is not None:
+        raise MechanismNotReplayable(f"{where}, {why}: {WHY}")
+    return rebuild(results[0])
+
+
+def enumerate_whole(cache: Any, db: Any) -> Any:
+    """A shared-noise cache's (`shared_noise.WholeLawCache` with `isolates`) whole law of `db`,
+    enumerated in two fresh children in two orders (`answer_sequences(reverse=True)`) and
+    checked to agree answer sequence by answer sequence (`differ`), as `enumerate_isolated`
+    does for fresh noise. Returns: the kind's `QueryLaw`, its outputs `Outputs`."""
+    from betweencut.proofs.exact.arith import ExpPoly
+    from betweencut.proofs.privacy.audit.mechanism import output_text
+    from betweencut.proofs.privacy.enumeration.cache import where as where_text
+    from betweencut.proofs.privacy.enumeration.shared_noise import BranchingQueries, QueryLaw
+
+    run, projections, where = cache.query_run, cache.given, where_text(db)
+    names = list(projections)
+
+    def work(reverse: bool) -> Callable[[], bytes]:
+        def enumerate_here() -> bytes:
+            seen: dict[str, list[str]] = {}
+            keys: dict[str, list[str]] = {}  # identity -> [identity, text]
+
+            def ident(output: object) -> list[str]:
+                out = []
+                for on in names:
+                    found, key = release(output, projections[on], where)
+                    text = found.decode()
+                    keys.setdefault(text, [text, output_text(key)])
+                    out.append(text)
+                return out
+
+            def recording(test: Any) -> Any:
+                output = run(db, test)
+                if isinstance(test, BranchingQueries):
+                    seen["|".join(repr(a) for _, a in test.log)] = ident(output)
+                return output
+
+            law = cache.enumerate(recording, cache.limit, reverse=reverse)
+            values = [[ident(o), [[str(x), str(c)] for x, c in v.terms.items()]]
+                      for o, v in law.values.items()]
+            return json.dumps({"names": names, "keys": list(keys.values()), "seen": seen,
+                               "values": values, "transcripts": law.transcripts},
+                              separators=(",", ":")).encode()
+
+        return enumerate_here
+
+    user = cache.user
+    results = both(work(False), work(True), user, where)
+    texts = {ident: text for data in results for ident, text in data["keys"]}
+    first, second = ({k: ((), tuple(v)) for k, v in data["seen"].items()} for data in results)
+    why = differ(first, second, texts)
+    if why is not None:
+        raise MechanismNotReplayable(f"{where}, {why}: {WHY}")
+    data = results[0]
+    law = QueryLaw(transcripts=int(data["transcripts"]))
+    for idents, terms in data["values"]:
+        output = Outputs({on: Released(i.encode(), texts[i])
+                          for on, i in zip(names, idents, strict=True)})
+        value = ExpPoly.of_fractions({Fraction(x): Fraction(c) for x, c in terms})
+        law.values[output] = law.values[output] + value if output in law.values else value
+    return law
