@@ -43,7 +43,7 @@ import struct
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -203,14 +203,10 @@ class Child:
         if self.done:
             return
         self.done = True
-        try:
+        with suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
+        with suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
         os.close(self.fd)
 
     def result(self, limit: float | None = None) -> bytes:
@@ -313,10 +309,8 @@ def _exception(payload: bytes, who: str, where: str) -> BaseException:
 def start(work: Callable[[], bytes], who: str, where: str) -> Child:
     """Fork a child running `work()` (module doc); `Child.result()` waits for its bytes."""
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with suppress(AttributeError, OSError, ValueError):
             stream.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:

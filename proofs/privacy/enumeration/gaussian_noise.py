@@ -51,16 +51,12 @@ from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
     CacheFactory,
     Database,
-    LawCache,
-    Mechanism,
-    Projections,
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     DEFAULT_LIMIT,
     BranchingQueries,
     Log,
-    QueryMechanism,
     WholeLawCache,
     answer_sequences,
     hockey_stick,

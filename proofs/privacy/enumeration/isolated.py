@@ -395,7 +395,9 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
     user = cache.user
     results = both(work(False), work(True), user, where)
     texts = {ident: text for data in results for ident, text in data["keys"]}
-    first, second = ({k: ((), tuple(v)) for k, v in data["seen"].items()} for data in results)
+    none: tuple[str, ...] = ()
+    first, second = ({str(k): (none, tuple(v)) for k, v in data["seen"].items()}
+                     for data in results)
     why = differ(first, second, texts)
     if why is not None:
         raise MechanismNotReplayable(f"{where}, {why}: {WHY}")

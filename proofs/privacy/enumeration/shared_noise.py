@@ -54,7 +54,6 @@ from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
     Mechanism,
-    Projections,
     as_hashable,
     same_output,
     with_record,

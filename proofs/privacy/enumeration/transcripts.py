@@ -70,9 +70,10 @@ class BranchingTest(ReplayTest):
 
     At a query past the prefix it answers the first outcome of non-zero exact probability (the
     last with `reverse`: `betweencut.proofs.privacy.enumeration.isolated` enumerates each
-    database in both orders) and records where the other outcomes fork: one run explores one complete answer sequence, and
-    `branches` (`answers so far + other outcome`, built when asked: a run that asks n tests
-    holds n forks, not n prefixes) are the prefixes a depth-first search still has to replay.
+    database in both orders) and records where the other outcomes fork: one run explores one
+    complete answer sequence, and `branches` (`answers so far + other outcome`, built when
+    asked: a run that asks n tests holds n forks, not n prefixes) are the prefixes a
+    depth-first search still has to replay.
     """
 
     def __init__(self, answers: Sequence[Outcome] = (),
