@@ -100,6 +100,11 @@ def audit_depth(
     L = path_query_bound(height)
     bounds = depth_bounds(accountant, L, params)
     tree = kary_tree(arity, height)
+    from betweencut.api.load import packaged_code, user_first
+
+    if not packaged_code(variant):  # a user's subclass is built in a child first
+        user_first(lambda: variant(tree, params), getattr(variant, "__qualname__", "variant"),
+                   "while building it")
     mechanism = variant(tree, params)
     check_seams(mechanism)  # on the constructed object, before any of its code is read
     if mechanism.tree is not tree:

@@ -17,8 +17,8 @@ database, or "while importing it"):
 * a signal (SIGKILL, SIGTERM, SIGABRT from `os.abort()`), by name;
 * a malformed result (a truncated frame, a wrong tag);
 * a hang: no result within the limit, the time left of the computation's budget
-  (`betweencut.progress.current()`, plus its `GRACE`) when it has one, else `HANG_SECONDS`,
-  a wall-clock watchdog of its own (not the budget's work units); the child is killed.
+  (`betweencut.progress.current()`) when it has one, else `HANG_SECONDS`, a wall-clock
+  watchdog of its own (not the budget's work units); the child is killed.
 
 An exception raised in the child comes back as an exception of the parent: the package's own
 error classes (`BetweenCutError` and its subclasses: `MechanismError`, `ParameterError`,
@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from betweencut.errors import BetweenCutError, MechanismError
-from betweencut.progress import GRACE, current
+from betweencut.progress import current
 
 __all__ = [
     "HANG_SECONDS", "Child", "UserCode", "carried", "in_child", "isolating", "limit_now", "marked",
@@ -57,6 +57,7 @@ __all__ = [
 ]
 
 HANG_SECONDS = 900.0  # the watchdog of a child without a time budget: a hang, not a long audit
+MIN_SECONDS = 0.05  # a child started at the end of a budget still gets this long
 MAGIC = b"BCI1"
 RESULT, ERROR = b"R", b"E"
 HEADER = struct.Struct(">4sc Q")  # magic, tag, payload length
@@ -122,11 +123,14 @@ def one_line(exc: BaseException) -> str:
     return "; ".join([out, *notes])
 
 
-def limit_now() -> float:
-    """The seconds a child may take from now: what is left of the computation's budget plus
-    its `GRACE`, or `HANG_SECONDS` without a budget."""
+def limit_now() -> tuple[float, str]:
+    """The seconds a child may take from now, and what they are: what is left of the
+    computation's time budget, or the `HANG_SECONDS` watchdog without a budget."""
     left = current().left()
-    return HANG_SECONDS if left is None else max(left, 0.0) + GRACE
+    if left is None:
+        return HANG_SECONDS, f"{HANG_SECONDS:g} s (the watchdog of a run without a budget)"
+    left = max(left, MIN_SECONDS)
+    return left, f"the {left:.3g} s left of the time budget"
 
 
 # -- the child --------------------------------------------------------------------------------
@@ -212,7 +216,7 @@ class Child:
     def result(self, limit: float | None = None) -> bytes:
         """The bytes the child's `work()` returned (its exception re-raised, its exit, signal,
         malformed result or hang as one `MechanismError`)."""
-        span = limit_now() if limit is None else limit
+        span, what = limit_now() if limit is None else (limit, f"{limit:g} s")
         deadline = time.monotonic() + span
         data = bytearray()
         try:
@@ -220,8 +224,8 @@ class Child:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise MechanismError(
-                        f"the mechanism {self.who} did not finish within "
-                        f"{span:g} s {self.where} (a hang: it was stopped)".rstrip())
+                        f"the mechanism {self.who} did not finish within {what} "
+                        f"{self.where} (a hang: it was stopped)".rstrip())
                 ready, _, _ = select.select([self.fd], [], [], left)
                 if ready:
                     chunk = os.read(self.fd, 1 << 20)
