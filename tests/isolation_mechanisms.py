@@ -9,9 +9,6 @@ Used by `tests/core/boundary/test_isolation.py`.
 
 import functools
 import os
-import signal
-import sys
-import time
 from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
@@ -28,9 +25,9 @@ ENDINGS = {
     "hang": "time.sleep(120)",
 }
 CRIPPLING = {  # the audit must go on, unharmed
-    "close_fd1": "os.close(1)",
+    "close_fd1": "os.closerange(1, 2)",
     "close_stdout": "sys.stdout.close()",
-    "junk": "print('junk on stdout'); os.write(1, b'junk on fd 1'); sys.stderr.write('junk')",
+    "junk": "print('junk on stdout'); os.write(1, b'junk on fd 1'); sys.stderr.write('junk!')",
 }
 
 
@@ -109,11 +106,6 @@ def attribute(db, test):
     return attribute.first
 
 
-@functools.lru_cache(maxsize=None)
-def _noisy(db, answer):
-    return answer
-
-
 def cached(db, test):
     """`lru_cache` keyed by the database only (the answer of its first run stays)."""
     answer = ask(db, test)
@@ -123,7 +115,7 @@ def cached(db, test):
 _FIRST = {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _remember(db, answer):
     return _FIRST.setdefault(db, answer)
 

@@ -52,8 +52,8 @@ from betweencut.errors import BetweenCutError, MechanismError
 from betweencut.progress import current
 
 __all__ = [
-    "HANG_SECONDS", "Child", "UserCode", "carried", "in_child", "isolating", "limit_now", "marked",
-    "one_line", "start", "user_code",
+    "HANG_SECONDS", "Child", "ChildEnded", "UserCode", "carried", "enabled", "in_child",
+    "isolating", "limit_now", "marked", "one_line", "start", "user_code",
 ]
 
 HANG_SECONDS = 900.0  # the watchdog of a child without a time budget: a hang, not a long audit
@@ -65,6 +65,11 @@ T = TypeVar("T")
 
 _ISOLATING: ContextVar[bool] = ContextVar("betweencut_isolating", default=True)
 _MARK = "__betweencut_user_code__"
+
+
+class ChildEnded(MechanismError):
+    """The child running the user's code ended without a result: an exit, a signal, a
+    malformed result or a hang (module doc)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,9 @@ def limit_now() -> tuple[float, str]:
 # -- the child --------------------------------------------------------------------------------
 def _detach() -> None:
     """Standard streams and fds 0-2 to /dev/null: the child cannot reach the parent's."""
+    import faulthandler
+
+    faulthandler.disable()  # its fd may be a copy of the parent's stderr (pytest's)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -223,7 +231,7 @@ class Child:
             while not _complete(data):
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise MechanismError(
+                    raise ChildEnded(
                         f"the mechanism {self.who} did not finish within {what} "
                         f"{self.where} (a hang: it was stopped)".rstrip())
                 ready, _, _ = select.select([self.fd], [], [], left)
@@ -254,18 +262,18 @@ class Child:
         ended = _ended(status)
         if not _complete(data):
             what = "ended its process" if data == b"" else "ended its process mid-result"
-            raise MechanismError(f"the mechanism {self.who} {what} ({ended}) "
-                                 f"{self.where}".rstrip())
+            raise ChildEnded(f"the mechanism {self.who} {what} ({ended}) "
+                             f"{self.where}".rstrip())
         magic, tag, size = HEADER.unpack_from(data)
         payload = data[HEADER.size:HEADER.size + size]
         if magic != MAGIC or tag not in (RESULT, ERROR) or len(data) != HEADER.size + size:
-            raise MechanismError(f"the mechanism {self.who} sent a malformed result ({ended}) "
-                                 f"{self.where}".rstrip())
+            raise ChildEnded(f"the mechanism {self.who} sent a malformed result ({ended}) "
+                             f"{self.where}".rstrip())
         if tag == ERROR:
             raise _exception(payload, self.who, self.where)
         if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-            raise MechanismError(f"the mechanism {self.who} ended its process ({ended}) "
-                                 f"{self.where}".rstrip())
+            raise ChildEnded(f"the mechanism {self.who} ended its process ({ended}) "
+                             f"{self.where}".rstrip())
         return payload
 
 

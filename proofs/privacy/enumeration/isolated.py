@@ -45,7 +45,8 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
 )
 
 __all__ = ["Outputs", "Released", "decode", "differ", "encode", "enumerate_isolated",
-           "enumerate_whole", "first_difference", "identity", "keyed", "release"]
+           "enumerate_whole", "first_difference", "identity", "keyed", "probe_isolated",
+           "release"]
 
 WHY = "the output depends on something besides the database and the answers"
 
@@ -409,3 +410,27 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
         value = ExpPoly.of_fractions({Fraction(x): Fraction(c) for x, c in terms})
         law.values[output] = law.values[output] + value if output in law.values else value
     return law
+
+
+def probe_isolated(run: Callable[[Any, NoisyTest], object], db: Any, where: str,
+                   user: UserCode, probes: int) -> Any:
+    """`transcripts.probe_sequences` of `run(db, .)` (the cost estimate's random walks) in a
+    fresh child: the walks run the user's code too. Returns: the `Probe`, its bags interned
+    here."""
+    from betweencut.boundary.isolation import in_child
+    from betweencut.proofs.privacy.enumeration.transcripts import Probe, probe_sequences
+
+    def work() -> bytes:
+        found = probe_sequences(lambda test: run(db, test), probes)
+        bags = [[[str(v) for v in factor_key(f)] for f in bag] for bag in found.bags]
+        return json.dumps({"sequences": found.sequences, "seconds": found.seconds,
+                           "bags": bags}).encode()
+
+    try:
+        data = json.loads(in_child(work, user.name, where))
+        bags = frozenset(make_bag([factor_id((_fraction(a), _fraction(b), _fraction(lam),
+                                              Outcome(s))) for a, b, lam, s in bag])
+                         for bag in data["bags"])
+        return Probe(int(data["sequences"]), bags, float(data["seconds"]))
+    except (ValueError, KeyError, TypeError):
+        raise ParameterError("child result", "malformed", "the JSON of a probe") from None
