@@ -9,6 +9,9 @@ Used by `tests/core/boundary/test_isolation.py`.
 
 import functools
 import os
+import signal  # noqa: F401 - used by the statements of ENDINGS (exec)
+import sys  # noqa: F401 - idem
+import time  # noqa: F401 - idem
 from fractions import Fraction
 
 from betweencut.betweencut import BetweenCut
