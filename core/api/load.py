@@ -197,7 +197,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
             raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on "
                                  f"{describe(db)}") from None
 
-    return marked(call, name) if isolate else call
+    return marked(call, name, run) if isolate else call
 
 
 def user_first(work: Callable[[], Any], who: str, where: str) -> None:

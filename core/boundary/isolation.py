@@ -35,6 +35,8 @@ and `docs/explanation/trust.md`.
 
 from __future__ import annotations
 
+import faulthandler
+import gc
 import json
 import os
 import select
@@ -42,18 +44,20 @@ import signal
 import struct
 import sys
 import time
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
+from betweencut.boundary.sandbox import install
 from betweencut.errors import BetweenCutError, MechanismError
 from betweencut.progress import current
 
 __all__ = [
     "HANG_SECONDS", "Child", "ChildEnded", "UserCode", "carried", "enabled", "in_child",
-    "isolating", "limit_now", "marked", "one_line", "start", "user_code",
+    "isolating", "limit_now", "marked", "one_line", "remembered", "start", "user_code",
 ]
 
 HANG_SECONDS = 900.0  # the watchdog of a child without a time budget: a hang, not a long audit
@@ -74,21 +78,53 @@ class ChildEnded(MechanismError):
 
 @dataclass(frozen=True)
 class UserCode:
-    """The mark of a callable that runs the user's code: the mechanism's name (`who`)."""
+    """The mark of a callable that runs the user's code: the mechanism's name (`who`) and the
+    object whose code it runs (`source`: the user's function, or the built object whose `run`
+    it calls), the anchor of `remembered`."""
 
     name: str
+    source: object = field(default=None, compare=False, repr=False)
 
 
-def marked(fn: Callable[..., T], name: str) -> Callable[..., T]:
-    """`fn`, marked as the user's code named `name` (the enumeration runs it in children)."""
-    setattr(fn, _MARK, UserCode(name))
+def marked(fn: Callable[..., T], name: str, source: object = None) -> Callable[..., T]:
+    """`fn`, marked as the user's code named `name` running `source`'s code (the enumeration
+    runs it in children)."""
+    anchor = getattr(source, "__self__", source)  # a bound method: the object it is bound to
+    setattr(fn, _MARK, UserCode(name, anchor))
     return fn
+
+
+_REMEMBERED: weakref.WeakKeyDictionary[Any, dict[Hashable, Any]] = weakref.WeakKeyDictionary()
+REMEMBERED = 512  # results kept per source (each a small database's children's result)
+
+
+def remembered(user: UserCode, key: Hashable, make: Callable[[], T],
+               keep: Callable[[T], bool]) -> T:
+    """`make()`, kept for `user.source` under `key` when `keep(result)` (small results: the
+    fork is their cost): the children's result for one database is the same whichever cache
+    asks (a regression's second pass reuses the audit's), since every child is forked from
+    the audit's process, where the user's code does not run. Not kept when the source cannot
+    be referenced weakly."""
+    try:
+        kept = _REMEMBERED.setdefault(user.source, {})
+    except TypeError:
+        return make()
+    if key in kept:
+        return cast(T, kept[key])
+    found = make()
+    if keep(found):
+        if len(kept) >= REMEMBERED:
+            kept.pop(next(iter(kept)))
+        kept[key] = found
+    return found
 
 
 def carried(fn: Callable[..., T], source: object) -> Callable[..., T]:
     """`fn` (a wrapper of `source`) marked as `source` is (nothing if `source` is unmarked)."""
     found = getattr(source, _MARK, None)
-    return marked(fn, found.name) if isinstance(found, UserCode) else fn
+    if isinstance(found, UserCode):
+        setattr(fn, _MARK, found)
+    return fn
 
 
 def user_code(fn: object) -> UserCode | None:
@@ -141,8 +177,7 @@ def limit_now() -> tuple[float, str]:
 # -- the child --------------------------------------------------------------------------------
 def _detach() -> None:
     """Standard streams and fds 0-2 to /dev/null: the child cannot reach the parent's."""
-    import faulthandler
-
+    gc.freeze()  # the inherited objects are never collected here: no copy-on-write of them
     faulthandler.disable()  # its fd may be a copy of the parent's stderr (pytest's)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -185,8 +220,6 @@ def _child(work: Callable[[], bytes], fd: int, who: str, where: str) -> None:
     code = 0
     try:
         _detach()
-        from betweencut.boundary.sandbox import install
-
         install()
         try:
             tag, payload = RESULT, work()
@@ -240,15 +273,19 @@ class Child:
                     if not chunk:
                         break
                     data += chunk
-            status = self._reap(deadline)
+            status = self._reap(deadline, _complete(data))
         except BaseException:
             self.kill()
             raise
         os.close(self.fd)
         return self._decode(bytes(data), status)
 
-    def _reap(self, deadline: float) -> int:
-        """The child's wait status once it has ended (killed if it lingers past the deadline)."""
+    def _reap(self, deadline: float, complete: bool) -> int:
+        """The child's wait status once it has ended (killed if it lingers past the deadline;
+        after a complete result the child is ending: `os._exit` follows the write)."""
+        if complete:
+            self.done = True
+            return os.waitpid(self.pid, 0)[1]
         while True:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:

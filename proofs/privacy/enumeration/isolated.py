@@ -33,7 +33,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from betweencut.boundary.isolation import UserCode, start
+from betweencut.boundary.isolation import UserCode, remembered, start
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.laws.factors import factor_id, factor_key, make_bag
@@ -265,6 +265,13 @@ def differ(first: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
     return None
 
 
+SMALL = 4096  # answer sequences of a result kept for reuse (`isolation.remembered`)
+
+
+def _small(results: list[dict[str, Any]]) -> bool:
+    return all(len(r.get("leaves", r.get("seen", ()))) <= SMALL for r in results)
+
+
 def both(first: Callable[[], bytes], second: Callable[[], bytes], user: UserCode, where: str
          ) -> list[dict[str, Any]]:
     """`first()` and `second()` run at once in two fresh children, their JSON decoded (a
@@ -344,7 +351,8 @@ def enumerate_isolated(
 
         return enumerate_here
 
-    results = both(work(False), work(True), user, where)
+    results = remembered(user, ("fresh", db, tuple(projections), limit),
+                         lambda: both(work(False), work(True), user, where), _small)
     why = first_difference(*results)
     if why is not None:
         raise MechanismNotReplayable(f"{where}, {why}: {WHY}")
@@ -394,7 +402,8 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
         return enumerate_here
 
     user = cache.user
-    results = both(work(False), work(True), user, where)
+    results = remembered(user, ("whole", type(cache).__name__, db, tuple(names), cache.limit),
+                         lambda: both(work(False), work(True), user, where), _small)
     texts = {ident: text for data in results for ident, text in data["keys"]}
     none: tuple[str, ...] = ()
     first, second = ({str(k): (none, tuple(v)) for k, v in data["seen"].items()}
