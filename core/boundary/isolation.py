@@ -317,7 +317,7 @@ class Child:
 def _complete(data: bytes | bytearray) -> bool:
     if len(data) < HEADER.size:
         return False
-    _, _, size = HEADER.unpack_from(data)
+    size: int = HEADER.unpack_from(data)[2]
     return len(data) >= HEADER.size + size
 
 
@@ -350,7 +350,7 @@ def _exception(payload: bytes, who: str, where: str) -> BaseException:
         BaseException.__init__(exc, *[str(a) for a in data["args"]])
         for key, value in dict(data["attrs"]).items():
             setattr(exc, str(key), value)
-        return exc  # type: ignore[no-any-return]
+        return cast(BaseException, exc)
     except Exception:
         return MechanismError(f"the mechanism {who} sent a malformed error {where}".rstrip())
 
