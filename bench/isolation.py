@@ -7,7 +7,8 @@ audits on the code of a git ref (default `main`, today's path: in process, every
 extracted to a temporary folder and imported first (`PYTHONPATH`). Each audit runs in a fresh
 interpreter, the two versions interleaved, best of `--repeat`; the ratio is isolated / today.
 
-Audits: the README's "Audit your mechanism" (`my_mechanism:flag`, exhaustive 1, h = 3) and the
+Audits: the README's "Audit your mechanism" (`my_mechanism:flag`, exhaustive 1, h = 3: the
+command, whose default budget adds the cost estimate's walks, and the library call) and the
 tutorial's regression (`flag_v2` against `flag`); `my_svt:svt` (shared noise, exhaustive 2);
 `bench/privacy_exhaustive.py`'s audit (every |D| <= 2, Theorem 5.4 on transcript and Heavy set)
 on the binary tree of height 3, for BetweenCut itself (the package's code: not isolated) and for
@@ -42,6 +43,9 @@ def small(db, test):
     return tuple(test(BTQuery(len(db) + i, 1, 3, Fraction(1, 2))) for i in range(3))
 '''
 AUDITS = {
+    "README, command line: flag, exhaustive 1, h = 3 (budget 60 s)": (
+        "cli(['audit', 'privacy', '--mechanism', 'my_mechanism:flag', '--height', '3', "
+        "'--exhaustive', '1', '--epsilon', '1/4', '--delta', '0'])"),
     "README: flag, exhaustive 1, h = 3": (
         "audit_mechanism('my_mechanism:flag', exhaustive=1, height=3, epsilon='1/4', "
         "delta=0)"),
@@ -60,15 +64,24 @@ AUDITS = {
         "audit_mechanism('benchuser:small', exhaustive=2, height=3, epsilon=1, delta=0)"),
 }
 TIMED = '''
-import sys, time
+import io, sys, time
+from contextlib import redirect_stdout
 sys.path[:0] = [{examples!r}, {user!r}]
 from betweencut.api import audit_mechanism
 from betweencut.betweencut import BetweenCut
+from betweencut.cli import main
 import betweencut
 assert betweencut.__file__.startswith({root!r}), betweencut.__file__
+
+
+def cli(argv):
+    with redirect_stdout(io.StringIO()):
+        return main(argv)
+
+
 start = time.perf_counter()
 verdict = {call}
-print(time.perf_counter() - start, verdict.holds)
+print(time.perf_counter() - start, getattr(verdict, "holds", verdict))
 '''
 
 

@@ -136,6 +136,8 @@ def audit_mechanism(
     run, built = _run(user, t, params)
     seams = overrides(built, SEAMS) if issubclass(type(built), BetweenCut) else None
     cache = _cache(run, built, the_claim.on)
+    if seams is not None:  # checked where the runs run (a child, for your code) and here
+        cache.after = lambda: check_unchanged(built, SEAMS, seams, user.name)
     leaves = sorted(t.level(t.height - 1))
     try:
         chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,

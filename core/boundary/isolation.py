@@ -167,11 +167,12 @@ def one_line(exc: BaseException) -> str:
 def limit_now() -> tuple[float, str]:
     """The seconds a child may take from now, and what they are: what is left of the
     computation's time budget, or the `HANG_SECONDS` watchdog without a budget."""
-    left = current().left()
+    tracker = current()
+    left = tracker.left()
     if left is None:
         return HANG_SECONDS, f"{HANG_SECONDS:g} s (the watchdog of a run without a budget)"
     left = max(left, MIN_SECONDS)
-    return left, f"the {left:.3g} s left of the time budget"
+    return left, f"the {left:.3g} s left of the time budget of {tracker.budget or 0:g} s"
 
 
 # -- the child --------------------------------------------------------------------------------

@@ -169,6 +169,7 @@ class LawCache:
         self.given = projections or {"output": _identity}  # the projections of real outputs
         self.user = user_code(run) if self.isolates else None  # enumerated in fresh children
         self.projections = self.given if self.user is None else _keyed(self.given)
+        self.after: Callable[[], None] | None = None  # a check run where the runs ran (a child)
         self.limit = limit
         self.enumerations: dict[Database, Enumeration[object]] = {}  # least recent first
         self.kept = 0  # answer sequences held in `enumerations`
@@ -203,7 +204,7 @@ class LawCache:
                 from betweencut.proofs.privacy.enumeration.isolated import enumerate_isolated
 
                 found = enumerate_isolated(run, db, where(db), self.user, self.given,
-                                           self.limit)
+                                           self.limit, self.after)
             else:
                 found = enumerate_mechanism(lambda test: run(db, test), self.limit)
             self.transcripts += found.transcripts
@@ -325,7 +326,9 @@ class LawCache:
         """
         if type(self) is LawCache:
             return self
-        return LawCache(self.run, self.given, self.limit)
+        out = LawCache(self.run, self.given, self.limit)
+        out.after = self.after
+        return out
 
     def curve(self, db: Database, z: Node, on: str) -> Curve:
         """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it

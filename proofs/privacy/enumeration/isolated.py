@@ -327,6 +327,7 @@ def rebuild(data: dict[str, Any]) -> Enumeration[object]:
 def enumerate_isolated(
     run: Callable[[Any, NoisyTest], object], db: Any, where: str, user: UserCode,
     projections: dict[str, Callable[[object], Hashable]], limit: int,
+    after: Callable[[], None] | None = None,
 ) -> Enumeration[object]:
     """`enumerate_mechanism(run(db, .))` in two fresh children, in two orders (module doc).
 
@@ -334,6 +335,8 @@ def enumerate_isolated(
     exits, signals, hangs are a `MechanismError`), and agree on every answer sequence
     (`first_difference`).
     Returns: the enumeration, its outputs as `Outputs` (read with `keyed`).
+    `after()`, when given, runs in each child after its enumeration (the audit's check that
+    the object's seams did not change while it ran: they change in the child).
     Raises: `MechanismNotReplayable` ("the output depends on something besides the database
     and the answers") naming `where`; what either child raised."""
 
@@ -347,6 +350,8 @@ def enumerate_isolated(
                 kind = kind_for(asked.query)
                 asked.query = f"{kind.__module__}:{kind.__qualname__}"
                 raise
+            if after is not None:
+                after()
             return encode(found, projections, where)
 
         return enumerate_here
