@@ -12,8 +12,8 @@ command, whose default budget adds the cost estimate's walks, and the library ca
 tutorial's regression (`flag_v2` against `flag`); `my_svt:svt` (shared noise, exhaustive 2);
 `bench/privacy_exhaustive.py`'s audit (every |D| <= 2, Theorem 5.4 on transcript and Heavy set)
 on the binary tree of height 3, for BetweenCut itself (the package's code: not isolated) and for
-a user's subclass of it (isolated); and the former `bench/replay_check.py`'s small function (three BT
-queries, exhaustive 2, h = 3), which measured the replay check this replaces.
+a user's subclass of it (isolated); and the former `bench/replay_check.py`'s small function
+(three BT queries, exhaustive 2, h = 3), which measured the replay check this replaces.
 
 Run: python bench/isolation.py [--repeat 3] [--ref main]
 """

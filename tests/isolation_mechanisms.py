@@ -14,6 +14,7 @@ import sys  # noqa: F401 - idem
 import time  # noqa: F401 - idem
 from fractions import Fraction
 
+from betweencut.baselines.privtree import PrivTree, box_of
 from betweencut.betweencut import BetweenCut
 from betweencut.noisy_queries import AboveThreshold
 from betweencut.noisy_test import BTQuery
@@ -73,6 +74,15 @@ def good(db, test):
 def shared_os_exit0(db, test):
     test(AboveThreshold(len(db), Fraction(0), Fraction(2)))
     os._exit(0)
+
+
+def _exit_member(point, box):
+    os._exit(0)
+
+
+def privtree_os_exit0():
+    """A PrivTree whose membership rule ends the process (its audit runs in a child first)."""
+    return PrivTree.of(box_of((0, 4)), 1, member=_exit_member)
 
 
 def corpus_os_exit0(q, test):

@@ -17,7 +17,15 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded, resolve
+from betweencut.api.load import (
+    BUILDER,
+    PRIVTREE,
+    UserMechanism,
+    build,
+    guarded,
+    resolve,
+    user_first,
+)
 from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.seams import check_unchanged, overrides, own_code, packaged, refusal
 from betweencut.calibration import Calibration, path_query_bound
@@ -122,11 +130,20 @@ def audit_mechanism(
         if seed is not None:
             raise ParameterError("seed", seed, "none for a PrivTree (its search=N lists every "
                                  "database of few distinct points: nothing is drawn)")
-        return audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
-                              epsilon=epsilon, delta=delta, claim=claim, on=on,
-                              baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
-                              R=R, accountant=accountant, progress=progress,
-                              relation=relation)
+        from betweencut.api.privtree import is_own
+
+        listed = None if pairs is None else list(pairs)
+
+        def privtree() -> Verdict:
+            return audit_privtree(user, listed, exhaustive=exhaustive, search=search,
+                                  epsilon=epsilon, delta=delta, claim=claim, on=on,
+                                  baseline=baseline, tree=tree, height=height, tau=tau,
+                                  lam=lam, R=R, accountant=accountant, progress=progress,
+                                  relation=relation)
+
+        if not is_own(user.built) or baseline is not None:  # your seams: a child first
+            user_first(privtree, user.name, "while auditing it")
+        return privtree()
     t = _tree(tree, height, arity, exhaustive, relation)
     renyi = _renyi_claim(claim, epsilon, delta, on, search, baseline)
     params, cal = _params(user, t, tau, lam, R, epsilon, delta, accountant)

@@ -170,8 +170,10 @@ def test_a_module_looping_at_import_stops_within_the_budget(mechs: Path) -> None
 @pytest.mark.parametrize("command", [
     ["audit", "privacy", "--mechanism", "isomechs:shared_os_exit0", *PAIR],
     ["audit", "corpus", "--mechanism", "isomechs:corpus_os_exit0"],
+    ["audit", "privacy", "--mechanism", "isomechs:privtree_os_exit0", "--db", "{}", "--add",
+     "1", "--epsilon", "1", "--delta", "0"],
 ])
-def test_shared_noise_and_corpus_mechanisms_cannot_end_the_audit(
+def test_shared_noise_corpus_and_privtree_mechanisms_cannot_end_the_audit(
         mechs: Path, command: list[str]) -> None:
     status, _, err = cli(command)
     assert "ended its process (exit status 0)" in one_line_exit_2(status, err)
