@@ -76,6 +76,22 @@ def shared_os_exit0(db, test):
     os._exit(0)
 
 
+def field_os_exit0(db, test):
+    """The field's primitives (`betweencut.noise`): their kind runs a child first."""
+    from betweencut.noise import RandomizedResponse
+
+    test(RandomizedResponse(bool(db), Fraction(1)))
+    os._exit(0)
+
+
+def gaussian_os_exit0(db, test):
+    """Shared Gaussian noise: its kind runs a child first."""
+    from betweencut.noisy_queries import GAUSSIAN, DrawNoise
+
+    test(DrawNoise(Fraction(1, 2), GAUSSIAN))
+    os._exit(0)
+
+
 def _exit_member(point, box):
     os._exit(0)
 

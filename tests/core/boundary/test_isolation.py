@@ -170,6 +170,9 @@ def test_a_module_looping_at_import_stops_within_the_budget(mechs: Path) -> None
 @pytest.mark.parametrize("command", [
     ["audit", "privacy", "--mechanism", "isomechs:shared_os_exit0", *PAIR],
     ["audit", "corpus", "--mechanism", "isomechs:corpus_os_exit0"],
+    ["audit", "privacy", "--mechanism", "isomechs:field_os_exit0", *PAIR],
+    ["audit", "privacy", "--mechanism", "isomechs:gaussian_os_exit0", "--height", "3",
+     "--epsilon", "1", "--delta", "1/10", "--db", "0/0", "--add", "0/1"],
     ["audit", "privacy", "--mechanism", "isomechs:privtree_os_exit0", "--db", "{}", "--add",
      "1", "--epsilon", "1", "--delta", "0"],
 ])
