@@ -118,6 +118,11 @@ USER_CODE_IN_PROCESS = Item(
     "code", "the mechanism audited is your code, run in the audit's process",
     "run as given (a PrivTree's seams are not run in children): what is checked of it is "
     "listed with it", True)
+USER_CODE_FIRST_CHILD = Item(
+    "code", "the mechanism audited is your code, run in a child first, then in the audit's "
+    "process", "each database's law is enumerated once in a child (its exit, signals or hang "
+    "are an error of the audit), then in the audit's process: this kind's laws (Gaussian "
+    "noise, the field's primitives) are not sent across processes", True)
 USER_VARIANT = Item(
     "code", "the variant is your code: the audit builds it and runs its count query's call",
     "its run is not run: the path grouping models Alg. 3's, checked to be the variant's", True)
@@ -133,6 +138,10 @@ REPLAY = Item(
     "each database's law is enumerated in two fresh processes forked from the audit's, which "
     "explore the answers in two orders, and must agree answer sequence by answer sequence: "
     "betweencut.proofs.privacy.enumeration.isolated", True)
+REPLAY_IN_PROCESS = Item(
+    "replay", "each run's output is a function of the database and its noisy answers",
+    "checked in part: a replayed prefix must meet the same noisy queries; the runs are not "
+    "compared across two fresh processes for this kind", False)
 PRIVTREE_NOT_REPLAYED = Item(
     "replay", "each run's output is a function of its noisy answers",
     "a PrivTree is not replayed; the reduction's run-time guard (boxes outside T_z ask the same "
@@ -149,7 +158,8 @@ HIDDEN_STATE = Item(
 HIDDEN_STATE_IN_PROCESS = Item(
     "hidden_state", "no state carried from one run to another: a cache per database, a call "
     "counter, a global", "not checked: this audit runs your code in its own process (a "
-    "PrivTree's seams, a depth variant's count query), not in fresh children", False)
+    "PrivTree's seams, a depth variant's count query, the Gaussian and field kinds), not in "
+    "fresh children", False)
 OUTSIDE_RANDOMNESS = Item(
     "outside_randomness", "no randomness or clock read outside the noisy tests",
     "not checked beyond the replay: a draw that repeats, or rarely differs, passes", False)
@@ -302,16 +312,21 @@ def pairs_listed(n: int) -> Item:
                 "pairs)", EXACTLY, True)
 
 
-def code_items(own: bool, replayed: bool | None = True) -> tuple[Item, ...]:
+def code_items(own: bool, replayed: bool | None = True, isolated: bool = True
+               ) -> tuple[Item, ...]:
     """The items about whose code ran: the package's own, or yours with what is checked of it
     (`replayed` False: a PrivTree, run in the audit's process; None: the depth audit, which
     runs your count query's call only, in its process; True: your code in fresh children,
-    `betweencut.boundary.isolation`)."""
+    `betweencut.boundary.isolation`, unless not `isolated`: a kind whose laws are enumerated
+    in the audit's process after a first run in a child, the Gaussian and field kinds)."""
     if own:
         return (OWN_CODE,)
     if replayed is None:
         return (USER_VARIANT, DEPLOYED, HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
     if not replayed:
         return (USER_CODE_IN_PROCESS, DEPLOYED, OUTPUTS, PRIVTREE_NOT_REPLAYED,
+                HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
+    if not isolated:
+        return (USER_CODE_FIRST_CHILD, DEPLOYED, OUTPUTS, REPLAY_IN_PROCESS,
                 HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
     return (USER_CODE, DEPLOYED, OUTPUTS, REPLAY, HIDDEN_STATE, OUTSIDE_RANDOMNESS)

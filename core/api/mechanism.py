@@ -185,7 +185,8 @@ def _assumes(user: UserMechanism, built: Any, cache: Any, verdict: Verdict,
     from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
 
     own = own_code(user.target, built, SEAMS if issubclass(type(built), BetweenCut) else None)
-    items = [*a.code_items(own)]
+    kind = getattr(cache, "other", None) or cache  # the enumeration kind the audit used
+    items = [*a.code_items(own, isolated=getattr(kind, "isolates", True))]
     if isinstance(cache, SharedTreeCache):
         items.append(a.SHARED_SEAMS if cache.shared else a.direct(
             refusal(cache.unshared, type(built).__name__)))
