@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -201,7 +202,9 @@ def test_enumeration_past_the_budget_exits_2_saying_how_far_it_got(
     monkeypatch.setattr(cost, "audit_cost", lambda *args, **kwargs: None)
     status, _, err = cli([*EXHAUSTIVE_1_1000, "--budget", "3"])
     line = one_line_exit_2(status, err)
-    assert "stopped at the time budget of 3 s" in line and "pair 1 of 360" in line
+    # How far it gets in 3 s depends on the machine (CI reached pair 5): the line names a pair.
+    assert "stopped at the time budget of 3 s" in line
+    assert re.search(r"at pair \d+ of 360", line), line
 
 
 def test_exhaustive_audit_at_lambda_1_1000_is_refused_up_front() -> None:
