@@ -293,3 +293,14 @@ def test_isolated_and_in_process_laws_agree_on_the_examples(
     isolated = audit().as_json()  # type: ignore[attr-defined]
     for key in ("holds", "rows", "facts", "refutation", "pairs"):
         assert isolated.get(key) == alone.get(key), key
+
+
+def test_audit_depth_builds_a_users_variant_in_a_child_first(mechs: Path) -> None:
+    """`audit_depth(variant=...)` builds your subclass: first in a child (its exit is an error)."""
+    import importlib
+
+    from betweencut.api import audit_depth
+
+    variant = importlib.import_module("isomechs").B_os_exit0
+    with pytest.raises(MechanismError, match=r"ended its process \(exit status 0\) while building"):
+        audit_depth(3, tau=8, lam=Fraction(1, 2), R=2, variant=variant)
