@@ -95,7 +95,7 @@ def marked(fn: Callable[..., T], name: str, source: object = None) -> Callable[.
 
 
 _REMEMBERED: weakref.WeakKeyDictionary[Any, dict[Hashable, Any]] = weakref.WeakKeyDictionary()
-REMEMBERED = 512  # results kept per source (each a small database's children's result)
+REMEMBERED = 128  # results kept per source (each a small database's children's result)
 
 
 def remembered(user: UserCode, key: Hashable, make: Callable[[], T],
@@ -120,11 +120,11 @@ def remembered(user: UserCode, key: Hashable, make: Callable[[], T],
 
 
 def carried(fn: Callable[..., T], source: object) -> Callable[..., T]:
-    """`fn` (a wrapper of `source`) marked as `source` is (nothing if `source` is unmarked)."""
+    """`fn` (a wrapper of `source`) marked as `source` is (nothing if `source` is unmarked),
+    anchored on `fn` itself: the wrapper may run other code than `source` on the same
+    database (a corpus row's `m`), so it never reuses `source`'s results (`remembered`)."""
     found = getattr(source, _MARK, None)
-    if isinstance(found, UserCode):
-        setattr(fn, _MARK, found)
-    return fn
+    return marked(fn, found.name, fn) if isinstance(found, UserCode) else fn
 
 
 def user_code(fn: object) -> UserCode | None:

@@ -265,7 +265,7 @@ def differ(first: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
     return None
 
 
-SMALL = 4096  # answer sequences of a result kept for reuse (`isolation.remembered`)
+SMALL = 1024  # answer sequences of a result kept for reuse (`isolation.remembered`)
 
 
 def _small(results: list[dict[str, Any]]) -> bool:
