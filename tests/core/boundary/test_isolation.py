@@ -304,3 +304,33 @@ def test_audit_depth_builds_a_users_variant_in_a_child_first(mechs: Path) -> Non
     variant = importlib.import_module("isomechs").B_os_exit0
     with pytest.raises(MechanismError, match=r"ended its process \(exit status 0\) while building"):
         audit_depth(3, tau=8, lam=Fraction(1, 2), R=2, variant=variant)
+
+
+def test_the_comparison_names_the_answers_and_both_outputs() -> None:
+    """`isolated.differ`, the one comparison, against agreeing and disagreeing runs."""
+    from betweencut.proofs.privacy.enumeration.isolated import decode, differ, identity
+
+    h, l_ = identity(("H",)).decode(), identity(("L",)).decode()
+    same = {"H": (("f1",), (h,)), "L": (("f2",), (l_,))}
+    assert differ(same, dict(same), {h: "H", l_: "L"}) is None
+    swapped = {"H": (("f1",), (l_,)), "L": (("f2",), (l_,))}
+    why = differ(same, swapped, {h: "H", l_: "L"})
+    assert why is not None and why.startswith("the answers H gave H in one fresh process and L")
+    assert "were met in one fresh process" in str(differ(same, {"H": same["H"]}, {}))
+    assert "other noisy tests" in str(differ(same, {**same, "L": (("f3",), (l_,))}, {}))
+    with pytest.raises(ParameterError, match="child result"):
+        decode(b'{"not": "an enumeration"}')
+
+
+def test_identity_tells_apart_what_equality_merges() -> None:
+    """Provisional until the canonical encoder: types and float bits are part of the
+    identity; a bare object (known by its address) has none."""
+    from decimal import Decimal
+
+    from betweencut.proofs.privacy.enumeration.isolated import identity
+
+    assert identity(0.0) != identity(-0.0) and identity(1) != identity(True)
+    assert identity(Decimal("1.0")) != identity(Decimal("1.00"))
+    assert identity(frozenset({1, 2})) == identity(frozenset({2, 1}))
+    with pytest.raises(ParameterError, match="output"):
+        identity(object())
