@@ -195,23 +195,15 @@ def test_closing_or_writing_the_streams_does_not_touch_the_audits_output(
     assert "junk on" not in ran.stdout + ran.stderr and "junk!" not in ran.stderr
 
 
-def test_a_real_process_ending_in_the_mechanism_exits_2() -> None:
+def test_a_real_process_ending_in_the_mechanism_exits_2(mechs: Path) -> None:
     """`os._exit(0)` used to end `audit privacy` with exit 0 and an empty stdout."""
     ran = subprocess.run(
         [sys.executable, "-c", "import sys; from betweencut.cli import main; "
          "sys.exit(main(sys.argv[1:]))", "audit", "privacy", "--mechanism",
          "isomechs:f_os_exit0", *PAIR], capture_output=True, text=True, timeout=120,
-        check=False, cwd=_folder_with_mechs())
+        check=False, cwd=mechs)
     assert ran.returncode == 2 and ran.stdout == ""
     assert ran.stderr.count("\n") == 1 and "ended its process (exit status 0)" in ran.stderr
-
-
-def _folder_with_mechs() -> Path:
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="isomechs-"))
-    (folder / "isomechs.py").write_text(TEXT)
-    return folder
 
 
 # -- under pytest: the API raises -------------------------------------------------------------
