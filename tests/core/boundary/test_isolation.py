@@ -250,6 +250,11 @@ def test_hidden_state_is_refused_by_every_entry_point(mechs: Path, name: str) ->
     assert "besides the database" in one_line_exit_2(status, err)
 
 
+def test_hidden_state_is_refused_by_audit_corpus(mechs: Path) -> None:
+    status, out, err = cli(["audit", "corpus", "--mechanism", "isomechs:corpus_memo"])
+    assert "besides the database and the answers" in one_line_exit_2(status, err)
+
+
 def test_the_memo_was_certified_before(mechs: Path) -> None:
     """The issue's case: the memo per database, audited in one process (the old path), is
     certified (1/4, 0)-DP though its true delta(1/4) is about 0.11; isolated, it is refused.
