@@ -251,7 +251,7 @@ def test_hidden_state_is_refused_by_every_entry_point(mechs: Path, name: str) ->
 
 
 def test_hidden_state_is_refused_by_audit_corpus(mechs: Path) -> None:
-    status, out, err = cli(["audit", "corpus", "--mechanism", "isomechs:corpus_memo"])
+    status, _, err = cli(["audit", "corpus", "--mechanism", "isomechs:corpus_memo"])
     assert "besides the database and the answers" in one_line_exit_2(status, err)
 
 
