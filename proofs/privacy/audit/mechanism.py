@@ -48,6 +48,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_database,
     as_node,
 )
+from betweencut.proofs.privacy.enumeration.isolated import Released
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
 from betweencut.tree import Node
@@ -171,6 +172,8 @@ def output_text(o: object) -> str:
     as `{[0,2), [2,4)}`; any other shape by `str`/`repr`."""
     if isinstance(o, Typed):
         o = o.value
+    if isinstance(o, Released):  # an output a child released (issue 34): its plain copy
+        o = o.value()
     if isinstance(o, Converted):
         o = o.value
         if isinstance(o, tuple) and o and all(isinstance(x, tuple) and len(x) == 2

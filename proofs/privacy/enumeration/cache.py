@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome
@@ -29,9 +29,9 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
 from betweencut.tree import Node
 
 __all__ = [
-    "KINDS", "CacheFactory", "Converted", "Database", "LawCache", "Mechanism", "Neighbour",
-    "Projections", "Typed", "as_database", "as_hashable", "as_node", "kind_for",
-    "neighbouring_pairs", "replace_pairs", "same_output", "with_record",
+    "ISOLATED", "KINDS", "CacheFactory", "Converted", "Database", "LawCache", "Mechanism",
+    "Neighbour", "Projections", "Typed", "as_database", "as_hashable", "as_node", "kind_for",
+    "neighbouring_pairs", "replace_pairs", "same_output", "where", "with_record",
 ]
 
 Database = tuple[Node, ...]
@@ -122,6 +122,11 @@ Projections = dict[str, Callable[[object], Hashable]]
 CacheFactory = Callable[[Mechanism, Projections, int], "LawCache"]
 
 
+# How the user's code is enumerated in children (`betweencut.proofs.privacy.enumeration.isolated`
+# registers "fresh", "whole" and "keyed" when imported; the package `__init__` imports it).
+ISOLATED: dict[str, Callable[..., Any]] = {}
+
+
 # The enumeration kinds besides fresh-noise BT queries: each maps the first query a mechanism
 # asks that is not a `BTQuery` to the factory of the `LawCache` kind that enumerates it (None:
 # not this kind). Another kind joins by appending its own function when its module is imported
@@ -201,10 +206,8 @@ class LawCache:
         if found is None:
             run = self.run
             if self.user is not None:
-                from betweencut.proofs.privacy.enumeration.isolated import enumerate_isolated
-
-                found = enumerate_isolated(run, db, where(db), self.user, self.given,
-                                           self.limit, self.after)
+                found = ISOLATED["fresh"](run, db, where(db), self.user, self.given,
+                                          self.limit, self.after)
             else:
                 found = enumerate_mechanism(lambda test: run(db, test), self.limit)
             self.transcripts += found.transcripts
@@ -348,9 +351,7 @@ def _identity(x: object) -> Hashable:
 def _keyed(projections: Projections) -> Projections:
     """The parent's projections of an enumeration made in children: each reads the key the
     child computed with the real projection (`isolated.keyed`)."""
-    from betweencut.proofs.privacy.enumeration.isolated import keyed
-
-    return {on: keyed(on) for on in projections}
+    return {on: ISOLATED["keyed"](on) for on in projections}
 
 
 def where(db: Database) -> str:

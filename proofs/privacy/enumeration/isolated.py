@@ -19,9 +19,10 @@ outside the process: a file; randomness that repeats under fork) is in
 
 What crosses the pipe is JSON (`encode`/`decode`): the factors of each answer sequence's
 probability by their exact keys, its steps `(node, answer)`, and each projected output as its
-identity (`identity`: the one function deciding whether two outputs are the same release) and
-its text. The parent's enumeration holds `Outputs`: per projection a `Released` key that
-equals another only by identity. Nothing the child sends is executed or unpickled.
+identity (`identity`: the one function deciding whether two outputs are the same release). The
+parent's enumeration holds `Outputs`: per projection a `Released` key that equals another only
+by identity, shown by rebuilding a plain copy (`Released.value`). Nothing the child sends is
+executed or unpickled.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from betweencut.boundary.isolation import UserCode, remembered, start
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.laws.factors import factor_id, factor_key, make_bag
+from betweencut.proofs.privacy.enumeration.cache import ISOLATED, Converted, Typed, as_hashable
+from betweencut.proofs.privacy.enumeration.cache import where as where_text
+from betweencut.proofs.privacy.enumeration.shared_noise import BranchingQueries, QueryLaw
 from betweencut.proofs.privacy.enumeration.transcripts import (
     Enumeration,
     ForeignQuery,
@@ -44,7 +48,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     enumerate_mechanism,
 )
 
-__all__ = ["Outputs", "Released", "decode", "differ", "encode", "enumerate_isolated",
+__all__ = ["Outputs", "Released", "Shown", "decode", "differ", "encode", "enumerate_isolated",
            "enumerate_whole", "first_difference", "identity", "keyed", "probe_isolated",
            "release"]
 
@@ -54,13 +58,52 @@ WHY = "the output depends on something besides the database and the answers"
 @dataclass(frozen=True)
 class Released:
     """A projected output as the child released it: equal to another only by `identity`;
-    shown (`repr`, `output_text`) as `text`."""
+    `value()` rebuilds a plain copy of it for display (`output_text`, `repr`), never for
+    comparison."""
 
     identity: bytes
-    text: str = field(compare=False)
+
+    def value(self) -> object:
+        """The output rebuilt from its identity: the built-in types, `Outcome`s and the
+        audit's `Converted` wrappers as themselves; a dataclass or another value by its text
+        (`Shown`). Nothing of the user's is run or imported."""
+        return _rebuild(json.loads(self.identity))
+
+    def __repr__(self) -> str:
+        return repr(self.value())
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A rebuilt output known only by its text (a dataclass, a value of another type)."""
+
+    text: str
 
     def __repr__(self) -> str:
         return self.text
+
+
+def _rebuild(c: Any) -> Any:
+    tag = c[0]
+    simple: dict[str, Callable[[Any], Any]] = {
+        "b": lambda v: bool(v), "i": int, "o": Outcome, "s": str, "y": bytes.fromhex,
+        "d": float.fromhex, "q": Fraction, "m": Decimal}
+    if tag == "n":
+        return None
+    if tag in simple:
+        return simple[tag](c[1])
+    if tag in ("t", "l"):
+        items = [_rebuild(e) for e in c[1]]
+        return tuple(items) if tag == "t" else items
+    if tag in ("f", "S"):
+        members = [_rebuild(json.loads(e)) for e in c[1]]
+        return frozenset(members) if tag == "f" else set(members)
+    if tag == "c":
+        return Converted(c[1], _rebuild(c[2]))
+    if tag == "dc":
+        name = str(c[1]).rsplit(".", 1)[-1]
+        return Shown(f"{name}(" + ", ".join(f"{f}={_rebuild(v)!r}" for f, v in c[2]) + ")")
+    return Shown(str(c[2]))
 
 
 @dataclass(frozen=True)
@@ -86,8 +129,6 @@ def keyed(on: str) -> Callable[[object], Hashable]:
 
 def _canon(x: object) -> object:
     """A JSON-able, type-tagged form of an output key (`cache.as_hashable`'s)."""
-    from betweencut.proofs.privacy.enumeration.cache import Converted, Typed
-
     t = type(x)
     if isinstance(x, Typed):
         return _canon(x.value)
@@ -156,7 +197,6 @@ def release(output: object, project: Callable[[object], Hashable], where: str
     """The identity and key of `project(output)` (in the child): an output that has none (a
     bare object, a generator, a `__hash__` that raises) is refused, naming `where`."""
     from betweencut.boundary.isolation import one_line
-    from betweencut.proofs.privacy.enumeration.cache import as_hashable
 
     try:
         key = as_hashable(project(output))
@@ -174,13 +214,10 @@ def release(output: object, project: Callable[[object], Hashable], where: str
 def encode(found: Enumeration[object], projections: dict[str, Callable[[object], Hashable]],
            where: str = "") -> bytes:
     """An enumeration as JSON (run in the child): factor keys, projected outputs, steps."""
-    from betweencut.proofs.privacy.audit.mechanism import output_text
-
     local: dict[int, int] = {}
     factors: list[list[str]] = []
     names = list(projections)
     tables: dict[str, dict[bytes, int]] = {on: {} for on in names}
-    texts: dict[str, list[str]] = {on: [] for on in names}
     leaves = []
     for (output, bag), steps in zip(found.leaves, found.steps, strict=True):
         ids = []
@@ -192,16 +229,13 @@ def encode(found: Enumeration[object], projections: dict[str, Callable[[object],
             ids.append(local[fid])
         outs = []
         for on in names:
-            ident, key = release(output, projections[on], where)
+            ident, _ = release(output, projections[on], where)
             table = tables[on]
             if ident not in table:
                 table[ident] = len(table)
-                texts[on].append(output_text(key))
             outs.append(table[ident])
         leaves.append([ids, outs, [[_node(node), str(s)] for node, s in steps]])
-    keys = {on: [[ident.decode(), text] for ident, text in zip(tables[on], texts[on],
-                                                                strict=True)]
-            for on in names}
+    keys = {on: [ident.decode() for ident in tables[on]] for on in names}
     return json.dumps({"factors": factors, "names": names, "keys": keys, "leaves": leaves},
                       separators=(",", ":")).encode()
 
@@ -222,7 +256,7 @@ def decode(payload: bytes) -> dict[str, Any]:
 def _sequences(data: dict[str, Any]) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """Each answer sequence (as text) with its factor keys and its outputs' identities."""
     factors = ["/".join(f) for f in data["factors"]]
-    idents = [[ident for ident, _ in data["keys"][on]] for on in data["names"]]
+    idents = [list(data["keys"][on]) for on in data["names"]]
     out = {}
     for ids, outs, steps in data["leaves"]:
         answers = "".join(s for _, s in steps)
@@ -234,17 +268,11 @@ def _sequences(data: dict[str, Any]) -> dict[str, tuple[tuple[str, ...], tuple[s
 def first_difference(a: dict[str, Any], b: dict[str, Any]) -> str | None:
     """Where two enumerations of one database (decoded) disagree, in words, or None: the same
     answer sequences, each with the same probability factors and the same outputs."""
-    return differ(_sequences(a), _sequences(b), _texts(a, b))
-
-
-def _texts(*results: dict[str, Any]) -> dict[str, str]:
-    return {ident: text for data in results for on in data["names"]
-            for ident, text in data["keys"][on]}
+    return differ(_sequences(a), _sequences(b))
 
 
 def differ(first: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
-           second: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
-           texts: dict[str, str]) -> str | None:
+           second: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> str | None:
     """The one comparison of two fresh processes' runs of one database: each answer sequence
     (as text) with what fixes its probability (the factors, or the queries asked) and its
     outputs' identities (`identity`); the first difference in words, or None."""
@@ -259,9 +287,9 @@ def differ(first: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
                     f"processes (one explored the answers in the other order)")
         if oa != ob:
             x, y = next((p, q) for p, q in zip(oa, ob, strict=True) if p != q)
-            return (f"the answers {shown} gave {texts.get(x, x)} in one fresh process and "
-                    f"{texts.get(y, y)} in another (which explored the answers in the other "
-                    f"order)")
+            return (f"the answers {shown} gave {Released(x.encode())!r} in one fresh process "
+                    f"and {Released(y.encode())!r} in another (which explored the answers in "
+                    f"the other order)")
     return None
 
 
@@ -314,8 +342,7 @@ def rebuild(data: dict[str, Any]) -> Enumeration[object]:
     fids = [factor_id((_fraction(d_a), _fraction(d_b), _fraction(lam), Outcome(s)))
             for d_a, d_b, lam, s in data["factors"]]
     names = list(data["names"])
-    released = [[Released(ident.encode(), text) for ident, text in data["keys"][on]]
-                for on in names]
+    released = [[Released(ident.encode()) for ident in data["keys"][on]] for on in names]
     found: Enumeration[object] = Enumeration()
     for ids, outs, steps in data["leaves"]:
         keys = {on: released[k][o] for k, (on, o) in enumerate(zip(names, outs, strict=True))}
@@ -370,9 +397,6 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
     checked to agree answer sequence by answer sequence (`differ`), as `enumerate_isolated`
     does for fresh noise. Returns: the kind's `QueryLaw`, its outputs `Outputs`."""
     from betweencut.proofs.exact.arith import ExpPoly
-    from betweencut.proofs.privacy.audit.mechanism import output_text
-    from betweencut.proofs.privacy.enumeration.cache import where as where_text
-    from betweencut.proofs.privacy.enumeration.shared_noise import BranchingQueries, QueryLaw
 
     run, projections, where = cache.query_run, cache.given, where_text(db)
     names = list(projections)
@@ -380,14 +404,13 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
     def work(reverse: bool) -> Callable[[], bytes]:
         def enumerate_here() -> bytes:
             seen: dict[str, list[str]] = {}
-            keys: dict[str, list[str]] = {}  # identity -> [identity, text]
+            keys: dict[str, None] = {}  # the identities met, in order
 
             def ident(output: object) -> list[str]:
                 out = []
                 for on in names:
-                    found, key = release(output, projections[on], where)
-                    text = found.decode()
-                    keys.setdefault(text, [text, output_text(key)])
+                    text = release(output, projections[on], where)[0].decode()
+                    keys.setdefault(text)
                     out.append(text)
                 return out
 
@@ -400,7 +423,7 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
             law = cache.enumerate(recording, cache.limit, reverse=reverse)
             values = [[ident(o), [[str(x), str(c)] for x, c in v.terms.items()]]
                       for o, v in law.values.items()]
-            return json.dumps({"names": names, "keys": list(keys.values()), "seen": seen,
+            return json.dumps({"names": names, "keys": list(keys), "seen": seen,
                                "values": values, "transcripts": law.transcripts},
                               separators=(",", ":")).encode()
 
@@ -409,18 +432,16 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
     user = cache.user
     results = remembered(user, ("whole", type(cache).__name__, db, tuple(names), cache.limit),
                          lambda: both(work(False), work(True), user, where), _small)
-    texts = {ident: text for data in results for ident, text in data["keys"]}
     none: tuple[str, ...] = ()
     first, second = ({str(k): (none, tuple(v)) for k, v in data["seen"].items()}
                      for data in results)
-    why = differ(first, second, texts)
+    why = differ(first, second)
     if why is not None:
         raise MechanismNotReplayable(f"{where}, {why}: {WHY}")
     data = results[0]
     law = QueryLaw(transcripts=int(data["transcripts"]))
     for idents, terms in data["values"]:
-        output = Outputs({on: Released(i.encode(), texts[i])
-                          for on, i in zip(names, idents, strict=True)})
+        output = Outputs({on: Released(i.encode()) for on, i in zip(names, idents, strict=True)})
         value = ExpPoly.of_fractions({Fraction(x): Fraction(c) for x, c in terms})
         law.values[output] = law.values[output] + value if output in law.values else value
     return law
@@ -448,3 +469,6 @@ def probe_isolated(run: Callable[[Any, NoisyTest], object], db: Any, where: str,
         return Probe(int(data["sequences"]), bags, float(data["seconds"]))
     except (ValueError, KeyError, TypeError):
         raise ParameterError("child result", "malformed", "the JSON of a probe") from None
+
+
+ISOLATED.update(fresh=enumerate_isolated, whole=enumerate_whole, keyed=keyed)

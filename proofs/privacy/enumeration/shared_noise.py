@@ -49,6 +49,7 @@ from betweencut.proofs.privacy.divergence.profiles import (
     epsilon_for_delta,
 )
 from betweencut.proofs.privacy.enumeration.cache import (
+    ISOLATED,
     KINDS,
     CacheFactory,
     Database,
@@ -56,6 +57,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     Mechanism,
     as_hashable,
     same_output,
+    where,
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -484,7 +486,6 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
         (`betweencut.boundary.isolation.in_child`): its exit, signal or hang is an error of
         the audit; its hidden state is not checked (`assumes` says so)."""
         from betweencut.boundary.isolation import in_child, user_code
-        from betweencut.proofs.privacy.enumeration.cache import where
 
         user, run = user_code(self.query_run), self.query_run
         if user is None:
@@ -504,9 +505,7 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
         if found is None:
             run = self.query_run
             if self.user is not None:  # the user's code: two fresh children, two orders
-                from betweencut.proofs.privacy.enumeration.isolated import enumerate_whole
-
-                found = cast(L, enumerate_whole(self, db))
+                found = cast(L, ISOLATED["whole"](self, db))
             else:
                 self.first_in_child(db)
                 found = self.enumerate(lambda test: run(db, test), self.limit)
