@@ -130,9 +130,10 @@ DEPLOYED = Item(
     "deployed", "the code audited is the code you deploy",
     "no audit can check it: the verdict speaks of the code this audit ran", False)
 OUTPUTS = Item(
-    "outputs", "two outputs are one release only if they print and store alike",
-    "outputs are grouped by Python equality with the same types throughout: a hashable "
-    "output's own __eq__ and __hash__ decide", False)
+    "outputs", "two outputs are one release only if their canonical encodings are equal",
+    "outputs are grouped by their bytes (betweencut.boundary.encoding): a closed set of types, "
+    "each encoded with its type, floats by their bits, mappings in order; no __eq__, __hash__ "
+    "or __repr__ of your objects is called, and any other type is refused", True)
 REPLAY = Item(
     "replay", "each run's output is a function of the database and its noisy answers",
     "each database's law is enumerated in two fresh processes forked from the audit's, which "

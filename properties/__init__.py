@@ -11,6 +11,9 @@
 * `betweencut.properties.profiles`: settings profiles `dev`, `ci`, `thorough` (registered when
   that module is imported; `check` imports it).
 * `betweencut.properties.broken`: structurally broken variants that the suite must reject.
+* `betweencut.properties.twins`: near-twin outputs (equal under `==`, different releases: order,
+  signed zeros, NaN payloads, types) and accepted outputs, for the canonical encoder
+  (`betweencut.boundary.encoding`, issue 34).
 
 Nothing is imported eagerly here, so that the pytest plugin stays cheap to load.
 """

@@ -172,6 +172,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
     (`betweencut.proofs.privacy.enumeration.isolated`). The user's code runs
     `in_user_code()`."""
     from betweencut.answers import DataDependent
+    from betweencut.boundary.encoding import OutputRefused
     from betweencut.noisy_queries import UnansweredNoisyQuery
     from betweencut.noisy_test import UnansweredQuery
     from betweencut.progress import BudgetExceeded
@@ -193,6 +194,8 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
             raise
         except KeyboardInterrupt:
             raise
+        except OutputRefused as exc:  # its output, not its code: the encoder's refusal
+            raise MechanismError(f"the mechanism {name} on {describe(db)}: {exc}") from None
         except BaseException as exc:
             raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on "
                                  f"{describe(db)}") from None

@@ -27,6 +27,7 @@ from betweencut.api.load import (
     user_first,
 )
 from betweencut.betweencut import SEAMS, BetweenCut
+from betweencut.boundary.encoding import release_of
 from betweencut.boundary.seams import check_unchanged, overrides, own_code, packaged, refusal
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
@@ -424,7 +425,7 @@ def _packaged(target: object) -> bool:
 
 def _projection(on: str) -> Callable[[object], Hashable]:
     if on == Release.OUTPUT:
-        return lambda o: o  # made hashable by the audit (`as_hashable`)
+        return release_of  # the whole output, keyed by its bytes (`boundary.encoding`)
 
     def project(o: object) -> Any:
         if not hasattr(o, on):

@@ -185,10 +185,11 @@ def _assumes(mech: Any, cache: Any, covered: str, audited: int) -> Any:
 
 
 def _output_text(o: object) -> str:
-    """A (reduced) partition as `{[0,2), [2,4), ...}`; anything else by `repr`."""
-    if isinstance(o, frozenset) and all(isinstance(b, tuple) for b in o):
-        return "{" + ", ".join(show_box(b) for b in sorted(o)) + "}"
-    return repr(o)
+    """A (reduced) partition as `{[0,2), [2,4), ...}`, written from its release
+    (`proofs.privacy.audit.mechanism.output_text`)."""
+    from betweencut.proofs.privacy.audit.mechanism import output_text
+
+    return output_text(o)
 
 
 def _box_point(text: object, mech: Any, name: str) -> tuple[int, ...]:

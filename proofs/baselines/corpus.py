@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
+from betweencut.boundary.encoding import release_of
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.noisy_queries import GAUSSIAN, LAPLACE
 from betweencut.proofs.baselines import corpus_rows, corpus_scale
@@ -292,7 +293,8 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
     for t in row.family:
         db, z, event = family_pair(t)
         joint = QueryLawCache(row.mechanism(2 * t)).make_joint(db, z, "output")
-        values.append((t, joint.p.get(event, ExpPoly()), joint.q.get(event, ExpPoly())))
+        key = release_of(event)  # the laws key outputs by their release
+        values.append((t, joint.p.get(key, ExpPoly()), joint.q.get(key, ExpPoly())))
     increasing = all(sign(p1 * q2 - p2 * q1) < 0 for (_, p1, q1), (_, p2, q2)
                      in itertools.pairwise(values))
     _, p_last, q_last = values[-1]

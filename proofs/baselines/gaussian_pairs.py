@@ -31,6 +31,7 @@ from collections.abc import Hashable
 from fractions import Fraction
 
 from betweencut.baselines.svt_corpus import Grid, gaussian_on_grid
+from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
@@ -102,7 +103,8 @@ class GaussianGridPair:
         grow_node = Enclosure.of(grow)  # one node: its bounds are computed once per precision
         terms: list[Probability] = []
         for j in range(len(self.grid) + 1):
-            pc, qc = p.get(j, ExpPoly()), q.get(j, ExpPoly())
+            key = release_of(j)  # the laws key the cell index by its release
+            pc, qc = p.get(key, ExpPoly()), q.get(key, ExpPoly())
             inf, sup = self._cell_log_ratio(j, forward)
             if sup is not None and sup <= eps:
                 continue

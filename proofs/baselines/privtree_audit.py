@@ -83,7 +83,7 @@ from betweencut.proofs.laws.factors import law_key
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
 from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
-from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_hashable, with_record
+from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, with_record
 from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
     EnumerationBudgetExceeded,
@@ -209,7 +209,7 @@ class PrivTreeLawCache(LawCache):
                 self.mech, db, lambda test: run(db, PrunedTest(test, keep, seen)), keep,
                 self.limit, False)
             self.transcripts += enum.transcripts
-            law = Law(enum.grouped(lambda o: as_hashable(project(o))))
+            law = Law(enum.grouped(project))  # keyed by release (`LawCache`)
             found = self.reduced_laws[key] = (law, frozenset(seen))
         return found
 

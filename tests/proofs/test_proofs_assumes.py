@@ -81,7 +81,7 @@ def test_your_function_states_what_is_checked_of_it_and_what_is_not() -> None:
     assert keys["code"] is a.USER_CODE and keys["replay"] is a.REPLAY
     assert keys["hidden_state"] is a.HIDDEN_STATE and keys["hidden_state"].checked  # issue 34
     assert not keys["outside_randomness"].checked
-    assert not keys["deployed"].checked and not keys["outputs"].checked
+    assert not keys["deployed"].checked and keys["outputs"] is a.OUTPUTS and keys["outputs"].checked
     assert "seams" not in keys  # a function: enumerated directly, no structure modelled
     assert keys["pairs"].what.startswith("every (D, z) with |D| <= 1 on the public tree's")
     assert f"({verdict.pairs} pairs)" in keys["pairs"].what

@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar, Union
 
+from betweencut.boundary.encoding import Shown, release_of, written
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.exact import as_rational, midpoint_float
+from betweencut.noisy_test import Outcome
 from betweencut.notation import (
     database_text,
     neighbours_text,
@@ -39,16 +41,13 @@ from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick
 from betweencut.proofs.privacy.enumeration.cache import (
-    Converted,
     Database,
     LawCache,
     Mechanism,
     Neighbour,
-    Typed,
     as_database,
     as_node,
 )
-from betweencut.proofs.privacy.enumeration.isolated import Released
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
 from betweencut.tree import Node
@@ -157,44 +156,48 @@ class PointResult:
 
 
 def _is_node(u: object) -> bool:
-    return isinstance(u, tuple) and all(isinstance(c, int) and not isinstance(c, bool)
-                                        for c in u)
+    return type(u) is tuple and all(type(c) is int for c in u)
 
 
 def _is_box(b: object) -> bool:
-    return isinstance(b, tuple) and bool(b) and all(
-        isinstance(x, tuple) and len(x) == 2 and all(isinstance(c, int) for c in x) for x in b)
+    return type(b) is tuple and bool(b) and all(
+        type(x) is tuple and len(x) == 2 and all(type(c) is int for c in x) for x in b)
 
 
 def output_text(o: object) -> str:
-    """An output in a few characters: a set of nodes as `{0/1, ...}`, `(node, answer)` steps
-    as `0/1:H`, a run by its Heavy set and transcript, a set of boxes (a PrivTree partition)
-    as `{[0,2), [2,4)}`; any other shape by `str`/`repr`."""
-    if isinstance(o, Typed):
-        o = o.value
-    if isinstance(o, Released):  # an output a child released (issue 34): its plain copy
-        o = o.value()
-    if isinstance(o, Converted):
-        o = o.value
-        if isinstance(o, tuple) and o and all(isinstance(x, tuple) and len(x) == 2
-                                              and isinstance(x[0], str) for x in o):
-            fields = dict(o)  # a dataclass by its fields (a `Run`)
-            if "heavy" in fields and "transcript" in fields:
-                return (f"heavy {output_text(fields['heavy'])}, transcript "
-                        f"{output_text(fields['transcript']) or '()'}")
-    if isinstance(o, frozenset | set):
-        if all(_is_node(u) for u in o):
-            return "{" + ", ".join(record_text(u) for u in sorted(o)) + "}"
-        if all(_is_box(b) for b in o):
+    """An output in a few characters, written from its release (`boundary.encoding`: never by
+    the user's `repr`): a set of nodes as `{0/1, ...}`, `(node, answer)` steps as `0/1:H`, a
+    run by its Heavy set and transcript, a set of boxes (a PrivTree partition) as
+    `{[0,2), [2,4)}`, a string as itself; any other shape as the encoder writes it."""
+    key = release_of(o)
+    return _view_text(key.decoded()) or key.shown
+
+
+def _view_text(v: object) -> str | None:
+    """The short text of a decoded release of a known shape, else None."""
+    if isinstance(v, Shown):
+        if v.kind == "record":
+            fields = dict(v.items)
+            if "heavy" in fields and "transcript" in fields:  # a `Run`
+                heavy = _view_text(fields["heavy"]) or written(fields["heavy"])
+                return f"heavy {heavy}, transcript {_view_text(fields['transcript']) or '()'}"
+        if v.kind in ("set", "frozenset") and all(_is_node(u) for u in v.items):
+            return "{" + ", ".join(record_text(u) for u in sorted(v.items)) + "}"
+        if v.kind in ("set", "frozenset") and all(_is_box(b) for b in v.items):
             return "{" + ", ".join("x".join(f"[{lo},{hi})" for lo, hi in b)
-                                   for b in sorted(o)) + "}"
-    if isinstance(o, tuple) and o and all(
-        isinstance(x, tuple) and len(x) == 2 and _is_node(x[0]) for x in o
+                                   for b in sorted(v.items)) + "}"
+        return None
+    if type(v) is tuple and v and all(
+        type(x) is tuple and len(x) == 2 and _is_node(x[0]) for x in v
     ):
-        return " ".join(f"{record_text(u)}:{getattr(s, 'value', s)}" for u, s in o)
-    if isinstance(o, str):
-        return o
-    return repr(o)
+        return " ".join(f"{record_text(u)}:{_step_text(s)}" for u, s in v)
+    if type(v) is str:
+        return v
+    return None
+
+
+def _step_text(s: object) -> str:
+    return s.value if isinstance(s, Outcome) else (_view_text(s) or written(s))
 
 
 def _audited(db: Database, z: Node, pair: Neighbour | None) -> str:

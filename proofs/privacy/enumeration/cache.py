@@ -10,13 +10,14 @@ hands the mechanism to that kind's cache (`KINDS`, `kind_for`: `shared_noise.Que
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from betweencut.boundary.encoding import keyed, release_of
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest, Outcome
+from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import curve_of_laws
 from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Joint, Law, PairProfile
@@ -29,9 +30,9 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
 from betweencut.tree import Node
 
 __all__ = [
-    "ISOLATED", "KINDS", "CacheFactory", "Converted", "Database", "LawCache", "Mechanism",
-    "Neighbour", "Projections", "Typed", "as_database", "as_hashable", "as_node", "kind_for",
-    "neighbouring_pairs", "replace_pairs", "same_output", "where", "with_record",
+    "ISOLATED", "KINDS", "CacheFactory", "Database", "LawCache", "Mechanism", "Neighbour",
+    "Projections", "as_database", "as_node", "kind_for", "neighbouring_pairs", "replace_pairs",
+    "where", "with_record",
 ]
 
 Database = tuple[Node, ...]
@@ -171,8 +172,11 @@ class LawCache:
         from betweencut.boundary.isolation import user_code
 
         self.run = run
-        self.given = projections or {"output": _identity}  # the projections of real outputs
+        # every projection keys its outputs by their canonical bytes (`boundary.encoding`):
+        # the laws group outputs that are the same release, never the user's `==`
+        self.given = {on: keyed(p) for on, p in (projections or {"output": release_of}).items()}
         self.user = user_code(run) if self.isolates else None  # enumerated in fresh children
+        # the user's code: the children key the real outputs, the parent reads their keys
         self.projections = self.given if self.user is None else _keyed(self.given)
         self.after: Callable[[], None] | None = None  # a check run where the runs ran (a child)
         self.limit = limit
@@ -244,7 +248,7 @@ class LawCache:
         found = self.grouped.get(key)
         if found is None:
             project = self.projections[on]
-            found = Law(self.enumeration(db).grouped(lambda o: as_hashable(project(o))))
+            found = Law(self.enumeration(db).grouped(project))
             self.grouped[key] = found
         return found
 
@@ -344,10 +348,6 @@ class LawCache:
         return self.delegated(lambda other: other.curve(db, z, on))
 
 
-def _identity(x: object) -> Hashable:
-    return as_hashable(x)
-
-
 def _keyed(projections: Projections) -> Projections:
     """The parent's projections of an enumeration made in children: each reads the key the
     child computed with the real projection (`isolated.keyed`)."""
@@ -362,103 +362,6 @@ def where(db: Database) -> str:
         return f"on D = {database_text(db)}"
     except Exception:  # a database outside the notation (never from the audit)
         return f"on D = {db!r}"
-
-
-@dataclass(frozen=True)
-class Converted:
-    """An unhashable output made hashable, tagged with its type so that it never equals a
-    different output (merging two outputs would hide privacy loss)."""
-
-    kind: str
-    value: Hashable
-
-
-def _plain(x: object) -> bool:
-    """Is `x` built of ints, `Outcome`s, None, tuples and frozensets only? No two values of
-    these types are equal across types, so such an output is its own key."""
-    t = type(x)
-    if t is tuple or t is frozenset:
-        for e in x:  # type: ignore[attr-defined]
-            te = type(e)
-            if te is int or te is Outcome or e is None or (
-                    (te is tuple or te is frozenset) and _plain(e)):
-                continue
-            return False
-        return True
-    return t is int or t is Outcome or x is None
-
-
-def same_output(a: object, b: object) -> bool:
-    """`a == b` with the same types throughout (tuples, lists, sets and dataclasses compared
-    element by element; a float by its `repr`, which tells `-0.0` from `0.0`)."""
-    if isinstance(a, Typed):
-        a = a.value
-    if isinstance(b, Typed):
-        b = b.value
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
-        return len(a) == len(b) and all(map(same_output, a, b))
-    if isinstance(a, set | frozenset) and isinstance(b, set | frozenset):
-        found = {x: x for x in b}
-        return len(a) == len(found) and all(x in found and same_output(x, found[x]) for x in a)
-    if isinstance(a, float | complex):
-        return repr(a) == repr(b)
-    if is_dataclass(a) and not isinstance(a, type):
-        return all(same_output(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
-    return bool(a == b)
-
-
-class Typed:
-    """A hashable output that equals another output (or a key) only when `same_output`: so a
-    law never merges `False` with `0`, `Outcome.H` with `"H"`, `1` with `Fraction(1)` or
-    `0.0` with `-0.0` (two releases an observer tells apart). It hashes as its value and
-    compares equal to it, so a law is still looked up by the output itself."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Hashable) -> None:
-        self.value = value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    def __eq__(self, other: object) -> bool:
-        return same_output(self.value, other)
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-def as_hashable(x: object) -> Hashable:
-    """An output as a dictionary key that equals another output's key only when the two are
-    equal with the same types throughout (`same_output`): itself when built of ints,
-    `Outcome`s, None, tuples and frozensets, else a hashable output as `Typed`; an unhashable
-    one (recursively) a `Run` or other dataclass by its fields, a mapping by its items, a
-    list, tuple or set by its elements, each wrapped in `Converted` with its type name.
-    Anything else gets a `ParameterError` naming its type."""
-    if _plain(x) or type(x) is Typed:
-        return x
-    try:
-        hash(x)
-    except TypeError:
-        pass
-    else:
-        return Typed(x)
-    if isinstance(x, list | tuple):
-        return Converted(type(x).__name__, tuple(as_hashable(v) for v in x))
-    if isinstance(x, set | frozenset):
-        return Converted(type(x).__name__, frozenset(as_hashable(v) for v in x))
-    if isinstance(x, Mapping):
-        items = frozenset((as_hashable(k), as_hashable(v)) for k, v in x.items())
-        return Converted(type(x).__name__, items)
-    if is_dataclass(x) and not isinstance(x, type):
-        values = tuple((f.name, as_hashable(getattr(x, f.name))) for f in fields(x))
-        return Converted(type(x).__qualname__, values)
-    raise ParameterError(
-        "output", type(x).__name__,
-        "a hashable output (or a dataclass, mapping, list or set of hashable values)",
-    )
 
 
 def as_database(db: object, name: str = "db") -> Database:

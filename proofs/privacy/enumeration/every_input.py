@@ -64,6 +64,7 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.answers import DataDependent, QueryAnswer, symbols
+from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
     LAPLACE,
@@ -76,7 +77,6 @@ from betweencut.noisy_queries import (
 from betweencut.noisy_test import BTQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.privacy.enumeration.cache import as_hashable
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     Walking,
     enumerate_queries,
@@ -223,8 +223,9 @@ def symbolic_outcomes(run: QueryRun, m: int, limit: int = MAX_SEQUENCES,
     left of the time budget is refused then (`BudgetExceeded`).
 
     Raises: `ReductionRefused` at a value-dependent operation (also one the mechanism caught),
-    a replay that meets other templates, an unhashable or data-dependent output, Gaussian noise
-    or a fresh-noise query, or past `limit` sequences (also when estimated past it).
+    a replay that meets other templates, an output the encoder refuses or a data-dependent
+    one, Gaussian noise or a fresh-noise query, or past `limit` sequences (also when
+    estimated past it).
     """
     q, trips = symbols(m)
     stack: list[tuple[bool | int, ...]] = [()]
@@ -235,12 +236,15 @@ def symbolic_outcomes(run: QueryRun, m: int, limit: int = MAX_SEQUENCES,
         prefix = stack.pop()
         test = SymbolicQueries(prefix)
         try:
-            output = as_hashable(run(q, test))
-            hash(output)
+            raw = run(q, test)
         except DataDependent as exc:
             raise ReductionRefused(str(exc)) from None
-        except TypeError:
-            raise ReductionRefused("an unhashable output") from None
+        try:
+            output = release_of(raw)  # keyed by its bytes (`boundary.encoding`)
+        except DataDependent as exc:
+            raise ReductionRefused(str(exc)) from None
+        except ParameterError as exc:
+            raise ReductionRefused(f"an output the audit does not encode ({exc})") from None
         if trips:
             raise ReductionRefused(f"{trips[0]} (and caught the refusal)")
         asked = tuple(t for t, _ in test.log)
@@ -461,7 +465,7 @@ def cross_check(run: QueryRun, extremes: Extremes, found: Violation) -> None:
     for vector in (found.first, found.second):
         concrete = tuple(Fraction(x) for x in vector)
         law = enumerate_queries(lambda test, q=concrete: run(q, test))  # type: ignore[misc]
-        direct = {as_hashable(o): p for o, p in law.values.items()}.get(found.output, ExpPoly())
+        direct = law.values.get(found.output, ExpPoly())  # both keyed by release
         if direct != mine.law(vector):
             raise ReductionRefused(f"the real code at {vector} gives {found.output!r} another "
                                    "probability than its symbolic run: it reads q otherwise "

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union, cast
 
+from betweencut.boundary.encoding import ReleaseKey, project_key, release_of
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
     GAUSSIAN,
@@ -132,8 +133,9 @@ def asks_gaussian(run: Callable[[QueryTest], Hashable]) -> bool:
 class CertifiedLaw:
     """The law of one mechanism on one database: output -> probability (exact or enclosed)."""
 
-    values: dict[Hashable, Probability] = field(default_factory=dict)
+    values: dict[Hashable, Probability] = field(default_factory=dict)  # keyed by `ReleaseKey`
     transcripts: int = 0
+    outputs: dict[Hashable, object] = field(default_factory=dict)  # each release as first met
 
     def total(self) -> Enclosure:
         return Enclosure.sum(self.values.values(), "the total probability")
@@ -141,7 +143,8 @@ class CertifiedLaw:
     def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, Probability]:
         grouped: dict[Hashable, list[Probability]] = {}
         for o, v in self.values.items():
-            grouped.setdefault(project(o), []).append(v)
+            key = project_key(project, cast(ReleaseKey, o), self.outputs[o])
+            grouped.setdefault(key, []).append(v)
         return {key: _sum(values) for key, values in grouped.items()}
 
 
@@ -171,8 +174,10 @@ def enumerate_certified(run: Callable[[QueryTest], Hashable], limit: int = DEFAU
     for output, log in answer_sequences(run, limit):
         law.transcripts += 1
         p = certified_sequence_probability(log)
+        key = release_of(output)  # the laws sum per release (`boundary.encoding`)
+        law.outputs.setdefault(key, output)
         if not p.is_zero():
-            parts.setdefault(output, []).append(p)
+            parts.setdefault(key, []).append(p)
     law.values = {o: _sum(ps) for o, ps in parts.items()}
     total = law.total()
     lo, hi = total.enclose(64)

@@ -19,26 +19,25 @@ outside the process: a file; randomness that repeats under fork) is in
 
 What crosses the pipe is JSON (`encode`/`decode`): the factors of each answer sequence's
 probability by their exact keys, its steps `(node, answer)`, and each projected output as its
-identity (`identity`: the one function deciding whether two outputs are the same release). The
-parent's enumeration holds `Outputs`: per projection a `Released` key that equals another only
-by identity, shown by rebuilding a plain copy (`Released.value`). Nothing the child sends is
-executed or unpickled.
+canonical bytes (`betweencut.boundary.encoding`: the one encoder deciding whether two outputs
+are the same release). The parent's enumeration holds `Outputs`: per projection a `ReleaseKey`
+rebuilt from those bytes, shown from them. Nothing the child sends is executed or unpickled.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field, fields, is_dataclass
-from decimal import Decimal
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from betweencut.boundary.encoding import OutputRefused, ReleaseKey, release_of
 from betweencut.boundary.isolation import UserCode, remembered, start
-from betweencut.errors import ParameterError
+from betweencut.errors import MechanismError, ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.laws.factors import factor_id, factor_key, make_bag
-from betweencut.proofs.privacy.enumeration.cache import ISOLATED, Converted, Typed, as_hashable
+from betweencut.proofs.privacy.enumeration.cache import ISOLATED
 from betweencut.proofs.privacy.enumeration.cache import where as where_text
 from betweencut.proofs.privacy.enumeration.shared_noise import BranchingQueries, QueryLaw
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -48,69 +47,18 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     enumerate_mechanism,
 )
 
-__all__ = ["Outputs", "Released", "Shown", "decode", "differ", "encode", "enumerate_isolated",
+__all__ = ["Outputs", "decode", "differ", "encode", "enumerate_isolated",
            "enumerate_whole", "first_difference", "identity", "keyed", "probe_isolated",
-           "release"]
+           "release", "released"]
 
 WHY = "the output depends on something besides the database and the answers"
-
-
-@dataclass(frozen=True)
-class Released:
-    """A projected output as the child released it: equal to another only by `identity`;
-    `value()` rebuilds a plain copy of it for display (`output_text`, `repr`), never for
-    comparison."""
-
-    identity: bytes
-
-    def value(self) -> object:
-        """The output rebuilt from its identity: the built-in types, `Outcome`s and the
-        audit's `Converted` wrappers as themselves; a dataclass or another value by its text
-        (`Shown`). Nothing of the user's is run or imported."""
-        return _rebuild(json.loads(self.identity))
-
-    def __repr__(self) -> str:
-        return repr(self.value())
-
-
-@dataclass(frozen=True)
-class Shown:
-    """A rebuilt output known only by its text (a dataclass, a value of another type)."""
-
-    text: str
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def _rebuild(c: Any) -> Any:
-    tag = c[0]
-    simple: dict[str, Callable[[Any], Any]] = {
-        "b": lambda v: bool(v), "i": int, "o": Outcome, "s": str, "y": bytes.fromhex,
-        "d": float.fromhex, "q": Fraction, "m": Decimal}
-    if tag == "n":
-        return None
-    if tag in simple:
-        return simple[tag](c[1])
-    if tag in ("t", "l"):
-        items = [_rebuild(e) for e in c[1]]
-        return tuple(items) if tag == "t" else items
-    if tag in ("f", "S"):
-        members = [_rebuild(json.loads(e)) for e in c[1]]
-        return frozenset(members) if tag == "f" else set(members)
-    if tag == "c":
-        return Converted(c[1], _rebuild(c[2]))
-    if tag == "dc":
-        name = str(c[1]).rsplit(".", 1)[-1]
-        return Shown(f"{name}(" + ", ".join(f"{f}={_rebuild(v)!r}" for f, v in c[2]) + ")")
-    return Shown(str(c[2]))
 
 
 @dataclass(frozen=True)
 class Outputs:
     """One answer sequence's output under every projection (`keyed(on)` reads one)."""
 
-    keys: dict[str, Released] = field(hash=False)
+    keys: dict[str, ReleaseKey] = field(hash=False)
 
     def __hash__(self) -> int:
         return hash(tuple(self.keys.values()))
@@ -127,52 +75,16 @@ def keyed(on: str) -> Callable[[object], Hashable]:
     return project
 
 
-def _canon(x: object) -> object:
-    """A JSON-able, type-tagged form of an output key (`cache.as_hashable`'s)."""
-    t = type(x)
-    if isinstance(x, Typed):
-        return _canon(x.value)
-    if isinstance(x, Converted):
-        return ["c", x.kind, _canon(x.value)]
-    if x is None:
-        return ["n"]
-    if t is bool:
-        return ["b", int(bool(x))]
-    if t is int:
-        return ["i", str(x)]
-    if t is Outcome:
-        return ["o", str(x)]
-    if t is str:
-        return ["s", x]
-    if t is bytes:
-        return ["y", x.hex()]  # type: ignore[attr-defined]
-    if t is float:
-        return ["d", float(x).hex()]  # type: ignore[arg-type]
-    if t is Fraction:
-        return ["q", str(x)]
-    if t is Decimal:
-        return ["m", str(x)]  # sign, digits and exponent: '-0' and '1.00' are their own
-    if t is tuple or t is list:
-        return ["t" if t is tuple else "l", [_canon(e) for e in x]]  # type: ignore[attr-defined]
-    if t is frozenset or t is set:
-        items = sorted(json.dumps(_canon(e)) for e in x)  # type: ignore[attr-defined]
-        return ["f" if t is frozenset else "S", items]
-    if is_dataclass(x) and not isinstance(x, type):
-        return ["dc", f"{t.__module__}.{t.__qualname__}",
-                [[f.name, _canon(getattr(x, f.name))] for f in fields(x)]]
-    text = repr(x)
-    if t.__repr__ is object.__repr__ or " at 0x" in text:
-        raise ParameterError("output", t.__name__, "an output that is a value (a number, "
-                             "string, tuple, set, mapping, dataclass...), not an object known "
-                             "by its address")
-    return ["r", f"{t.__module__}.{t.__qualname__}", text]
+def identity(output: object) -> bytes:
+    """The identity of an output: its canonical bytes (`betweencut.boundary.encoding`), equal
+    exactly when two outputs are the same release; the one place isolation decides it."""
+    return release_of(output).data
 
 
-def identity(key: Hashable) -> bytes:
-    """The identity of a projected output key: two outputs are the same release iff their
-    identities are equal. The one place that decides it (to become the canonical encoder of
-    `betweencut.boundary.encoding` when it lands)."""
-    return json.dumps(_canon(key), separators=(",", ":")).encode()
+def released(data: str) -> ReleaseKey:
+    """A release as the child sent it (hex of its canonical bytes): the parent's law key,
+    shown from its bytes (`ReleaseKey.shown`), never by running anything."""
+    return ReleaseKey(bytes.fromhex(data))
 
 
 def _node(node: object) -> object:
@@ -192,27 +104,20 @@ def _fraction(text: str) -> Fraction:
     return Fraction(text)
 
 
-def release(output: object, project: Callable[[object], Hashable], where: str
-            ) -> tuple[bytes, Hashable]:
-    """The identity and key of `project(output)` (in the child): an output that has none (a
-    bare object, a generator, a `__hash__` that raises) is refused, naming `where`."""
-    from betweencut.boundary.isolation import one_line
-
+def release(output: object, project: Callable[[object], Hashable], where: str, who: str = ""
+            ) -> tuple[bytes, ReleaseKey]:
+    """The canonical bytes and key of `project(output)` (in the child): an output the encoder
+    refuses is one `MechanismError` naming the mechanism `who` and `where`, as in the audit's
+    own process (`api.load.guarded`)."""
     try:
-        key = as_hashable(project(output))
-        return identity(key), key
-    except ParameterError as exc:
-        if exc.name == "on":  # an attribute the output does not have: the caller's error
-            raise
-        raise MechanismNotReplayable(f"{where}, its output is not a release the audit can "
-                                     f"compare: {exc}") from None
-    except Exception as exc:
-        raise MechanismNotReplayable(f"{where}, keying its output raised {one_line(exc)}") \
-            from None
+        key = release_of(project(output))
+    except OutputRefused as exc:  # its output, not its code: the encoder's refusal
+        raise MechanismError(f"the mechanism {who} {where}: {exc}") from None
+    return key.data, key
 
 
 def encode(found: Enumeration[object], projections: dict[str, Callable[[object], Hashable]],
-           where: str = "") -> bytes:
+           where: str = "", who: str = "") -> bytes:
     """An enumeration as JSON (run in the child): factor keys, projected outputs, steps."""
     local: dict[int, int] = {}
     factors: list[list[str]] = []
@@ -229,13 +134,13 @@ def encode(found: Enumeration[object], projections: dict[str, Callable[[object],
             ids.append(local[fid])
         outs = []
         for on in names:
-            ident, _ = release(output, projections[on], where)
+            ident, _ = release(output, projections[on], where, who)
             table = tables[on]
             if ident not in table:
                 table[ident] = len(table)
             outs.append(table[ident])
         leaves.append([ids, outs, [[_node(node), str(s)] for node, s in steps]])
-    keys = {on: [ident.decode() for ident in tables[on]] for on in names}
+    keys = {on: [ident.hex() for ident in tables[on]] for on in names}
     return json.dumps({"factors": factors, "names": names, "keys": keys, "leaves": leaves},
                       separators=(",", ":")).encode()
 
@@ -287,9 +192,9 @@ def differ(first: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
                     f"processes (one explored the answers in the other order)")
         if oa != ob:
             x, y = next((p, q) for p, q in zip(oa, ob, strict=True) if p != q)
-            return (f"the answers {shown} gave {Released(x.encode())!r} in one fresh process "
-                    f"and {Released(y.encode())!r} in another (which explored the answers in "
-                    f"the other order)")
+            return (f"the answers {shown} gave {released(x)!r} in one fresh process and "
+                    f"{released(y)!r} in another (which explored the answers in the other "
+                    f"order)")
     return None
 
 
@@ -342,11 +247,11 @@ def rebuild(data: dict[str, Any]) -> Enumeration[object]:
     fids = [factor_id((_fraction(d_a), _fraction(d_b), _fraction(lam), Outcome(s)))
             for d_a, d_b, lam, s in data["factors"]]
     names = list(data["names"])
-    released = [[Released(ident.encode()) for ident in data["keys"][on]] for on in names]
+    keys = [[released(ident) for ident in data["keys"][on]] for on in names]
     found: Enumeration[object] = Enumeration()
     for ids, outs, steps in data["leaves"]:
-        keys = {on: released[k][o] for k, (on, o) in enumerate(zip(names, outs, strict=True))}
-        found.leaves.append((Outputs(keys), make_bag([fids[i] for i in ids])))
+        outputs = {on: keys[k][o] for k, (on, o) in enumerate(zip(names, outs, strict=True))}
+        found.leaves.append((Outputs(outputs), make_bag([fids[i] for i in ids])))
         found.steps.append(tuple((_unnode(node), Outcome(s)) for node, s in steps))
     return found
 
@@ -379,7 +284,7 @@ def enumerate_isolated(
                 raise
             if after is not None:
                 after()
-            return encode(found, projections, where)
+            return encode(found, projections, where, user.name)
 
         return enumerate_here
 
@@ -409,7 +314,7 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
             def ident(output: object) -> list[str]:
                 out = []
                 for on in names:
-                    text = release(output, projections[on], where)[0].decode()
+                    text = release(output, projections[on], where, user.name)[0].hex()
                     keys.setdefault(text)
                     out.append(text)
                 return out
@@ -421,7 +326,7 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
                 return output
 
             law = cache.enumerate(recording, cache.limit, reverse=reverse)
-            values = [[ident(o), [[str(x), str(c)] for x, c in v.terms.items()]]
+            values = [[ident(law.outputs.get(o, o)), [[str(x), str(c)] for x, c in v.terms.items()]]
                       for o, v in law.values.items()]
             return json.dumps({"names": names, "keys": list(keys), "seen": seen,
                                "values": values, "transcripts": law.transcripts},
@@ -441,9 +346,10 @@ def enumerate_whole(cache: Any, db: Any) -> Any:
     data = results[0]
     law = QueryLaw(transcripts=int(data["transcripts"]))
     for idents, terms in data["values"]:
-        output = Outputs({on: Released(i.encode()) for on, i in zip(names, idents, strict=True)})
+        output = Outputs({on: released(i) for on, i in zip(names, idents, strict=True)})
         value = ExpPoly.of_fractions({Fraction(x): Fraction(c) for x, c in terms})
         law.values[output] = law.values[output] + value if output in law.values else value
+        law.outputs[output] = output
     return law
 
 

@@ -25,10 +25,11 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, cast
 
+from betweencut.boundary.encoding import Shown, release_of
 from betweencut.errors import ParameterError
 from betweencut.noise.primitives import (
     DISCRETE_LAPLACE,
@@ -48,7 +49,6 @@ from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
     CacheFactory,
     Database,
-    as_hashable,
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.shared_noise import (
@@ -119,25 +119,19 @@ class BranchingNoise(BranchingQueries):
 
 
 def released_in(output: object) -> set[int]:
-    """The indices of the `Released` handles inside an output (tuples, lists, sets, mappings and
-    dataclasses are searched)."""
+    """The indices of the `Released` handles inside an output, read from its release
+    (`boundary.encoding`: every part of an accepted output is searched)."""
     found: set[int] = set()
-    stack = [output]
+    stack = [release_of(output).decoded()]
     while stack:
         x = stack.pop()
-        if isinstance(x, Released):
-            found.add(x.index)
-        elif isinstance(x, tuple | list | set | frozenset):
+        if isinstance(x, Shown):
+            if x.kind == "released":
+                found.add(x.items[0])
+            else:
+                stack.extend(x.items)
+        elif isinstance(x, tuple | list):
             stack.extend(x)
-        elif isinstance(x, Mapping):
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif is_dataclass(x) and not isinstance(x, type):
-            stack.extend(getattr(x, f.name) for f in fields(x))
-        else:
-            inner = getattr(x, "value", None)  # a `Typed` wrapper of an output
-            if inner is not None and type(x).__name__ in ("Typed", "Converted"):
-                stack.append(inner)
     return found
 
 
@@ -227,9 +221,8 @@ def enumerate_noise(run: Callable[[Any], Hashable], limit: int = DEFAULT_LIMIT) 
         p = _probability(test.log)
         if p.is_zero():
             continue
-        key = as_hashable(output)
         values = {handle.index: (query.noise, query.value) for query, handle in test.values}
-        law.sequences.append((key, p, values))
+        law.sequences.append((output, p, values))  # keyed when projected
         total = total + p
     if not (total - 1).is_zero():
         raise MechanismNotReplayable(

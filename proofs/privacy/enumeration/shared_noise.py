@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
+from betweencut.boundary.encoding import ReleaseKey, project_key, release_of
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
     AboveThreshold,
@@ -55,8 +56,6 @@ from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
     Mechanism,
-    as_hashable,
-    same_output,
     where,
     with_record,
 )
@@ -250,8 +249,9 @@ def grouped_probability(
 class QueryLaw:
     """The exact law of one mechanism on one database: output -> probability (`ExpPoly`)."""
 
-    values: dict[Hashable, ExpPoly] = field(default_factory=dict)
+    values: dict[Hashable, ExpPoly] = field(default_factory=dict)  # keyed by `ReleaseKey`
     transcripts: int = 0
+    outputs: dict[Hashable, object] = field(default_factory=dict)  # each release as first met
 
     def total(self) -> ExpPoly:
         out = ExpPoly()
@@ -262,7 +262,7 @@ class QueryLaw:
     def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, ExpPoly]:
         out: dict[Hashable, ExpPoly] = {}
         for o, v in self.values.items():
-            key = project(o)
+            key = project_key(project, cast(ReleaseKey, o), self.outputs[o])
             out[key] = out[key] + v if key in out else v
         return out
 
@@ -274,7 +274,7 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
     second order, `betweencut.proofs.privacy.enumeration.isolated`).
 
     Preconditions: as `enumerate_queries`. Checks that a replayed prefix meets the queries of
-    the run that created it, that outputs are hashable, and the `limit`.
+    the run that created it, and the `limit` (outputs are keyed by the laws).
     Raises: `ParameterError` past `limit` answer sequences; `MechanismNotReplayable` when the
     mechanism is not a function of its answers.
     """
@@ -283,7 +283,6 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
     stack: list[tuple[bool | int, ...]] = [()]
     met: dict[tuple[bool | int, ...], tuple[object, ...]] = {(): ()}
     count, about = 0, None
-    outputs: dict[Hashable, Hashable] = {}  # each output as first met
     tracker = current()  # the time budget, checked (and the count shown) every TICK sequences
     started = time.monotonic()
     while stack:
@@ -305,15 +304,6 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
             about = _project(run, count, limit, time.monotonic() - started, tracker)
         if count % TICK == 0:
             tracker.tick(count, about, "answer sequences")
-        try:
-            first = outputs.setdefault(output, output)
-        except TypeError:
-            raise ParameterError("output", type(output).__name__, "a hashable output") from None
-        if first is not output and not same_output(first, output):
-            # the laws sum per output: two releases equal only across types would be merged
-            raise ParameterError("output", f"{output!r} and {first!r}", "outputs equal only "
-                                 "when of the same type (False == 0 and 1 == 1.0 are "
-                                 "different releases): return one type")
         if count > limit:
             raise ParameterError("limit", limit, f"more than {limit} answer sequences")
         yield output, test.log
@@ -337,7 +327,8 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
     """Every answer sequence of `run(test)` with its exact probability, summed per output.
 
     Preconditions: `run` is deterministic given the answers of `test` (its only randomness)
-    and asks finitely many queries on every answer sequence; outputs are hashable; its noise is
+    and asks finitely many queries on every answer sequence; outputs are of the types
+    `boundary.encoding` keys (others refused: `ParameterError`); its noise is
     Laplace (Gaussian noise: `enumeration.gaussian_noise`).
     Checks (as `enumerate_mechanism` does): a replayed prefix meets the queries of the run that
     created it, and the probabilities sum to exactly 1.
@@ -349,8 +340,10 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
     for output, log in answer_sequences(run, limit, reverse):
         law.transcripts += 1
         p = sequence_probability(log)
+        key = release_of(output)  # the laws sum per release (`boundary.encoding`)
+        law.outputs.setdefault(key, output)
         if not p.is_zero():
-            law.values[output] = law.values[output] + p if output in law.values else p
+            law.values[key] = law.values[key] + p if key in law.values else p
     total = ExpPoly()
     for value in law.values.values():
         total = total + value
@@ -519,7 +512,7 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
             raise ParameterError("on", on, f"one of {sorted(self.projections)}")
         project = self.projections[on]
         law: ProjectableLaw[V] = self.query_law(db)
-        return law.projected(lambda o: as_hashable(project(o)))
+        return law.projected(project)
 
     def law(self, db: Database, on: str) -> Law:
         """Not available: this kind keeps whole laws, not factor bags (`instead`)."""

@@ -307,7 +307,7 @@ def test_the_comparison_names_the_answers_and_both_outputs() -> None:
     """`isolated.differ`, the one comparison, against agreeing and disagreeing runs."""
     from betweencut.proofs.privacy.enumeration.isolated import decode, differ, identity
 
-    h, l_ = identity(("H",)).decode(), identity(("L",)).decode()
+    h, l_ = identity(("H",)).hex(), identity(("L",)).hex()
     same = {"H": (("f1",), (h,)), "L": (("f2",), (l_,))}
     assert differ(same, dict(same)) is None
     swapped = {"H": (("f1",), (l_,)), "L": (("f2",), (l_,))}
@@ -321,8 +321,8 @@ def test_the_comparison_names_the_answers_and_both_outputs() -> None:
 
 
 def test_identity_tells_apart_what_equality_merges() -> None:
-    """Provisional until the canonical encoder: types and float bits are part of the
-    identity; a bare object (known by its address) has none."""
+    """The canonical encoder (`boundary.encoding`) decides: types and float bits are part of the
+    identity; a bare object has none."""
     from decimal import Decimal
 
     from betweencut.proofs.privacy.enumeration.isolated import identity

@@ -113,8 +113,11 @@ def mine(q, test):
     rho = test(DrawNoise(Fraction(2)))
     return tuple(test(AboveThreshold(x, Fraction(0), Fraction(1), rho)) for x in q)
 
-def unhashable(q, test):
-    return [1]
+class Opaque:
+    pass
+
+def opaque(q, test):
+    return Opaque()  # not a type the audit encodes: refused (a list is now an output)
 '''
 
 
@@ -137,8 +140,8 @@ def test_a_user_svt_mechanism_is_audited_the_same_way(tmp_path: object) -> None:
     assert 1 < lo < hi
     held = cli("--mechanism", "usersvt:mine", "--queries", "1", "--epsilon", "2")
     assert held.returncode == 0 and "holds" in held.stdout
-    bad = cli("--mechanism", "usersvt:unhashable")
-    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    bad = cli("--mechanism", "usersvt:opaque")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "Opaque" in bad.stderr
 
 
 def test_corpus_certificates_state_the_claim_rederived_independently() -> None:

@@ -16,6 +16,7 @@ from types import ModuleType
 
 import pytest
 
+from betweencut.boundary.encoding import release_of
 from betweencut.cli import main
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
@@ -71,7 +72,7 @@ def test_audit_mechanism_refutes_the_broken_svt_with_exact_p_and_q(my_svt: Modul
     assert not verdict.holds and ref is not None
     assert (ref.db, ref.z) == ((), (1,))  # q(D) = (0, 0), q(D + z) = (0, 1)
     stick = ref.stick
-    assert stick.direction == "D+z||D" and stick.event == ((False, True),)
+    assert stick.direction == "D+z||D" and stick.event == (release_of((False, True)),)
     # ⊥ then ⊤ needs 0 < 1 + ρ <= q_2: ρ in (-1, 0] under D + z, impossible under D
     exact_p = ExpPoly.const(F(1, 2)) - ExpPoly.const(F(1, 2)) * ExpPoly.exp(F(-1, 2))
     assert stick.p_event == exact_p and stick.q_event.is_zero()

@@ -370,14 +370,14 @@ def test_regressions_cover_every_eps_where_the_candidate_leaks_more(
     assert covered == leaks
 
 
-def test_unhashable_outputs_stay_distinct_when_made_hashable() -> None:
+def test_unhashable_outputs_stay_distinct_when_keyed() -> None:
     """A list and a tuple with the same items are different outputs (merging them could hide
-    privacy loss); equal unhashable outputs map to one key."""
-    from betweencut.proofs.privacy.enumeration.cache import as_hashable
+    privacy loss); equal unhashable outputs map to one key; a mapping's order is part of it."""
+    from betweencut.boundary.encoding import release_of
 
-    assert as_hashable([1, 2]) != as_hashable((1, 2)) != as_hashable((1, [2]))
-    assert as_hashable({"a": [1], "b": {2}}) == as_hashable({"b": {2}, "a": [1]})
-    assert as_hashable((0, 1)) == (0, 1)  # hashable outputs are kept as they are
+    assert release_of([1, 2]) != release_of((1, 2)) != release_of((1, [2]))
+    assert release_of({"a": [1], "b": {2}}) == release_of({"a": [1], "b": {2}})
+    assert release_of({"a": [1], "b": {2}}) != release_of({"b": {2}, "a": [1]})
 
 
 def test_log_of_a_number_of_any_size_is_enclosed_around_its_exponent() -> None:

@@ -122,7 +122,7 @@ def test_binagg_privtree_holds_under_replace_one_and_not_under_add_remove() -> N
     added = audit_row(TREE["binagg-privtree-add-remove"], neighbours="replace-one")
     assert added.row.relation == Relation()  # a row stated under one relation keeps it
     assert not added.holds and added.agrees and added.refutation is not None
-    assert added.refutation.Q == 0 and "total 0" in added.refutation.event[0]
+    assert added.refutation.Q == 0 and "total=0" in added.refutation.event[0]
     replaced = audit_row(TREE["binagg-privtree-replace-one"])
     assert replaced.holds and replaced.agrees and replaced.row.literature == PRIVATE
     assert replaced.as_json()["claim"]["neighbours"] == "replace-one"

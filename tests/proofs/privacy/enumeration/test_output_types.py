@@ -11,10 +11,11 @@ from fractions import Fraction
 import pytest
 
 from betweencut import audit_mechanism
+from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.proofs.privacy.enumeration.cache import Database, as_hashable
+from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.proofs.privacy.enumeration.shared_noise import enumerate_queries
 
 F = Fraction
@@ -71,20 +72,32 @@ def test_a_noisy_answer_released_as_int_or_bool_is_not_merged() -> None:
     assert audit_mechanism(typed, [((), "0")], height=2, epsilon=3, delta=F(82, 100)).holds
 
 
-def test_plain_outputs_are_their_own_keys_and_typed_ones_are_told_apart() -> None:
-    assert as_hashable((((0, 1), Outcome.H),)) == (((0, 1), Outcome.H),)
-    assert as_hashable(frozenset({(0,), (1,)})) == frozenset({(0,), (1,)})
-    assert as_hashable(False) != as_hashable(0) and as_hashable(-0.0) != as_hashable(0.0)
-    assert as_hashable(Release((1, 2))) == as_hashable(Release((1, 2)))
+def test_equal_outputs_share_a_key_and_typed_ones_are_told_apart() -> None:
+    assert release_of((((0, 1), Outcome.H),)) == release_of((((0, 1), Outcome.H),))
+    assert release_of(frozenset({(0,), (1,)})) == release_of(frozenset({(1,), (0,)}))
+    assert release_of(False) != release_of(0) and release_of(-0.0) != release_of(0.0)
+    assert release_of(Release((1, 2))) == release_of(Release((1, 2)))
 
 
-def test_shared_noise_outputs_equal_only_across_types_are_refused_within_one_law() -> None:
+def test_shared_noise_outputs_equal_only_across_types_are_two_outputs_of_one_law() -> None:
     def typed(test: QueryTest) -> object:
         rho = test(DrawNoise(F(2)))
         return 0 if test(AboveThreshold(F(0), F(0), F(4), rho)) else False
 
-    with pytest.raises(ParameterError, match="same type"):
-        enumerate_queries(typed)
+    law = enumerate_queries(typed)
+    assert set(law.values) == {release_of(0), release_of(False)}
+
+
+def test_an_output_of_a_type_the_encoder_refuses_is_refused_naming_it() -> None:
+    class Opaque:
+        pass
+
+    def opaque(test: QueryTest) -> object:
+        rho = test(DrawNoise(F(2)))
+        return Opaque() if test(AboveThreshold(F(0), F(0), F(4), rho)) else 0
+
+    with pytest.raises(ParameterError, match="Opaque"):
+        enumerate_queries(opaque)
 
 
 def test_shared_noise_outputs_equal_only_across_types_are_different_releases() -> None:
