@@ -142,8 +142,19 @@ OWN_CODE = Item(
     "identified as the package's own class or function, its seams not changed "
     "(betweencut.boundary.seams); the package's tests and claims check that code", True)
 USER_CODE = Item(
+    "code", "the mechanism audited is your code, run in child processes",
+    "run as given, in children forked from the audit's process (betweencut.boundary."
+    "isolation): its exit, signals, closed streams or hang are an error of the audit (exit 2), "
+    "never its verdict; what is checked of it is listed with it", True)
+USER_CODE_IN_PROCESS = Item(
     "code", "the mechanism audited is your code, run in the audit's process",
-    "run as given: what is checked of it is listed with it", True)
+    "run as given (a PrivTree's seams are not run in children): what is checked of it is "
+    "listed with it", True)
+USER_CODE_FIRST_CHILD = Item(
+    "code", "the mechanism audited is your code, run in a child first, then in the audit's "
+    "process", "each database's law is enumerated once in a child (its exit, signals or hang "
+    "are an error of the audit), then in the audit's process: this kind's laws (Gaussian "
+    "noise, the field's primitives) are not sent across processes", True)
 USER_VARIANT = Item(
     "code", "the variant is your code: the audit builds it and runs its count query's call",
     "its run is not run: the path grouping models Alg. 3's, checked to be the variant's", True)
@@ -156,17 +167,32 @@ OUTPUTS = Item(
     "each encoded with its type, floats by their bits, mappings in order; no __eq__, __hash__ "
     "or __repr__ of your objects is called, and any other type is refused", True)
 REPLAY = Item(
-    "replay", "each run's output is a function of its noisy answers",
-    "every run is run again on its own answers right after it, and the two outputs must be "
-    "equal: betweencut.api.replay", True)
+    "replay", "each run's output is a function of the database and its noisy answers",
+    "each database's law is enumerated in two fresh processes forked from the audit's, which "
+    "explore the answers in two orders, and must agree answer sequence by answer sequence: "
+    "betweencut.proofs.privacy.enumeration.isolated", True)
+REPLAY_IN_PROCESS = Item(
+    "replay", "each run's output is a function of the database and its noisy answers",
+    "checked in part: a replayed prefix must meet the same noisy queries; the runs are not "
+    "compared across two fresh processes for this kind", False)
 PRIVTREE_NOT_REPLAYED = Item(
     "replay", "each run's output is a function of its noisy answers",
     "a PrivTree is not replayed; the reduction's run-time guard (boxes outside T_z ask the same "
     "queries under D and D + z) catches some hidden state", False)
 HIDDEN_STATE = Item(
     "hidden_state", "no state carried from one run to another: a cache per database, a call "
-    "counter, a global", "not checked: the replay runs right after the run it checks, so "
-    "state unchanged between the two passes", False)
+    "counter, a global", "checked inside the process: every database starts from a fresh "
+    "process, and its runs in two orders must agree (a memo, a counter, a default argument, "
+    "a function attribute, lru_cache, a global, an environment variable the code sets); not "
+    "checked: state outside the process (a file, a socket), state the code built in the "
+    "audit's process before the audit (a test that ran it first), state the reversed order "
+    "leaves unchanged, randomness that repeats under fork, and a curator's code forging its "
+    "child's messages (docs: explanation/trust)", True)
+HIDDEN_STATE_IN_PROCESS = Item(
+    "hidden_state", "no state carried from one run to another: a cache per database, a call "
+    "counter, a global", "not checked: this audit runs your code in its own process (a "
+    "PrivTree's seams, a depth variant's count query, the Gaussian and field kinds), not in "
+    "fresh children", False)
 OUTSIDE_RANDOMNESS = Item(
     "outside_randomness", "no randomness or clock read outside the noisy tests",
     "refused as it is drawn while your code runs: random (any Random), secrets, os.urandom, "
@@ -346,13 +372,21 @@ def pairs_listed(n: int, first: bool = False) -> Item:
                 "pairs)", EXACTLY, True)
 
 
-def code_items(own: bool, replayed: bool | None = True) -> tuple[Item, ...]:
+def code_items(own: bool, replayed: bool | None = True, isolated: bool = True
+               ) -> tuple[Item, ...]:
     """The items about whose code ran: the package's own, or yours with what is checked of it
-    (`replayed` False: a PrivTree, not replayed; None: the depth audit, which runs your count
-    query's call only)."""
+    (`replayed` False: a PrivTree, run in the audit's process; None: the depth audit, which
+    runs your count query's call only, in its process; True: your code in fresh children,
+    `betweencut.boundary.isolation`, unless not `isolated`: a kind whose laws are enumerated
+    in the audit's process after a first run in a child, the Gaussian and field kinds)."""
     if own:
         return (OWN_CODE,)
     if replayed is None:
-        return (USER_VARIANT, DEPLOYED, HIDDEN_STATE, OUTSIDE_RANDOMNESS_BUILT)
-    return (USER_CODE, DEPLOYED, OUTPUTS, REPLAY if replayed else PRIVTREE_NOT_REPLAYED,
-            HIDDEN_STATE, OUTSIDE_RANDOMNESS)
+        return (USER_VARIANT, DEPLOYED, HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS_BUILT)
+    if not replayed:
+        return (USER_CODE_IN_PROCESS, DEPLOYED, OUTPUTS, PRIVTREE_NOT_REPLAYED,
+                HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
+    if not isolated:
+        return (USER_CODE_FIRST_CHILD, DEPLOYED, OUTPUTS, REPLAY_IN_PROCESS,
+                HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
+    return (USER_CODE, DEPLOYED, OUTPUTS, REPLAY, HIDDEN_STATE, OUTSIDE_RANDOMNESS)

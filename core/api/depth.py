@@ -110,8 +110,15 @@ def audit_depth(
         from betweencut.boundary.purity import check_pure
 
         check_pure(variant, getattr(variant, "__qualname__", repr(variant)))
-    with in_user_code(refuse=not own_code(variant)):
-        mechanism = variant(tree, params)
+    from betweencut.api.load import packaged_code, user_first
+
+    def build() -> Any:
+        with in_user_code(refuse=not own_code(variant)):
+            return variant(tree, params)
+
+    if not packaged_code(variant):  # a user's subclass is built in a child first
+        user_first(build, getattr(variant, "__qualname__", "variant"), "while building it")
+    mechanism = build()
     check_seams(mechanism)  # on the constructed object, before any of its code is read
     if mechanism.tree is not tree:
         raise ParameterError("variant", variant.__name__, "a BetweenCut on the public tree it "

@@ -15,7 +15,11 @@ Three kinds, told apart without running the mechanism on data:
 A module that does not import, a missing attribute or a result of the wrong kind is a
 `MechanismError`; so is anything the user's code raises while the audit runs it
 (`SystemExit` and other `BaseException`s included, `KeyboardInterrupt` aside), named with the
-database it ran on: the user's code never chooses the exit status.
+database it ran on: the user's code never chooses the exit status. The user's code first runs in
+a child process (`betweencut.boundary.isolation`, `user_first`): the import of its module,
+a builder's build, a PrivTree factory's call, and (in the enumeration) every database's runs;
+its exit, signal, closed streams or hang there are a `MechanismError` before the audit's own
+process runs it (the import and the build, whose product the audit inspects, then run here).
 """
 
 from __future__ import annotations
@@ -32,7 +36,11 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from betweencut.boundary.isolation import enabled, in_child, marked, one_line
 from betweencut.errors import MechanismError, shown_value
+
+__all__ = ["BUILDER", "FUNCTION", "PRIVTREE", "UserMechanism", "build", "guarded",
+           "in_user_code", "is_builder", "one_line", "resolve", "user_first"]
 
 BUILDER = "builder (tree, params) -> object with run(leaves, test)"
 FUNCTION = "function (db, test) -> output"
@@ -50,18 +58,6 @@ class UserMechanism:
     kind: str
     built: Any = None
     pure: bool = False
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as `Type: first line of its message`, with its notes (`add_note`: the
-    audit adds the pair it was auditing) after it."""
-    try:
-        text = str(exc).strip().splitlines()
-    except Exception:  # a user's exception whose __str__ fails
-        text = []
-    out = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
-    return "; ".join([out, *notes])
 
 
 def load_module(module_name: str, flag: str) -> Any:
@@ -103,16 +99,20 @@ def _import(spec: str, flag: str) -> Any:
                              "e.g. mymech:run or path/to/mymech.py:run")
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
-    try:
-        with in_user_code():
-            module = load_module(module_name, flag)
-    except MechanismError:
-        raise
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # ImportError, or the module's own code failing or exiting
-        raise MechanismError(f"{flag} {spec}: module {module_name!r} did not import: "
-                             f"{one_line(exc)}") from None
+
+    def load() -> Any:
+        try:
+            with in_user_code():
+                return load_module(module_name, flag)
+        except (MechanismError, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # ImportError, or the module's own code failing/exiting
+            raise MechanismError(f"{flag} {spec}: module {module_name!r} did not import: "
+                                 f"{one_line(exc)}") from None
+
+    if module_name not in sys.modules:
+        user_first(load, f"{flag} {spec}", "while importing it")
+    module = load()
     target: Any = module
     for part in attr.split("."):
         if not hasattr(target, part):
@@ -148,13 +148,18 @@ def resolve(mechanism: object, flag: str = "mechanism", strict: bool = False) ->
             "-> output, a builder (tree, params), a PrivTree or a function building one, or "
             "'module:callable'")
     if _takes_nothing(target):
-        try:
-            with in_user_code():
-                built = target()
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:
-            raise MechanismError(f"{flag} {name}() raised {one_line(exc)}") from None
+        def make() -> Any:
+            try:
+                with in_user_code():
+                    return target()
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
+                raise MechanismError(f"{flag} {name}() raised {one_line(exc)}") from None
+
+        if not packaged_code(target):
+            user_first(make, f"{flag} {name}", "while building it")
+        built = make()
         if not isinstance(built, PrivTree):
             raise MechanismError(
                 f"{flag} {name}() returned a {type(built).__name__}: a callable without "
@@ -188,14 +193,20 @@ def is_builder(target: Callable[..., Any]) -> bool:
 
 
 def build(user: UserMechanism, tree: Any, params: Any) -> Any:
-    """A builder's product, built once from the public tree and parameters."""
-    try:
-        with in_user_code():
-            built = user.target(tree, params)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:
-        raise MechanismError(f"{user.name}(tree, params) raised {one_line(exc)}") from None
+    """A builder's product, built once from the public tree and parameters (first in a child,
+    `user_first`, unless it is the package's own class)."""
+    def make() -> Any:
+        try:
+            with in_user_code():
+                return user.target(tree, params)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            raise MechanismError(f"{user.name}(tree, params) raised {one_line(exc)}") from None
+
+    if not packaged_code(user.target):
+        user_first(make, user.name, "while building it")
+    built = make()
     if not callable(getattr(built, "run", None)):
         raise MechanismError(f"{user.name}(tree, params) returned a {type(built).__name__} "
                              "without a run(leaves, test) method")
@@ -204,14 +215,14 @@ def build(user: UserMechanism, tree: Any, params: Any) -> Any:
 
 def guarded(name: str, run: Callable[[Any, Any], Any],
             where: Callable[[Any], str] | None = None,
-            replay: bool = True) -> Callable[[Any, Any], Any]:
+            isolate: bool = True) -> Callable[[Any, Any], Any]:
     """`run`, with anything it raises (the enumeration's own signals aside) turned into one
     `MechanismError` naming the mechanism and its input (`where(input)`, default the database
-    as `{0/0, 0/1}`), and, with `replay`, every run replayed on its own answers
-    (`betweencut.api.replay`: `MechanismNotReplayable` when the output is not a function of
-    them). The user's code runs `in_user_code()`."""
+    as `{0/0, 0/1}`); with `isolate`, marked as the user's code (`isolation.marked`): the
+    enumeration runs it in fresh children, each database twice in two orders
+    (`betweencut.proofs.privacy.enumeration.isolated`). The user's code runs
+    `in_user_code()`."""
     from betweencut.answers import DataDependent
-    from betweencut.api.replay import replayed
     from betweencut.boundary.encoding import OutputRefused
     from betweencut.boundary.sandbox import OutsideRandomness, package_call
     from betweencut.noisy_queries import UnansweredNoisyQuery
@@ -227,14 +238,11 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
                MechanismNotReplayable, BudgetExceeded, DataDependent)
     describe = where or _database
 
-    def user_run(given: Any, test: Any) -> Any:
-        return run(given, package_call(test))
-
     def call(db: Any, test: Any) -> Any:
         try:
-            with in_user_code(refuse=replay):
-                if replay:
-                    return replayed(user_run, db, test, describe(db))
+            with in_user_code(refuse=isolate):
+                if isolate:
+                    return run(db, package_call(test))
                 return run(db, test)
         except signals:
             raise
@@ -248,7 +256,30 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
             raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on "
                                  f"{describe(db)}") from None
 
-    return call
+    return marked(call, name, run) if isolate else call
+
+
+def user_first(work: Callable[[], Any], who: str, where: str) -> None:
+    """Run `work` (the user's code: an import, a build) once in a child process first
+    (`betweencut.boundary.isolation.in_child`, within the time left of the budget): its exit,
+    signal, closed streams or hang are a `MechanismError` naming `who` and `where`, its
+    exceptions the one line `work` raises; the audit's own process runs it only after.
+    Nothing when isolation is off (`isolation.isolating(False)`)."""
+    if not enabled():
+        return
+
+    def probe() -> bytes:
+        work()
+        return b""
+
+    in_child(probe, who, where)
+
+
+def packaged_code(target: object) -> bool:
+    """The package's own class or function (`betweencut.boundary.seams.packaged`)."""
+    from betweencut.boundary.seams import packaged
+
+    return packaged(target)
 
 
 def _database(db: Any) -> str:

@@ -17,7 +17,15 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from betweencut.api.load import BUILDER, PRIVTREE, UserMechanism, build, guarded, resolve
+from betweencut.api.load import (
+    BUILDER,
+    PRIVTREE,
+    UserMechanism,
+    build,
+    guarded,
+    resolve,
+    user_first,
+)
 from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.encoding import release_of
 from betweencut.boundary.seams import check_unchanged, overrides, own_code, packaged, refusal
@@ -139,11 +147,20 @@ def audit_mechanism(
         if seed is not None:
             raise ParameterError("seed", seed, "none for a PrivTree (its search=N lists every "
                                  "database of few distinct points: nothing is drawn)")
-        found = audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
-                               epsilon=epsilon, delta=delta, claim=claim, on=on,
-                               baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
-                               R=R, accountant=accountant, progress=progress,
-                               relation=relation)
+        from betweencut.api.privtree import is_own
+
+        listed = None if pairs is None else list(pairs)
+
+        def privtree() -> Verdict:
+            return audit_privtree(user, listed, exhaustive=exhaustive, search=search,
+                                  epsilon=epsilon, delta=delta, claim=claim, on=on,
+                                  baseline=baseline, tree=tree, height=height, tau=tau,
+                                  lam=lam, R=R, accountant=accountant, progress=progress,
+                                  relation=relation)
+
+        if not is_own(user.built) or baseline is not None:  # your seams: a child first
+            user_first(privtree, user.name, "while auditing it")
+        found = privtree()
         found.assumes = a.strict(found.assumes, user.pure)
         return found
     t = _tree(tree, height, arity, exhaustive, relation)
@@ -155,6 +172,8 @@ def audit_mechanism(
     run, built = _run(user, t, params)
     seams = overrides(built, SEAMS) if issubclass(type(built), BetweenCut) else None
     cache = _cache(run, built, the_claim.on)
+    if seams is not None:  # checked where the runs run (a child, for your code) and here
+        cache.after = lambda: check_unchanged(built, SEAMS, seams, user.name)
     leaves = sorted(t.level(t.height - 1))
     try:
         chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
@@ -187,7 +206,8 @@ def _assumes(user: UserMechanism, built: Any, cache: Any, verdict: Verdict,
     from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
 
     own = own_code(user.target, built, SEAMS if issubclass(type(built), BetweenCut) else None)
-    items = [*a.code_items(own)]
+    kind = getattr(cache, "other", None) or cache  # the enumeration kind the audit used
+    items = [*a.code_items(own, isolated=getattr(kind, "isolates", True))]
     if isinstance(cache, SharedTreeCache):
         items.append(a.SHARED_SEAMS if cache.shared else a.direct(
             refusal(cache.unshared, type(built).__name__)))
@@ -410,17 +430,18 @@ def theorem_5_4_points(height: int, params: Params, accountant: str = "paper") -
 
 def _run(user: UserMechanism, tree: PublicTree, params: Params | None
          ) -> tuple[Callable[[Any, Any], Any], Any]:
-    replay = not _packaged(user.target)
+    isolate = not _packaged(user.target)
     if user.kind == BUILDER:
         built = build(user, tree, params)
-        return guarded(user.name, built.run, replay=replay), built
-    return guarded(user.name, user.target, replay=replay), None
+        return guarded(user.name, built.run, isolate=isolate), built
+    return guarded(user.name, user.target, isolate=isolate), None
 
 
 def _packaged(target: object) -> bool:
-    """The package's own mechanism (BetweenCut itself, a baseline): not replayed, its runs are
+    """The package's own mechanism (BetweenCut itself, a baseline): not isolated, its runs are
     functions of their answers by construction (and tested so). Identified by what it is, not
-    by the module it names (`betweencut.boundary.seams.packaged`)."""
+    by the module it names (`betweencut.boundary.seams.packaged`); a user's subclass is the
+    user's code."""
     return packaged(target)
 
 

@@ -174,13 +174,19 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
     return out
 
 
+def is_own(mech: Any) -> bool:
+    """The package's own PrivTree, with the package's membership and split rules (else your
+    code runs in it: `audit_mechanism` runs the whole audit in a child first, issue 34)."""
+    return own_code(None, mech, SEAMS, (mech.member, mech.split.children))
+
+
 def _assumes(mech: Any, cache: Any, covered: str, audited: int) -> Any:
     """What a PrivTree verdict rests on (`betweencut.proofs.assumes`): the package's own
     PrivTree, or yours (a subclass, your membership or split rule), not replayed; the reduction
     to `T_z` where it applies; exact arithmetic; the pairs and what they cover."""
     from betweencut.proofs import assumes as a
 
-    own = own_code(None, mech, SEAMS, (mech.member, mech.split.children))
+    own = is_own(mech)
     return a.Assumes.of(
         a.code_items(own, replayed=False),
         a.PRIVTREE_SEAMS if cache.refusal is None else a.direct(cache.refusal),

@@ -41,12 +41,11 @@ a numpy bit generator made before numpy.random was imported under the check, ran
 other native libraries, `id()`, hash randomization of `str` (set order), the process id, and
 code that switches the check off other than through `sys.setprofile` (`ctypes`, `gc`).
 
-* `install()`: in a child process that runs the user's code (and the package's enumeration),
-  refuse from now on in this thread; `refusal()` is the first refusal met (sticky), to raise
-  after each of the user's calls. Irreversible: the child ends after the audit's work.
-* `refusing()`: the same as a context manager, undone on exit, for the user's code run in the
-  audit's own process (importing the user's module, building a builder, each run); the one
-  place it is entered is `betweencut.api.load.in_user_code`.
+* `refusing()`: refuse while the block runs, undone on exit, around each call of the user's
+  code (importing the user's module, building a builder, each run), in the audit's process or
+  in the child that runs it (`betweencut.boundary.isolation`: the child's own enumeration, the
+  package's code, runs unchecked and at full speed); the one place it is entered is
+  `betweencut.api.load.in_user_code`. `refusal()` is the first refusal met (sticky).
 """
 
 from __future__ import annotations
@@ -64,7 +63,7 @@ from typing import Any, TypeVar
 
 from betweencut.errors import MechanismError
 
-__all__ = ["OutsideRandomness", "install", "package_call", "refusal", "refusing"]
+__all__ = ["OutsideRandomness", "package_call", "refusal", "refusing"]
 
 T = TypeVar("T")
 WHY = "the audited law would not be the mechanism's"
@@ -241,12 +240,6 @@ def _stop(session: _Session) -> None:
     sys.setprofile(session.previous)
     _SESSIONS.pop(threading.get_ident(), None)
     _numpy_watch()
-
-
-def install() -> None:
-    """Refuse outside randomness in this thread of this (child) process from now on; read
-    `refusal()` after each of the user's calls (a refusal the user's code caught)."""
-    _start()
 
 
 def refusal() -> OutsideRandomness | None:

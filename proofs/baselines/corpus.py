@@ -196,12 +196,19 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
     relation = row.relation or relation
     if row.literature == UNKNOWN and row.noise == LAPLACE and not row.claim and (
             row.run_db is None):
+        from betweencut.boundary.isolation import in_child, user_code
         from betweencut.proofs.privacy.enumeration.gaussian_noise import asks_gaussian
 
         zeros = _zeros(row.m)
         user_run = row.make(row.m)
-        try:
-            gaussian = asks_gaussian(lambda test: user_run(zeros, test))
+        user = user_code(user_run)
+
+        def asks() -> bool:
+            return asks_gaussian(lambda test: user_run(zeros, test))
+
+        try:  # the user's code: one run, in a child
+            gaussian = asks() if user is None else in_child(
+                lambda: b"1" if asks() else b"0", user.name, "on the zero answers") == b"1"
         except MechanismError:  # the audit runs it again and names the pair it fails on
             gaussian = False
         if gaussian:  # a user's Gaussian mechanism

@@ -81,8 +81,10 @@ class CorpusRow:
         if self.run_db is not None:
             return self.run_db
         m = self.m if m is None else m
+        from betweencut.boundary.isolation import carried
+
         run = self.make(m)
-        return lambda db, test: run(sc.query_answers(db, m), test)
+        return carried(lambda db, test: run(sc.query_answers(db, m), test), run)
 
     def stated(self, relation: Relation) -> CorpusRow:
         """This row under `relation` (its own, if it has one): the literature's verdict there."""

@@ -53,7 +53,8 @@ def _shown(verdict: Verdict) -> None:
 def test_items_and_their_lines() -> None:
     item = Item("replay", "each run's output is a function of its answers", "replayed", True)
     assert item.line() == "checked: each run's output is a function of its answers"
-    assert a.HIDDEN_STATE.line().startswith("assumed, not checked: no state carried")
+    assert a.HIDDEN_STATE.line().startswith("checked: no state carried")
+    assert a.HIDDEN_STATE_IN_PROCESS.line().startswith("assumed, not checked: no state carried")
     assert item.line(how=True).endswith("; how: replayed")
     assert item.as_json() == {"item": "replay", "what": item.what, "how": "replayed",
                               "status": "checked"}
@@ -78,7 +79,7 @@ def test_your_function_states_what_is_checked_of_it_and_what_is_not() -> None:
     verdict = audit_mechanism(flag, exhaustive=1, height=3, epsilon=1, delta=0)
     keys = _keys(verdict)
     assert keys["code"] is a.USER_CODE and keys["replay"] is a.REPLAY
-    assert not keys["hidden_state"].checked and keys["outside_randomness"] is a.OUTSIDE_RANDOMNESS
+    assert keys["hidden_state"] is a.HIDDEN_STATE and keys["hidden_state"].checked  # issue 34
     assert keys["outside_randomness"].checked  # issue 34: refused as drawn (the sandbox)
     assert not keys["deployed"].checked and keys["outputs"] is a.OUTPUTS and keys["outputs"].checked
     assert "seams" not in keys  # a function: enumerated directly, no structure modelled
@@ -150,7 +151,7 @@ def test_privtree_verdicts() -> None:
     mine = audit_mechanism(PrivTree.of(box_of((0, 4)), 1, member=odd), [("{}", "1")],
                            epsilon=1, delta=0)
     keys = _keys(mine)
-    assert keys["code"] is a.USER_CODE and keys["replay"] is a.PRIVTREE_NOT_REPLAYED
+    assert keys["code"] is a.USER_CODE_IN_PROCESS and keys["replay"] is a.PRIVTREE_NOT_REPLAYED
 
 
 def test_corpus_rows_and_the_reduction_premise() -> None:
@@ -227,7 +228,8 @@ def test_renyi_claims_and_published_rows() -> None:
     spec.loader.exec_module(module)
     zcdp = audit_mechanism(module.busiest_branch, exhaustive=1, height=3, claim="zcdp:1")
     keys = _keys(zcdp)
-    assert keys["arithmetic"] is a.ARITHMETIC_RENYI and keys["replay"] is a.REPLAY
+    assert keys["arithmetic"] is a.ARITHMETIC_RENYI
+    assert keys["replay"] is a.REPLAY_IN_PROCESS  # the field kind: a child first, then here
     assert keys["pairs"].what.startswith("every (D, z) with |D| <= 1")
     row = audit_published(PUBLISHED[0])
     keys = _keys(row)

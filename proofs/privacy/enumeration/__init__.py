@@ -21,6 +21,7 @@ May import: core, `betweencut.proofs.exact`, `betweencut.proofs.laws`, `proofs.v
 
 from betweencut.proofs.privacy.enumeration import (  # noqa: F401  (each registers its kind)
     gaussian_noise,
+    isolated,  # registers how the user's code is enumerated in children (`cache.ISOLATED`)
     noise_kind,
     shared_noise,
 )

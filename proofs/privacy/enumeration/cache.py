@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from betweencut.boundary.encoding import keyed, release_of
 from betweencut.errors import ParameterError
@@ -30,8 +30,9 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
 from betweencut.tree import Node
 
 __all__ = [
-    "KINDS", "CacheFactory", "Database", "LawCache", "Mechanism", "Neighbour", "Projections",
-    "as_database", "as_node", "kind_for", "neighbouring_pairs", "replace_pairs", "with_record",
+    "ISOLATED", "KINDS", "CacheFactory", "Database", "LawCache", "Mechanism", "Neighbour",
+    "Projections", "as_database", "as_node", "kind_for", "neighbouring_pairs", "replace_pairs",
+    "where", "with_record",
 ]
 
 Database = tuple[Node, ...]
@@ -122,6 +123,11 @@ Projections = dict[str, Callable[[object], Hashable]]
 CacheFactory = Callable[[Mechanism, Projections, int], "LawCache"]
 
 
+# How the user's code is enumerated in children (`betweencut.proofs.privacy.enumeration.isolated`
+# registers "fresh", "whole" and "keyed" when imported; the package `__init__` imports it).
+ISOLATED: dict[str, Callable[..., Any]] = {}
+
+
 # The enumeration kinds besides fresh-noise BT queries: each maps the first query a mechanism
 # asks that is not a `BTQuery` to the factory of the `LawCache` kind that enumerates it (None:
 # not this kind). Another kind joins by appending its own function when its module is imported
@@ -143,6 +149,11 @@ def kind_for(query: object) -> CacheFactory:
 class LawCache:
     """Enumerates each database once and keeps its laws under each projection.
 
+    The user's code (a run marked by `betweencut.boundary.isolation.marked`) is enumerated in
+    two fresh child processes per database, in two orders, checked to agree
+    (`betweencut.proofs.privacy.enumeration.isolated`); its outputs are then `Outputs` and
+    `projections` read the keys the children computed with the real ones (`given`).
+
     The kind of enumeration follows what the mechanism asks: fresh-noise `BTQuery`s are
     enumerated here (factor bags); at the first query of another kind (`ForeignQuery`, e.g. a
     shared-noise `AboveThreshold`), the cache hands every later joint and curve to the cache of
@@ -152,15 +163,22 @@ class LawCache:
     mechanism that mixes both kinds is refused at the first pair that meets both.
     """
 
+    isolates = True  # does this kind run the user's code in children (a subclass may not)
+
     def __init__(
         self, run: Mechanism, projections: dict[str, Callable[[object], Hashable]] | None = None,
         limit: int = DEFAULT_LIMIT,
     ) -> None:
+        from betweencut.boundary.isolation import user_code
+
         self.run = run
         # every projection keys its outputs by their canonical bytes (`boundary.encoding`):
         # the laws group outputs that are the same release, never the user's `==`
-        self.projections = {on: keyed(p) for on, p in
-                            (projections or {"output": release_of}).items()}
+        self.given = {on: keyed(p) for on, p in (projections or {"output": release_of}).items()}
+        self.user = user_code(run) if self.isolates else None  # enumerated in fresh children
+        # the user's code: the children key the real outputs, the parent reads their keys
+        self.projections = self.given if self.user is None else _keyed(self.given)
+        self.after: Callable[[], None] | None = None  # a check run where the runs ran (a child)
         self.limit = limit
         self.enumerations: dict[Database, Enumeration[object]] = {}  # least recent first
         self.kept = 0  # answer sequences held in `enumerations`
@@ -172,7 +190,8 @@ class LawCache:
     def switch(self, asked: ForeignQuery) -> LawCache:
         """Hand the mechanism to the cache kind that enumerates `asked.query` (once)."""
         if self.other is None:
-            self.other = kind_for(asked.query)(self.run, self.projections, self.limit)
+            factory = getattr(asked, "factory", None) or kind_for(asked.query)
+            self.other = factory(self.run, self.given, self.limit)
         return self.other
 
     def delegated(self, fn: Callable[[LawCache], T]) -> T:
@@ -190,7 +209,11 @@ class LawCache:
         found = self.enumerations.get(db)
         if found is None:
             run = self.run
-            found = enumerate_mechanism(lambda test: run(db, test), self.limit)
+            if self.user is not None:
+                found = ISOLATED["fresh"](run, db, where(db), self.user, self.given,
+                                          self.limit, self.after)
+            else:
+                found = enumerate_mechanism(lambda test: run(db, test), self.limit)
             self.transcripts += found.transcripts
             self.keep(db, found)
         else:
@@ -310,7 +333,9 @@ class LawCache:
         """
         if type(self) is LawCache:
             return self
-        return LawCache(self.run, self.projections, self.limit)
+        out = LawCache(self.run, self.given, self.limit)
+        out.after = self.after
+        return out
 
     def curve(self, db: Database, z: Node, on: str) -> Curve:
         """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
@@ -321,6 +346,22 @@ class LawCache:
             except ForeignQuery as asked:
                 self.switch(asked)
         return self.delegated(lambda other: other.curve(db, z, on))
+
+
+def _keyed(projections: Projections) -> Projections:
+    """The parent's projections of an enumeration made in children: each reads the key the
+    child computed with the real projection (`isolated.keyed`)."""
+    return {on: ISOLATED["keyed"](on) for on in projections}
+
+
+def where(db: Database) -> str:
+    """The database a message names: `on D = {0/0, 0/1}`."""
+    from betweencut.notation import database_text
+
+    try:
+        return f"on D = {database_text(db)}"
+    except Exception:  # a database outside the notation (never from the audit)
+        return f"on D = {db!r}"
 
 
 def as_database(db: object, name: str = "db") -> Database:

@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from betweencut.boundary.isolation import ChildEnded
 from betweencut.noisy_test import NoisyTest
 from betweencut.progress import BudgetExceeded, Tracker, current
 from betweencut.proofs.exact.packed import Packer
@@ -137,7 +138,14 @@ def audit_cost(
                 tracker.check()  # the walks run the user's code: the budget holds there too
                 return run(db, test)
 
-            found = probed[db] = probe_sequences(walk, probes)
+            user = getattr(cache, "user", None)
+            if user is not None:  # the user's code: the walks run in a child
+                from betweencut.proofs.privacy.enumeration.cache import where
+                from betweencut.proofs.privacy.enumeration.isolated import probe_isolated
+
+                found = probed[db] = probe_isolated(run, db, where(db), user, probes)
+            else:
+                found = probed[db] = probe_sequences(walk, probes)
         return found
 
     try:
@@ -147,7 +155,7 @@ def audit_cost(
                 if not isinstance(pair, Neighbour) or pair.replaced is None:
                     trees += _databases(pair)
         walks = [probe(db) for db in [*shared, *trees]]
-    except BudgetExceeded:
+    except (BudgetExceeded, ChildEnded):  # the budget, or the user's code ended its child
         raise
     except Exception:  # a failing walk: the enumeration meets it and says so
         return None

@@ -52,16 +52,12 @@ from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
     CacheFactory,
     Database,
-    LawCache,
-    Mechanism,
-    Projections,
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     DEFAULT_LIMIT,
     BranchingQueries,
     Log,
-    QueryMechanism,
     WholeLawCache,
     answer_sequences,
     hockey_stick,
@@ -255,11 +251,7 @@ def _gaussian_noise_kind(query: object) -> CacheFactory | None:
 
     if not is_gaussian(query):
         return None
-
-    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
-        return GaussianLawCache(cast(QueryMechanism, run), projections, limit)
-
-    return factory
+    return cast(CacheFactory, GaussianLawCache)  # the class: named across a pipe (`isolated`)
 
 
 KINDS.insert(0, _gaussian_noise_kind)

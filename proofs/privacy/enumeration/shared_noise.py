@@ -50,12 +50,13 @@ from betweencut.proofs.privacy.divergence.profiles import (
     epsilon_for_delta,
 )
 from betweencut.proofs.privacy.enumeration.cache import (
+    ISOLATED,
     KINDS,
     CacheFactory,
     Database,
     LawCache,
     Mechanism,
-    Projections,
+    where,
     with_record,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -91,12 +92,14 @@ class BranchingQueries(ReplayQueries):
     (and remembers ⊥), at a noisy max it answers 0 (and remembers 1, 2, ...). A comparison with
     no noise at all is deterministic and answered exactly, without branching. The other
     answers are kept as forks (`fork_prefixes`); one answer sequence asks at most
-    `max_queries` queries."""
+    `max_queries` queries. With `reverse` it answers ⊥ and the last index first (the purity
+    check's second order)."""
 
     def __init__(self, answers: Sequence[bool | int] = (),
-                 max_queries: int = DEFAULT_MAX_QUERIES) -> None:
+                 max_queries: int = DEFAULT_MAX_QUERIES, reverse: bool = False) -> None:
         super().__init__(answers)
         self.max_queries = max_queries
+        self.reverse = reverse
         self.forks: list[tuple[int, bool | int]] = []
 
     @property
@@ -122,8 +125,8 @@ class BranchingQueries(ReplayQueries):
             if query.scale == 0 and query.shared is None:
                 answer = query.count >= query.threshold
             else:
-                self.forks.append((len(self.log), False))
-                answer = True
+                answer = not self.reverse
+                self.forks.append((len(self.log), not answer))
             self.log.append((query, answer))
             return answer
 
@@ -131,9 +134,10 @@ class BranchingQueries(ReplayQueries):
         try:
             return super().argmax(query)
         except UnansweredNoisyQuery:
-            self.forks.extend((len(self.log), i) for i in range(1, len(query.counts)))
-            self.log.append((query, 0))
-            return 0
+            first = len(query.counts) - 1 if self.reverse else 0
+            self.forks.extend((len(self.log), i) for i in range(len(query.counts)) if i != first)
+            self.log.append((query, first))
+            return first
 
 
 class Forking(Protocol):
@@ -263,9 +267,11 @@ class QueryLaw:
         return out
 
 
-def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT
-                     ) -> Iterator[tuple[Hashable, Log]]:
-    """Every complete answer sequence of `run(test)`: `(output, log)`, depth first.
+def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT,
+                     reverse: bool = False) -> Iterator[tuple[Hashable, Log]]:
+    """Every complete answer sequence of `run(test)`: `(output, log)`, depth first (with
+    `reverse`, the forks of every query explored in the reverse order: the purity check's
+    second order, `betweencut.proofs.privacy.enumeration.isolated`).
 
     Preconditions: as `enumerate_queries`. Checks that a replayed prefix meets the queries of
     the run that created it, and the `limit` (outputs are keyed by the laws).
@@ -281,7 +287,7 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
     started = time.monotonic()
     while stack:
         prefix = stack.pop()
-        test = BranchingQueries(prefix)
+        test = BranchingQueries(prefix, reverse=reverse)
         output = run(test)
         asked = tuple(q for q, _ in test.log)
         if asked[:len(prefix)] != met[prefix]:
@@ -292,7 +298,7 @@ def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_
         branches = test.branches  # built once: each is a prefix of this run
         for branch in branches:
             met[branch] = asked[:len(branch)]
-        stack.extend(reversed(branches))
+        stack.extend(branches if reverse else reversed(branches))
         count += 1
         if count == WARMUP and stack:
             about = _project(run, count, limit, time.monotonic() - started, tracker)
@@ -316,8 +322,8 @@ def _project(run: Callable[[QueryTest], Hashable], done: int, limit: int, second
     return about
 
 
-def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT
-                      ) -> QueryLaw:
+def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT,
+                      reverse: bool = False) -> QueryLaw:
     """Every answer sequence of `run(test)` with its exact probability, summed per output.
 
     Preconditions: `run` is deterministic given the answers of `test` (its only randomness)
@@ -331,7 +337,7 @@ def enumerate_queries(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT
     `MechanismNotReplayable` when the mechanism is not a function of its answers.
     """
     law = QueryLaw()
-    for output, log in answer_sequences(run, limit):
+    for output, log in answer_sequences(run, limit, reverse):
         law.transcripts += 1
         p = sequence_probability(log)
         key = release_of(output)  # the laws sum per release (`boundary.encoding`)
@@ -455,6 +461,8 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
         if WholeLawCache in cls.__bases__:
             cls.plain = cls
 
+    isolates = False  # a kind whose laws cross a pipe says so (`QueryLawCache`)
+
     def __init__(self, run: QueryMechanism,
                  projections: dict[str, Callable[[object], Hashable]] | None = None,
                  limit: int = DEFAULT_LIMIT) -> None:
@@ -465,6 +473,23 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
     def enumerate(self, run: Callable[[QueryTest], Hashable], limit: int) -> L:
         raise NotImplementedError
 
+    def first_in_child(self, db: Database) -> None:
+        """A kind whose laws do not cross a pipe (`isolates` False: the Gaussian and field
+        kinds) still runs the user's code once in a child before its own process does
+        (`betweencut.boundary.isolation.in_child`): its exit, signal or hang is an error of
+        the audit; its hidden state is not checked (`assumes` says so)."""
+        from betweencut.boundary.isolation import in_child, user_code
+
+        user, run = user_code(self.query_run), self.query_run
+        if user is None:
+            return
+
+        def work() -> bytes:
+            self.enumerate(lambda test: run(db, test), self.limit)
+            return b""
+
+        in_child(work, user.name, where(db))
+
     def pair_of(self, p: dict[Hashable, V], q: dict[Hashable, V]) -> J:
         raise NotImplementedError
 
@@ -472,7 +497,12 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
         found = self.laws.get(db)
         if found is None:
             run = self.query_run
-            found = self.laws[db] = self.enumerate(lambda test: run(db, test), self.limit)
+            if self.user is not None:  # the user's code: two fresh children, two orders
+                found = cast(L, ISOLATED["whole"](self, db))
+            else:
+                self.first_in_child(db)
+                found = self.enumerate(lambda test: run(db, test), self.limit)
+            self.laws[db] = found
             self.transcripts += found.transcripts
         return found
 
@@ -509,8 +539,11 @@ class QueryLawCache(WholeLawCache[QueryLaw, ExpPoly, ExactJoint]):
     kind = "a shared-noise mechanism"
     instead = "a fresh-noise mechanism (here use exact(), make_joint(), curve())"
 
-    def enumerate(self, run: Callable[[QueryTest], Hashable], limit: int) -> QueryLaw:
-        return enumerate_queries(run, limit)
+    isolates = True  # the user's code runs in children (`isolated.enumerate_whole`)
+
+    def enumerate(self, run: Callable[[QueryTest], Hashable], limit: int,
+                  reverse: bool = False) -> QueryLaw:
+        return enumerate_queries(run, limit, reverse)
 
     def pair_of(self, p: dict[Hashable, ExpPoly], q: dict[Hashable, ExpPoly]) -> ExactJoint:
         return ExactJoint(p, q)
@@ -548,11 +581,7 @@ def _shared_noise_kind(query: object) -> CacheFactory | None:
     `QueryLawCache` (exact integrals of Laplace laws)."""
     if not isinstance(query, DrawNoise | AboveThreshold | NoisyMax):
         return None
-
-    def factory(run: Mechanism, projections: Projections, limit: int) -> LawCache:
-        return QueryLawCache(cast(QueryMechanism, run), projections, limit)
-
-    return factory
+    return cast(CacheFactory, QueryLawCache)  # the class: named across a pipe (`isolated`)
 
 
 KINDS.append(_shared_noise_kind)

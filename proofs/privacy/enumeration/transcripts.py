@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.errors import BetweenCutError, MechanismError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, ReplayTest, UnansweredQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly
@@ -68,16 +68,19 @@ def fork_prefixes(given: Sequence[A], forks: Iterable[tuple[int, A]]) -> list[tu
 class BranchingTest(ReplayTest):
     """A `ReplayTest` that extends its prefix instead of raising `UnansweredQuery`.
 
-    At a query past the prefix it answers the first outcome of non-zero exact probability and
-    records where the other outcomes fork: one run explores one complete answer sequence, and
-    `branches` (`answers so far + other outcome`, built when asked: a run that asks n tests
-    holds n forks, not n prefixes) are the prefixes a depth-first search still has to replay.
+    At a query past the prefix it answers the first outcome of non-zero exact probability (the
+    last with `reverse`: `betweencut.proofs.privacy.enumeration.isolated` enumerates each
+    database in both orders) and records where the other outcomes fork: one run explores one
+    complete answer sequence, and `branches` (`answers so far + other outcome`, built when
+    asked: a run that asks n tests holds n forks, not n prefixes) are the prefixes a
+    depth-first search still has to replay.
     """
 
     def __init__(self, answers: Sequence[Outcome] = (),
-                 max_queries: int = DEFAULT_MAX_QUERIES) -> None:
+                 max_queries: int = DEFAULT_MAX_QUERIES, reverse: bool = False) -> None:
         super().__init__(answers)
         self.max_queries = max_queries
+        self.reverse = reverse  # answer the last outcome first (the purity check's other order)
         self.given: list[Outcome] = []
         self.factors: list[int] = []
         self.forks: list[tuple[int, Outcome]] = []  # (answers before it, the other outcome)
@@ -98,7 +101,7 @@ class BranchingTest(ReplayTest):
         try:
             outcome = super().__call__(query)
         except UnansweredQuery:
-            (outcome, _), *others = support
+            (outcome, _), *others = support[::-1] if self.reverse else support
             self.forks.extend((len(self.given), s) for s, _ in others)
             self.queries.append(query)
         self.given.append(outcome)
@@ -149,10 +152,12 @@ class ForeignQuery(BetweenCutError):
                          "the fresh-noise enumeration cannot answer it")
 
 
-class MechanismNotReplayable(BetweenCutError):
-    """The mechanism is not a function of the answers of its noisy tests (hidden state, its own
-    randomness, a clock...), so no enumeration of its answers is its output law. The message
-    says what it did: which query differed on a replay, or what the "law" summed to."""
+class MechanismNotReplayable(MechanismError):
+    """The mechanism is not a function of the database and the answers of its noisy tests
+    (hidden state, its own randomness, a clock...), so no enumeration of its answers is its
+    output law: a refusal (the command line exits 2). The message says what it did: which
+    query differed on a replay, what two fresh processes disagreed on
+    (`betweencut.proofs.privacy.enumeration.isolated`), or what the "law" summed to."""
 
 
 class EnumerationBudgetExceeded(ParameterError):
@@ -268,7 +273,7 @@ def _mismatch(prefix: Sequence[Outcome], seen: Sequence[BTQuery],
 
 def _runs(
     run: Callable[[NoisyTest], T], limit: int, max_queries: int = DEFAULT_MAX_QUERIES,
-    progress: bool = True, count: int | None = None,
+    progress: bool = True, count: int | None = None, reverse: bool = False,
 ) -> Iterator[tuple[T, Bag, tuple[tuple[object, Outcome], ...]]]:
     stack: list[tuple[tuple[Outcome, ...], tuple[BTQuery, ...]]] = [((), ())]
     done = 0
@@ -282,7 +287,7 @@ def _runs(
     try:
         while stack:
             prefix, before = stack.pop()
-            test = BranchingTest(prefix, max_queries)
+            test = BranchingTest(prefix, max_queries, reverse)
             output = run(test)
             seen = tuple(test.queries)
             why = _mismatch(prefix, seen, before)
@@ -323,6 +328,7 @@ def _runs(
 def enumerate_mechanism(
     run: Callable[[NoisyTest], T], limit: int = DEFAULT_LIMIT,
     max_queries: int = DEFAULT_MAX_QUERIES, progress: bool = True, count: int | None = None,
+    reverse: bool = False,
 ) -> Enumeration[T]:
     """Every answer sequence of `run(test)` with its exact probability (as a factor bag).
 
@@ -339,7 +345,8 @@ def enumerate_mechanism(
     rate of the first sequences, would pass the time budget of the computation it runs in
     (`betweencut.progress.current()`, `BudgetExceeded`), which it checks every `WARMUP`
     sequences; the count of sequences (a function of the public inputs) goes to that tracker's
-    progress (if `progress`).
+    progress (if `progress`). `reverse`: the search explores the outcomes of every noisy test
+    in the reverse order (the same law, other runs first: the purity check's second order).
     Returns: an `Enumeration` whose bag values sum to exactly 1.
     Raises: `MechanismNotReplayable` if the mechanism breaks either promise;
     `EnumerationBudgetExceeded` (a `ParameterError`) past `limit` answer sequences (or an
@@ -350,7 +357,7 @@ def enumerate_mechanism(
     if max_queries < 1:
         raise ParameterError("max_queries", max_queries, "a positive integer")
     out: Enumeration[T] = Enumeration()
-    for output, bag, steps in _runs(run, limit, max_queries, progress, count):
+    for output, bag, steps in _runs(run, limit, max_queries, progress, count, reverse):
         out.leaves.append((output, bag))
         out.steps.append(steps)
     total = out.total()
