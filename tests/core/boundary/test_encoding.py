@@ -147,7 +147,7 @@ def test_anything_else_is_refused_in_one_line_naming_it(name: str) -> None:
     make, named = REFUSED[name]
     with pytest.raises(ParameterError, match=named) as caught:
         release_bytes(make())
-    assert "\n" not in str(caught.value) and str(caught.value).startswith("output = ")
+    assert "\n" not in str(caught.value) and str(caught.value).startswith("output=")
 
 
 def test_the_package_types_and_records_are_encoded_by_their_fields() -> None:
