@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from betweencut.betweencut import DENSE_NODE_LIMIT, BetweenCut
@@ -23,6 +24,11 @@ from betweencut.sampler import ExactSampler
 from betweencut.sparse import Encoding, sparse_between_cut
 from betweencut.tree import Node, PublicTree
 from betweencut.validate import MAX_RUN_HEIGHT, check_leaves, check_seed, check_tree
+
+#: The least epsilon a run on records takes: the padded sampler's tables (one per 12 bits of
+#: w = r/eps) and the precision of their thresholds grow with log(1/eps), so a smaller epsilon
+#: is refused before any work (issue 39, item 3: `--epsilon 1e-400` ran for a minute).
+MIN_RUN_EPSILON = Fraction(1, 10**50)
 
 SPARSE = "sparse (Appendix D, tau >= E)"
 DENSE = "dense (Alg. 3, tau < E)"
@@ -98,15 +104,19 @@ def plan(tree: object, tau: object, epsilon: object, delta: object,
          calibration: Calibration | None = None,
          ) -> tuple[PublicTree, Calibration, Params, str]:
     """Every public check of a run, before any record is read: the tree, its height (at most
-    `MAX_RUN_HEIGHT`), `(eps, delta)` (Theorem 5.5's range), `tau`, and that the chosen
-    implementation can run on this tree (dense: at most `DENSE_NODE_LIMIT` nodes; sparse: leaf
-    paths in 62 bits). `calibration` (default: Theorem 5.5's) is another accountant's
-    calibration of the same public `(h, eps, delta)`, e.g. the tight one the CLI computes.
+    `MAX_RUN_HEIGHT`), `(eps, delta)` (Theorem 5.5's range, eps at least `MIN_RUN_EPSILON`),
+    `tau`, and that the chosen implementation can run on this tree (dense: at most
+    `DENSE_NODE_LIMIT` nodes; sparse: leaf paths in 62 bits). `calibration` (default: Theorem
+    5.5's) is another accountant's calibration of the same public `(h, eps, delta)`, e.g. the
+    tight one the CLI computes.
     Raises `ParameterError` naming what to change."""
     t = check_tree(tree)
     if t.height > MAX_RUN_HEIGHT:
         raise ParameterError("height", t.height, f"h <= {MAX_RUN_HEIGHT} for a run on records")
     cal = calibrate(t.height, epsilon, delta)
+    if cal.epsilon < MIN_RUN_EPSILON:
+        raise ParameterError("epsilon", cal.epsilon, "epsilon >= 1e-50 for a run on records",
+                             "the noise sampler's work grows with log(1/epsilon)")
     if calibration is not None:
         if (calibration.height, calibration.epsilon, calibration.delta) != (
                 cal.height, cal.epsilon, cal.delta):

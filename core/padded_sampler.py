@@ -107,6 +107,8 @@ def table_floors(alphas: tuple[Fraction, ...], beta: Fraction | None, k: int) ->
     if any(x != step * i for i, x in enumerate(alphas, start=1)) or len(alphas) < 4:
         return [threshold_floor(x, beta, k) for x in alphas]
     scale = k + len(alphas).bit_length() + 32  # each product loses at most one unit
+    if beta is not None and beta < 1:  # 1 - e^(-β) ~ β: its leading zeros are lost in θ
+        scale += beta.denominator.bit_length() - beta.numerator.bit_length() + 2
     one = 1 << scale
     base_lo, base_hi = _exp_bounds(step, scale)
     tail_lo, tail_hi = _exp_bounds(beta, scale) if beta is not None else (0, 0)
@@ -115,6 +117,9 @@ def table_floors(alphas: tuple[Fraction, ...], beta: Fraction | None, k: int) ->
     for alpha in alphas:
         lo, hi = (lo * base_lo) >> scale, -((-hi * base_hi) >> scale)
         # θ = (e - t)/(1 - t) grows with e and falls with t
+        if one - tail_hi <= 0:  # 1 - e^(-β) not separated from 0 at this scale
+            out.append(threshold_floor(alpha, beta, k))
+            continue
         low = ((lo - tail_hi) << k) // (one - tail_hi)
         high = ((hi - tail_lo) << k) // (one - tail_lo)
         out.append(low if low == high else threshold_floor(alpha, beta, k))

@@ -14,7 +14,12 @@ A `Tracker` is told where a computation is (`stage("level 3 of 12")`, `items(pai
   data;
 * keeps a time budget (`budget` seconds, None: none): `check()` raises `BudgetExceeded`, a
   `ParameterError` saying how far the computation got (the last stage and counts), and
-  `afford(seconds, what)` refuses at once a step projected to pass what is left of it.
+  `afford(seconds, what)` refuses at once a step projected to pass what is left of it;
+* or, without a time budget, a work limit (`work`, in reference seconds: work counted from
+  public inputs and priced at fixed rates, never by a clock; None: none): `afford_work(work,
+  what)` refuses at once a job projected past it (`WorkLimitExceeded`). The same input gives
+  the same answer on every machine, busy or not (issue 35, item 7): the command line's default
+  is this limit (`DEFAULT_WORK`) and a wall-clock budget only when asked (`--budget`).
 
 Deep layers (the enumeration of `betweencut.proofs`) reach the tracker of the computation they
 run in through `current()`, set by `tracking(tracker)`; outside any, `current()` is a silent
@@ -34,10 +39,12 @@ from typing import Any, TextIO, TypeVar
 
 from betweencut.errors import ParameterError
 
-__all__ = ["DEFAULT_BUDGET", "BudgetExceeded", "Tracker", "current", "tracking"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_WORK", "BudgetExceeded", "Tracker", "WorkLimitExceeded",
+           "current", "tracking"]
 
 T = TypeVar("T")
-DEFAULT_BUDGET = 60  # seconds: the command line's default --budget for an audit
+DEFAULT_BUDGET: float | None = None  # no wall-clock limit unless asked (`--budget SECONDS`)
+DEFAULT_WORK = 60  # reference seconds: the command line's default work limit (deterministic)
 INTERVAL = 1.0  # seconds between two progress lines
 GRACE = 1.0  # seconds past the budget before the alarm stops code that never checks it
 
@@ -55,14 +62,31 @@ class BudgetExceeded(ParameterError):
                           "lambda")))
 
 
+class WorkLimitExceeded(ParameterError):
+    """A job projected past the work limit (`Tracker.work`): the projection is counted from
+    public inputs at fixed rates, so the refusal is the same on every machine."""
+
+    def __init__(self, limit: float, work: float, what: str, advice: str | None = None) -> None:
+        self.name, self.value, self.where = "work", work, "at the start"
+        self.allowed = f"at most {limit:g} reference seconds of work"
+        Exception.__init__(self, (
+            f"stopped at the work limit of {limit:g} reference seconds ({what}: about "
+            f"{work:,.0f}, at fixed rates) at the start: give --budget SECONDS (a wall-clock "
+            "limit instead), or " + (advice or "audit fewer pairs or simpler parameters")))
+
+
 class Tracker:
     """Where a long computation is, shown on request, and its time budget (module doc)."""
 
     def __init__(self, label: str = "betweencut", *, show: bool = False, elapsed: bool = False,
-                 budget: float | None = None, stream: TextIO | None = None) -> None:
+                 budget: float | None = None, stream: TextIO | None = None,
+                 work: float | None = None) -> None:
         if budget is not None and not budget > 0:
             raise ParameterError("budget", budget, "a number of seconds > 0")
+        if work is not None and not work > 0:
+            raise ParameterError("work", work, "a number of reference seconds > 0")
         self.label, self.show, self.elapsed, self.budget = label, show, elapsed, budget
+        self.work = work  # the work limit (reference seconds), kept when no time budget is
         self.stream = stream
         self.start = time.monotonic()
         self.last = -INTERVAL
@@ -115,6 +139,12 @@ class Tracker:
             raise BudgetExceeded(self.budget or 0, self.reached(),
                                  f"{what} would take about {seconds:.0f} s, {max(left, 0):.0f} s "
                                  "of the budget left", advice)
+
+    def afford_work(self, work: float, what: str, advice: str | None = None) -> None:
+        """Refuse at once a job projected at `work` reference seconds (counted from public
+        inputs at fixed rates) past the work limit; a time budget, when given, replaces it."""
+        if self.budget is None and self.work is not None and work > self.work:
+            raise WorkLimitExceeded(self.work, work, what, advice)
 
     def reached(self) -> str:
         return "at " + "; ".join(self.where.values()) if self.where else "at the start"

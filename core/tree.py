@@ -114,7 +114,12 @@ class PublicTree:
 
     def size(self, limit: int | None = None) -> int:
         """N = |V|; stops counting (and returns a number > limit) once `limit` is passed. One
-        depth-first walk (not a walk from the root for each level: h^2 / 2 steps on a path)."""
+        depth-first walk (not a walk from the root for each level: h^2 / 2 steps on a path); the
+        uniform trees of `kary_tree` and `prefix_tree` by `node_count`'s closed form (a walk to
+        `limit` nodes copies paths of up to h indices: a minute at h = 4096, issue 39 item 3)."""
+        if isinstance(self._child_names, _Uniform):
+            count = self.node_count()
+            return count if limit is None else min(count, limit + 1)
         total = 0
         stack = [iter(((),))]
         while stack:

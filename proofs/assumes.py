@@ -17,13 +17,45 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "ARITHMETIC_CERTIFIED", "ARITHMETIC_EXACT", "ARITHMETIC_RENYI", "CLAIMS_ARITHMETIC",
-    "CLAIMS_GRID", "CLAIMS_SAMPLED", "DEPLOYED", "DEPTH_SEAMS", "HIDDEN_STATE", "OFFPATH",
-    "OTHER_PAIRS", "OTHER_PROFILES", "OUTPUTS", "OUTSIDE_RANDOMNESS", "OWN_CODE",
-    "PRIVTREE_NOT_REPLAYED", "PRIVTREE_SEAMS", "REDUCTION_PREMISE", "REPLAY", "SHARED_SEAMS",
-    "TRANSCRIBED", "USER_CODE", "USER_VARIANT", "Assumes", "Item", "arithmetic",
-    "claims_not_checked", "code_items", "direct", "pairs_covered", "pairs_every",
-    "pairs_given", "pairs_listed", "pairs_searched", "profiles_audited", "reduction_items",
+    "ARITHMETIC_CERTIFIED",
+    "ARITHMETIC_EXACT",
+    "ARITHMETIC_RENYI",
+    "CLAIMS_ARITHMETIC",
+    "CLAIMS_GRID",
+    "CLAIMS_SAMPLED",
+    "DEPLOYED",
+    "DEPTH_SEAMS",
+    "HIDDEN_STATE",
+    "OFFPATH",
+    "OTHER_PAIRS",
+    "OTHER_PROFILES",
+    "OUTPUTS",
+    "OUTSIDE_RANDOMNESS",
+    "OUTSIDE_RANDOMNESS_BUILT",
+    "OWN_CODE",
+    "PRIVTREE_NOT_REPLAYED",
+    "PRIVTREE_SEAMS",
+    "PURE",
+    "REDUCTION_PREMISE",
+    "REPLAY",
+    "SHARED_SEAMS",
+    "TRANSCRIBED",
+    "USER_CODE",
+    "USER_VARIANT",
+    "Assumes",
+    "Item",
+    "arithmetic",
+    "claims_not_checked",
+    "code_items",
+    "direct",
+    "pairs_covered",
+    "pairs_every",
+    "pairs_given",
+    "pairs_listed",
+    "pairs_searched",
+    "profiles_audited",
+    "reduction_items",
+    "strict",
 ]
 
 
@@ -137,7 +169,20 @@ HIDDEN_STATE = Item(
     "state unchanged between the two passes", False)
 OUTSIDE_RANDOMNESS = Item(
     "outside_randomness", "no randomness or clock read outside the noisy tests",
-    "not checked beyond the replay: a draw that repeats, or rarely differs, passes", False)
+    "refused as it is drawn while your code runs: random (any Random), secrets, os.urandom, "
+    "/dev/urandom, numpy.random, uuid1/uuid4 and the clocks raise (betweencut.boundary."
+    "sandbox); not seen: a C function handed to another (map(random.random, ...)), threads, "
+    "native libraries", True)
+OUTSIDE_RANDOMNESS_BUILT = Item(
+    "outside_randomness", "no randomness or clock read outside the noisy tests",
+    "refused while the variant is built (betweencut.boundary.sandbox); not checked in the count "
+    "query's call the path grouping runs (strict mode reads it)", False)
+PURE = Item(
+    "hidden_state", "pure: verified (no state carried from one run to another, no randomness "
+    "or clock outside the noisy tests)",
+    "strict mode: the source of the mechanism and of every function of your modules it "
+    "reaches read against a pure subset before any of it ran (betweencut.boundary.purity)",
+    True)
 
 # -- the structure a fast path models -------------------------------------------------------------
 SHARED_SEAMS = Item(
@@ -215,7 +260,8 @@ def _pairs(n: int) -> str:
 
 
 def _upto(audited: int, listed: int) -> str:
-    return "" if audited >= listed else f": {audited} of them, up to the refutation"
+    return "" if audited >= listed else (f": {audited} of them, up to the first refutation "
+                                         "(first: the worst pair not sought)")
 
 
 def pairs_given(audited: int, listed: int | None = None) -> Item:
@@ -281,8 +327,21 @@ def reduction_items(own: bool) -> tuple[Item, ...]:
                  "mechanism cannot be read; method auto lists it instead", False))
 
 
-def pairs_listed(n: int) -> Item:
-    """A corpus row's pairs: every pair of its databases (the corpus states their size)."""
+def strict(assumes: Assumes, pure: bool) -> Assumes:
+    """A verdict's items under strict mode (`pure`: the static check passed): "pure: verified"
+    in place of the hidden-state item (issue 34); unchanged otherwise."""
+    if pure and any(item.key == PURE.key for item in assumes.items):
+        return assumes.with_(PURE)
+    return assumes  # the package's own code: nothing of yours to verify
+
+
+def pairs_listed(n: int, first: bool = False) -> Item:
+    """A corpus row's pairs: every pair of its databases (the corpus states their size); with
+    `first`, the `n` pairs up to the first refutation, where the row stopped."""
+    if first:
+        return Item("pairs", f"the neighbouring pairs of databases up to the corpus's size, "
+                    f"{_pairs(n)} up to the first refutation (first: the worst pair not "
+                    "sought)", EXACTLY, True)
     return Item("pairs", f"every neighbouring pair of databases up to the corpus's size ({n} "
                 "pairs)", EXACTLY, True)
 
@@ -294,6 +353,6 @@ def code_items(own: bool, replayed: bool | None = True) -> tuple[Item, ...]:
     if own:
         return (OWN_CODE,)
     if replayed is None:
-        return (USER_VARIANT, DEPLOYED, HIDDEN_STATE, OUTSIDE_RANDOMNESS)
+        return (USER_VARIANT, DEPLOYED, HIDDEN_STATE, OUTSIDE_RANDOMNESS_BUILT)
     return (USER_CODE, DEPLOYED, OUTPUTS, REPLAY if replayed else PRIVTREE_NOT_REPLAYED,
             HIDDEN_STATE, OUTSIDE_RANDOMNESS)

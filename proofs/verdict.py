@@ -336,10 +336,11 @@ class Verdict:
     a builder was called with); `claim` what was claimed; `rows` one row per pair, point and
     release reported (all of them for given pairs; the worst pair's for an exhaustive or
     searched audit, `pairs` counting every pair audited); `refutation` the counterexample of a
-    refuted claim; `facts` what the audit adds (`epsilon_at_delta`, the worst pair's exact
-    curve, profiles refused at depth, regressions against a baseline); `assumes` what the
-    verdict rests on, checked or not (`betweencut.proofs.assumes`), filled by each entry
-    point."""
+    refuted claim: the worst over the pairs audited, or with `first` the first found, where the
+    audit stopped (issue 35, item 4); `facts` what the audit adds (`epsilon_at_delta`, the
+    worst pair's exact curve, profiles refused at depth, regressions against a baseline);
+    `assumes` what the verdict rests on, checked or not (`betweencut.proofs.assumes`), filled
+    by each entry point."""
 
     audit: str
     subject: Mapping[str, object]
@@ -352,6 +353,13 @@ class Verdict:
     regressions: list[Any] = field(default_factory=list)
     curve: Any = field(default=None, repr=False, compare=False)  # the exact curve (facts: JSON)
     assumes: Assumes = field(default_factory=Assumes)  # what the verdict rests on
+    first: bool = False  # asked to stop at the first refutation (`--first`, `first=True`)
+
+    @property
+    def stopped_early(self) -> bool:
+        """Refuted with `first`: the audit stopped at its first refuting pair, so the
+        refutation and `epsilon_at_delta` are not the worst over the pairs in scope."""
+        return self.first and not self.holds and self.refutation is not None
 
     @property
     def worst(self) -> Row | None:
@@ -384,6 +392,7 @@ class Verdict:
             **(header("verdict") if with_header else {}), "audit": self.audit,
             "subject": jsonable(self.subject),
             "claim": self.claim.as_json(), "holds": self.holds, "pairs": self.pairs,
+            "first": self.first,
             "worst": None if worst is None else worst.as_json(),
             "refutation": None if self.refutation is None else self.refutation.as_json(),
             "rows": [row.as_json() for row in self.rows] if rows else [],
@@ -415,9 +424,14 @@ class Verdict:
                f"  claim: {self.claim.text} on the {' and '.join(self.claim.on)} "
                f"({self.claim.neighbours.value}"
                f"{'' if self.claim.bound is None else f', n <= {self.claim.bound}'} neighbours); "
-               f"{self.pairs} pair(s) audited"]
+               f"{self.pairs} pair(s) audited" + (
+                   ", stopped at the first refutation (first): not the worst pair"
+                   if self.stopped_early else "")]
         if self.refutation is not None:
-            out += ["  " + line for line in self.refutation.lines()]
+            lines = self.refutation.lines()
+            if not self.first and self.pairs > 1 and lines:  # which refutation this is
+                lines[0] += "; the worst pair audited (the largest delta(eps) - delta)"
+            out += ["  " + line for line in lines]
         else:
             out.append("  holds" + (" on every pair audited" if self.pairs > 1 else ""))
             worst = self.worst
@@ -434,8 +448,10 @@ class Verdict:
                 certified, Mapping) else "certified, not exact: the pair's own eps lies in "
                 f"[{_shown_float(certified['in'][0])}, {_shown_float(certified['in'][1])}], "
                 f"its probabilities enclosed at {certified['bits']} bits")
+            over = ("over the pairs audited up to the first refutation" if self.stopped_early
+                    else "over the pairs audited")
             out.append(f"  epsilon_at_delta = {value} at delta = {pair['delta_exact']}, largest "
-                       f"over the pairs audited, on {where}: a certified "
+                       f"{over}, on {where}: a certified "
                        f"lower bound on the mechanism's eps ({own})")
         shown = self.rows if len(self.rows) <= SHOWN_ROWS else [
             r for r in self.rows if not r.holds][:SHOWN_ROWS]

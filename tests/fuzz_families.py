@@ -1,6 +1,12 @@
-"""Fuzz cases for the command line by family (issue 26, item 5): tables (CSV and Parquet through
-the memory engine and DuckDB), directories and globs, and user mechanisms (modules that raise,
-exit, return unreplayable outputs, call the debugger or loop, audited under a budget).
+"""Fuzz cases for the command line by family (issue 26, item 5; issue 39): tables (CSV and Parquet
+through the memory engine and DuckDB), directories and globs, user mechanisms (modules that
+raise, exit, return unreplayable outputs, call the debugger or loop, audited under a budget),
+and the families of issue 39: `argv` (flag values that are huge, tiny, malformed: `--epsilon
+1e-400`, `--height 4096`), `shape` (file shapes: a row of tens of thousands of commas, a wide
+header, random bytes, random Parquet footers), `injection` (a file named with `[ ] * ? { }`
+beside canary files its name would match as a pattern: a directory watch, `inotify_watch.py`,
+fails the case if anything but the named file is opened), and `spark` (tables through the
+Spark engine; only with `--spark`, or the `spark`-marked test).
 
 `cases(seed, n, workdir)` writes the files a case needs under `workdir` and returns `n` command
 lines, drawn by a seeded `random.Random` (the same cases for the same seed). `run_case(argv)`
@@ -12,11 +18,13 @@ reports the slowest case and how many took longer than the issue's `CASE_SECONDS
 Run as a script, it is the long fuzz run (`-m slow` starts it in a subprocess whose address
 space is capped at 2 GB, so that the peak memory of every case is measured and bounded):
 
-    python tests/fuzz_families.py --n 3000 --seed 1 --workdir DIR
+    python tests/fuzz_families.py --n 3000 --seed 1 --workdir DIR [--spark]
 
-and prints one JSON object: cases, failures (each with its command line and why), seconds,
-the slowest case, the cases past `CASE_SECONDS`, the peak RSS of the process (an upper bound
-of every case's).
+and prints one JSON object: cases, the figures (`clean`, `tracebacks`, `hangs`, `over_2_gb`:
+cases that ran out of memory under the cap, `wrong_exits`: any other break of the contract,
+`opened_other_files`: injection cases that touched a canary), failures (each with its command
+line and why), seconds, the slowest case, the cases past `CASE_SECONDS`, the peak RSS of the
+process (an upper bound of every case's).
 """
 
 from __future__ import annotations
@@ -37,7 +45,9 @@ from typing import Any
 
 CASE_SECONDS = 10  # the issue's bound on a command: measured and reported
 HANG_SECONDS = 120  # in-process, on the clock: only a hang gets here on a loaded machine
-FAMILIES = ("table", "directory", "glob", "mechanism", "corpus")
+FAMILIES = ("table", "directory", "glob", "mechanism", "corpus", "argv", "shape", "injection")
+SPARK_FAMILIES = ("spark",)
+PATTERN_NAMES = ["[ab]", "?", "*", "{a,b}", "a]", "[a", "*?", "{a}"]  # named files in `injection`
 
 MECHANISMS = (Path(__file__).parent / "hostile_mechanisms.py").read_text(encoding="utf-8")
 MECHANISM_NAMES = ["good", "raises", "exit7", "exit_text", "exit0", "base", "generator_exit",
@@ -132,9 +142,108 @@ def _classify_tail(rng: random.Random) -> list[str]:
     return argv
 
 
+ODD_NUMBERS = ["1e-400", "1e-60", "1e-50", "65536", "1e12", "1e400", "nan", "inf", "-0", "1/0",
+               "0x10", "1_0", "\uff11", "1e", "", " 1", "1\n2", "9" * 5000, "1/3", "0.05"]
+
+
+def _argv_case(rng: random.Random, folder: Path) -> list[str]:
+    """Flag values off every range: numbers, heights, a few records."""
+    recs = folder / "recs.txt"
+    recs.write_text(rng.choice(["0/1\n1/0\n", "0/0/0\n" * 50, ""]), encoding="utf-8")
+    number = lambda: rng.choice([*ODD_NUMBERS, "1", "0.05", "30"])  # noqa: E731
+    command = rng.choice(["classify", "classify", "calibrate", "audit", "margins"])
+    if command == "classify":
+        argv = ["classify", *([str(recs)] if rng.random() < 0.6 else []),
+                "--tau", number(), "--epsilon", number(), "--delta", number()]
+        if rng.random() < 0.7:
+            argv += ["--height", rng.choice(["4096", "4095", "4097", "64", "3", "1", "0"])]
+        if rng.random() < 0.2:
+            argv += ["--arity", rng.choice(["1", "2", "65536", "0"])]
+        return [*argv, "--seed", "1"]
+    if command == "calibrate":
+        return ["calibrate", "--height", rng.choice(["4096", "5", "0", "1e9"]),
+                "--epsilon", number(), "--delta", number()]
+    if command == "margins":
+        return ["margins", "--epsilon", number(), "--delta", number()]
+    return ["audit", "privacy", "--height", rng.choice(["3", "2"]), "--tau", number(),
+            "--epsilon", number(), "--delta", number(), "--exhaustive", "1", "--budget", "5"]
+
+
+def _shape_case(rng: random.Random, folder: Path) -> list[str]:
+    """Files of odd shapes: commas, wide headers, random bytes, random Parquet footers."""
+    kind = rng.choice(["commas", "wide", "bytes", "footer", "footer", "issue40"])
+    if kind == "commas":
+        path = folder / "t.csv"
+        path.write_text("rec\n" + "," * rng.choice([1, 1000, 60_000, 65_535, 70_000]) + "\n",
+                        encoding="utf-8")
+    elif kind == "wide":
+        path = folder / "t.csv"
+        columns = rng.choice([2, 100, 5000, 20_000])
+        path.write_text(",".join(f"c{i}" for i in range(columns)) + "\n"
+                        + ",".join("0/0/0" for _ in range(columns)) + "\n", encoding="utf-8")
+    elif kind == "bytes":
+        path = folder / rng.choice(["t.csv", "t.txt", "t.parquet"])
+        path.write_bytes(rng.randbytes(rng.randint(0, 400)))
+    else:
+        path = folder / "t.parquet"
+        footer = (b"\0" * 8 + b"\x19\xf7" + b"\x80" * 7 + b"\x02\0\x0b\0\0\0"
+                  if kind == "issue40" else rng.randbytes(rng.randint(0, 200)))
+        length = len(footer) if kind == "issue40" else rng.choice(
+            [len(footer), len(footer), 0, 2**32 - 1])
+        path.write_bytes(b"PAR1" + footer + length.to_bytes(4, "little") + b"PAR1")
+    tail = _classify_tail(rng)
+    return ["classify", str(path), *tail]
+
+
+def _injection_case(rng: random.Random, folder: Path) -> list[str]:
+    """A file named with pattern characters and canaries its name would match; see `Watch`."""
+    fmt = rng.choice(["csv", "csv", "parquet"])
+    d = folder / "inj"
+    d.mkdir(exist_ok=True)
+    for canary in ("a", "b", "ab", "x"):
+        _write_table(d / f"{canary}.{fmt}", ["1/1/1"] * 40, fmt)
+    named = d / f"{rng.choice(PATTERN_NAMES)}.{fmt}"
+    _write_table(named, ["0/0/0"] * 40, fmt)
+    engine = rng.choice(["memory", "duckdb", "duckdb"] if fmt == "csv" else ["duckdb"])
+    return ["classify", str(named), "--height", "4", "--tau", "20", "--epsilon", "1",
+            "--delta", "0.05", "--seed", "1", "--engine", engine, "--json"]
+
+
+def _spark_case(rng: random.Random, folder: Path) -> list[str]:
+    """Tables (and the injection directory) through the Spark engine."""
+    if rng.random() < 0.3:
+        argv = _injection_case(rng, folder)
+        return [*argv[:-2], "spark", "--json"]
+    argv = ["classify", str(_table(rng, folder, "t")), *_classify_tail(rng)]
+    if "--engine" in argv:
+        argv[argv.index("--engine") + 1] = "spark"
+    else:
+        argv += ["--engine", "spark"]
+    return argv
+
+
+def _write_table(path: Path, records: list[str], fmt: str) -> None:
+    if fmt == "csv":
+        path.write_text("rec\n" + "".join(r + "\n" for r in records), encoding="utf-8")
+        return
+    import duckdb
+
+    escaped = str(path).replace("'", "''")
+    duckdb.connect().execute(f"COPY (SELECT '{records[0]}' AS rec FROM range({len(records)})) "
+                             f"TO '{escaped}' (FORMAT parquet)")
+
+
 def _case(rng: random.Random, family: str, workdir: Path, k: int) -> list[str]:
     folder = workdir / f"c{k}"
     folder.mkdir(parents=True, exist_ok=True)
+    if family == "argv":
+        return _argv_case(rng, folder)
+    if family == "shape":
+        return _shape_case(rng, folder)
+    if family == "injection":
+        return _injection_case(rng, folder)
+    if family == "spark":
+        return _spark_case(rng, folder)
     if family == "table":
         return ["classify", str(_table(rng, folder, "t")), *_classify_tail(rng)]
     if family == "directory":
@@ -191,14 +300,14 @@ def _case(rng: random.Random, family: str, workdir: Path, k: int) -> list[str]:
     return [*argv, "--budget", "3"]
 
 
-def cases(seed: int, n: int, workdir: Path, debugger: bool = True
-          ) -> list[tuple[str, list[str], Path]]:
+def cases(seed: int, n: int, workdir: Path, debugger: bool = True,
+          families: tuple[str, ...] = FAMILIES) -> list[tuple[str, list[str], Path]]:
     """`n` cases `(family, argv, folder)`, the families in turn, drawn from `seed` (without the
     mechanism calling `pdb.set_trace()` unless `debugger`: pytest wraps the debugger)."""
     rng = random.Random(seed)
     out = []
     for k in range(n):
-        family = FAMILIES[k % len(FAMILIES)]
+        family = families[k % len(families)]
         argv = _case(rng, family, workdir, k)
         if not debugger and any(a.endswith(":debugger") for a in argv):
             argv = [a.replace(":debugger", ":exit7") for a in argv]
@@ -247,7 +356,9 @@ def violation(argv: list[str], status: int, out: str, err: str) -> str | None:
 def run_case(argv: list[str], folder: Path, seconds: float = HANG_SECONDS
              ) -> tuple[str | None, float, str]:
     """Run `betweencut ARGV` in-process in `folder` (its working directory and first import
-    path): (why it breaks the contract or None, seconds, stderr)."""
+    path): (why it breaks the contract or None, seconds, stderr). An injection case (its INPUT
+    in a folder `inj`) runs under a directory watch: opening any other entry breaks it, and so
+    does a Heavy set holding a canary's node."""
     from betweencut.cli import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -255,10 +366,19 @@ def run_case(argv: list[str], folder: Path, seconds: float = HANG_SECONDS
     start = time.monotonic()
     os.chdir(folder)
     sys.path.insert(0, str(folder))
+    watched = Path(argv[1]).parent if len(argv) > 1 and Path(argv[1]).parent.name == "inj" \
+        else None
+    watch = None
     try:
         with time_limit(seconds), redirect_stdout(out), redirect_stderr(err):
             try:
-                status = main(argv)
+                if watched is not None:
+                    from inotify_watch import Watch
+
+                    with Watch(watched) as watch:
+                        status = main(argv)
+                else:
+                    status = main(argv)
             except SystemExit as exc:
                 status = int(exc.code or 0) if not isinstance(exc.code, str) else 1
     except Hang as exc:
@@ -267,7 +387,35 @@ def run_case(argv: list[str], folder: Path, seconds: float = HANG_SECONDS
         os.chdir(here)
         sys.path.remove(str(folder))
     took = time.monotonic() - start
-    return violation(argv, status, out.getvalue(), err.getvalue()), took, err.getvalue()
+    why = violation(argv, status, out.getvalue(), err.getvalue())
+    if why is None and watch is not None:
+        others = [name for name in watch.opened if name != Path(argv[1]).name]
+        if others:
+            why = f"opened other files: {others}"
+        elif status != 0 or "/1/1/1" in out.getvalue() or "/0/0/0" not in out.getvalue():
+            why = f"not the named file's Heavy set (exit {status})"
+    return why, took, err.getvalue()
+
+
+def figures(whys: list[str | None], errors: list[str]) -> dict[str, int]:
+    """The issue's figures: cases, clean, tracebacks, hangs, over 2 GB (out of memory under the
+    cap), opened other files, wrong exits (any other break of the contract)."""
+    out = {"cases": len(whys), "clean": 0, "tracebacks": 0, "hangs": 0, "over_2_gb": 0,
+           "opened_other_files": 0, "wrong_exits": 0}
+    for why, err in zip(whys, errors, strict=True):
+        if "MemoryError" in err or "out of memory" in err:  # the 2 GB cap was reached
+            out["over_2_gb"] += 1
+        elif why is None:
+            out["clean"] += 1
+        elif why == "a traceback":
+            out["tracebacks"] += 1
+        elif why.startswith("no answer"):
+            out["hangs"] += 1
+        elif why.startswith("opened other") or why.startswith("not the named"):
+            out["opened_other_files"] += 1
+        else:
+            out["wrong_exits"] += 1
+    return out
 
 
 def main() -> None:
@@ -275,15 +423,22 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", required=True)
+    parser.add_argument("--spark", action="store_true",
+                        help="the Spark family only (pyspark and a Java runtime needed)")
     args = parser.parse_args()
     start = time.monotonic()
-    drawn = cases(args.seed, args.n, Path(args.workdir))
+    drawn = cases(args.seed, args.n, Path(args.workdir),
+                  families=SPARK_FAMILIES if args.spark else FAMILIES)
+    whys: list[str | None] = []
+    errors: list[str] = []
     failures: list[dict[str, Any]] = []
     slowest = (0.0, [""])
     over: list[dict[str, Any]] = []
     by_family: dict[str, int] = {}
     for family, argv, folder in drawn:
         why, took, err = run_case(argv, folder)
+        whys.append(why)
+        errors.append(err)
         by_family[family] = by_family.get(family, 0) + 1
         if took > slowest[0]:
             slowest = (took, argv)
@@ -292,7 +447,7 @@ def main() -> None:
         if why is not None:
             failures.append({"argv": argv, "why": why, "stderr": err[-400:]})
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"cases": len(drawn), "families": by_family, "failures": failures,
+    print(json.dumps({**figures(whys, errors), "families": by_family, "failures": failures,
                       "seconds": round(time.monotonic() - start, 1),
                       "slowest": {"seconds": round(slowest[0], 2), "argv": slowest[1]},
                       f"over_{CASE_SECONDS:g}_s": over,

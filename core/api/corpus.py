@@ -11,6 +11,7 @@ from typing import Any
 from betweencut.api.load import FUNCTION, guarded, resolve
 from betweencut.errors import ParameterError
 from betweencut.proofs.assumes import Assumes
+from betweencut.proofs.assumes import strict as strict_items
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import EXIT_HOLDS, EXIT_REFUTED, Verdict
 from betweencut.schemas import header
@@ -87,6 +88,7 @@ class CorpusVerdict:
                 out.append(f"    report: {report['where']}, {report['date']}: {report['url']}")
             if row.refutation is not None:
                 out += ["    " + line for line in row.refutation.lines()[1:]]
+                out += _worst_lines(r)
             for member in r.get("loss_family", {}).get("members", []):
                 out.append(f"    t = {member['t']}: moves {member['moves']}, event "
                            f"{member['output']}, loss in {member['loss_approx']}")
@@ -94,6 +96,29 @@ class CorpusVerdict:
         out.append(f"{agreeing} of {len(rows)} rows agree with the literature")
         out += common.block("")
         return "\n".join(out)
+
+
+def _worst_lines(r: dict[str, Any]) -> list[str]:
+    """A refuted row's worst pair (issue 35, item 4): the largest `δ(ε)` at the claim and the
+    largest `ε` at `δ = 0` over the pairs audited, each with its pair (display floats beside
+    the exact values of the JSON row: `worst`, `epsilon_at_delta_0_exact`)."""
+    out: list[str] = []
+
+    def where(pair: dict[str, Any]) -> str:
+        return f"D = {pair['D']}, " + (f"z = {pair['z']}" if pair.get("D_prime") is None
+                                       else f"D' = {pair['D_prime']} ({pair['z']})")
+
+    worst, at = r.get("worst"), r.get("epsilon_at_delta_0_pair")
+    which = ("first refuting pair (--first: not the worst)", "eps at delta = 0 on it") if \
+        r["first"] else ("worst pair", "largest eps at delta = 0")
+    if isinstance(worst, dict) and not worst["holds"]:
+        out.append(f"    {which[0]}: delta({worst['eps']}) = {worst['delta']:.6g} (exact: "
+                   f"{worst['delta_exact']}) on {where(worst)}")
+    if isinstance(at, dict):
+        value = ("inf (no finite eps)" if r.get("epsilon_at_delta_0") is None else
+                 f"{r['epsilon_at_delta_0_approx']:.6g} (exact: {r['epsilon_at_delta_0_exact']})")
+        out.append(f"    {which[1]}: {value} on {where(at)}")
+    return out
 
 
 def audit_corpus(
@@ -107,6 +132,8 @@ def audit_corpus(
     method: str = "auto",
     progress: Callable[[str], None] | None = None,
     published: bool = False,
+    strict: bool = False,
+    first: bool = False,
 ) -> CorpusVerdict:
     """Every corpus row (or those `names`d) audited exactly on every neighbouring pair of
     databases of at most `size + 1` records under `neighbours` ("add-remove", the default,
@@ -120,7 +147,11 @@ def audit_corpus(
     `progress(line)` receives public cost estimates and progress lines on long runs.
     `published=True` audits the published privacy bugs instead, each row a bug as published
     or its fix, citing its report (`names` picks rows; `size` sets the tree rows' databases,
-    the other rows state their own pairs)."""
+    the other rows state their own pairs). `strict=True` (with `mechanism`): its source is
+    first verified pure (`betweencut.boundary.purity`, issue 34), before any of it runs; the
+    verdict states "pure: verified". `first=True`: a refuted row listed pair by pair stops at
+    its first refuting pair (by default it goes on and reports the worst pair, the
+    largest `δ` at the claim and the largest `ε` at `δ = 0`: issue 35, item 4)."""
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
     from betweencut.proofs.verdict import Relation
@@ -128,6 +159,10 @@ def audit_corpus(
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
+    if not isinstance(strict, bool) or (strict and mechanism is None):
+        raise ParameterError("strict", strict, "True with a mechanism of your own, or False")
+    if not isinstance(first, bool):
+        raise ParameterError("first", repr(first), "True or False")
     relation = Relation.of(neighbours)
     if published:
         from betweencut.proofs.baselines.published_rows import audit_published_corpus
@@ -140,21 +175,24 @@ def audit_corpus(
                              "as each row states")
     if mechanism is None:
         rows = rows_of(size, tuple(names), queries=queries, neighbours=relation, method=method,
-                       progress=progress)
+                       progress=progress, first=first)
         return CorpusVerdict([r.as_verdict() for r in rows], size, relation.text())
     if names:
         raise ParameterError("names", list(names), "none with a mechanism of your own")
-    user = resolve(mechanism)
+    user = resolve(mechanism, strict=strict)
     if user.kind != FUNCTION:
         raise ParameterError("mechanism", user.name, "a function run(q, test) -> output")
     row = user_row(user.name, guarded(user.name, user.target, _answers),
                    2 if queries is None else queries, exact_value(epsilon, "epsilon"))
     try:
-        result = audit_row(row, size, neighbours=relation, method=method, progress=progress)
+        result = audit_row(row, size, neighbours=relation, method=method, progress=progress,
+                           first=first)
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None
-    return CorpusVerdict([result.as_verdict()], size, relation.text())
+    verdict = result.as_verdict()
+    verdict.assumes = strict_items(verdict.assumes, user.pure)
+    return CorpusVerdict([verdict], size, relation.text())
 
 
 def _answers(q: Any) -> str:

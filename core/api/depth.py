@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from betweencut.api.load import in_user_code
 from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.calibration import path_query_bound
@@ -43,6 +44,7 @@ def audit_depth(
     variant: type[BetweenCut] = BetweenCut,
     progress: Callable[[list[Any]], Iterable[Any]] | None = None,
     each: Callable[[list[Row]], None] | None = None,
+    strict: bool = False,
 ) -> Verdict:
     """Theorem 5.4 (Eq. (22)) at depth for `variant` (default BetweenCut itself).
 
@@ -53,8 +55,10 @@ def audit_depth(
     Returns: a `Verdict` whose rows (one per pair and `r`, each `δ` at the claim's `ε = rλ`)
     are every row audited (`each(rows)` hears each pair's rows as they are decided, e.g. to
     stream them out); `facts`: the profiles refused (a variant's unguarded sibling) and the
-    number of profiles the search tried.
-    Raises: `ParameterError`, `Undecided`.
+    number of profiles the search tried. `strict=True` (issue 34): `variant`'s source, and
+    every function of your modules it reaches, is first verified pure
+    (`betweencut.boundary.purity`) before it is built; the verdict states "pure: verified".
+    Raises: `ParameterError`, `Undecided`, `NotPure` (a `MechanismError`) under strict mode.
     """
     from betweencut.api.mechanism import calibration_of
     from betweencut.proofs.privacy.depth.audit import (
@@ -100,7 +104,14 @@ def audit_depth(
     L = path_query_bound(height)
     bounds = depth_bounds(accountant, L, params)
     tree = kary_tree(arity, height)
-    mechanism = variant(tree, params)
+    if not isinstance(strict, bool):
+        raise ParameterError("strict", strict, "True or False")
+    if strict:
+        from betweencut.boundary.purity import check_pure
+
+        check_pure(variant, getattr(variant, "__qualname__", repr(variant)))
+    with in_user_code(refuse=not own_code(variant)):
+        mechanism = variant(tree, params)
     check_seams(mechanism)  # on the constructed object, before any of its code is read
     if mechanism.tree is not tree:
         raise ParameterError("variant", variant.__name__, "a BetweenCut on the public tree it "
@@ -163,10 +174,11 @@ def audit_depth(
     check_unchanged(mechanism, SEAMS, seams, variant.__name__)
     if tried:
         verdict.facts["search"] = {"tried": tried}
-    verdict.assumes = Assumes.of(
+    verdict.assumes = a.strict(Assumes.of(
         a.code_items(own_code(variant, mechanism, SEAMS), replayed=None), a.DEPTH_SEAMS,
         a.OFFPATH, a.ARITHMETIC_EXACT,
-        a.profiles_audited(verdict.pairs, None if single else tried), a.OTHER_PROFILES)
+        a.profiles_audited(verdict.pairs, None if single else tried), a.OTHER_PROFILES),
+        strict)
     return verdict
 
 

@@ -20,6 +20,7 @@ database it ran on: the user's code never chooses the exit status.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -27,7 +28,7 @@ import io
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,12 +42,14 @@ PRIVTREE = "PrivTree factory () -> PrivTree (reachable decomposition)"
 @dataclass(frozen=True)
 class UserMechanism:
     """A mechanism to audit: its name (the spec, or the callable's qualified name), the object,
-    and its kind (`BUILDER`, `FUNCTION` or `PRIVTREE`; `built` is the PrivTree itself)."""
+    and its kind (`BUILDER`, `FUNCTION` or `PRIVTREE`; `built` is the PrivTree itself);
+    `pure`: verified by strict mode's static check (`betweencut.boundary.purity`)."""
 
     name: str
     target: Any
     kind: str
     built: Any = None
+    pure: bool = False
 
 
 def one_line(exc: BaseException) -> str:
@@ -118,18 +121,26 @@ def _import(spec: str, flag: str) -> Any:
     return target
 
 
-def resolve(mechanism: object, flag: str = "mechanism") -> UserMechanism:
+def resolve(mechanism: object, flag: str = "mechanism", strict: bool = False) -> UserMechanism:
     """The mechanism `mechanism` names (a `MODULE:CALLABLE` string or the object) and its
-    kind; a factory of a PrivTree is called here, once."""
+    kind; a factory of a PrivTree is called here, once. With `strict`, its source is first
+    verified pure (`betweencut.boundary.purity.check_pure`, `NotPure` otherwise), before any
+    of it is called (its module is imported: the names it reaches are read from it)."""
     from betweencut.baselines.privtree import PrivTree
+    from betweencut.boundary.purity import check_pure
 
     if isinstance(mechanism, UserMechanism):
+        if strict and not mechanism.pure:
+            check_pure(mechanism.target, mechanism.name)
+            return dataclasses.replace(mechanism, pure=True)
         return mechanism
     name = mechanism if isinstance(mechanism, str) else getattr(
         mechanism, "__qualname__", type(mechanism).__name__)
     target = _import(mechanism, flag) if isinstance(mechanism, str) else mechanism
+    if strict:
+        check_pure(target, str(name))
     if isinstance(target, PrivTree):
-        return UserMechanism(str(name), target, PRIVTREE, target)
+        return UserMechanism(str(name), target, PRIVTREE, target, strict)
     if not callable(target):
         raise MechanismError(  # in the caller's words: `--mechanism X` or `mechanism=X`
             f"{flag}{' ' if flag.startswith('-') else '='}{shown_value(mechanism)} is not "
@@ -148,8 +159,9 @@ def resolve(mechanism: object, flag: str = "mechanism") -> UserMechanism:
             raise MechanismError(
                 f"{flag} {name}() returned a {type(built).__name__}: a callable without "
                 "parameters must build a PrivTree (else take (db, test) or (tree, params))")
-        return UserMechanism(str(name), target, PRIVTREE, built)
-    return UserMechanism(str(name), target, BUILDER if is_builder(target) else FUNCTION)
+        return UserMechanism(str(name), target, PRIVTREE, built, strict)
+    return UserMechanism(str(name), target, BUILDER if is_builder(target) else FUNCTION,
+                         pure=strict)
 
 
 def _takes_nothing(target: Callable[..., Any]) -> bool:
@@ -201,6 +213,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
     from betweencut.answers import DataDependent
     from betweencut.api.replay import replayed
     from betweencut.boundary.encoding import OutputRefused
+    from betweencut.boundary.sandbox import OutsideRandomness, package_call
     from betweencut.noisy_queries import UnansweredNoisyQuery
     from betweencut.noisy_test import UnansweredQuery
     from betweencut.progress import BudgetExceeded
@@ -214,16 +227,21 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
                MechanismNotReplayable, BudgetExceeded, DataDependent)
     describe = where or _database
 
+    def user_run(given: Any, test: Any) -> Any:
+        return run(given, package_call(test))
+
     def call(db: Any, test: Any) -> Any:
         try:
-            with in_user_code():
+            with in_user_code(refuse=replay):
                 if replay:
-                    return replayed(run, db, test, describe(db))
+                    return replayed(user_run, db, test, describe(db))
                 return run(db, test)
         except signals:
             raise
         except KeyboardInterrupt:
             raise
+        except OutsideRandomness as exc:
+            raise MechanismError(f"the mechanism {name} {exc}, on {describe(db)}") from None
         except OutputRefused as exc:  # its output, not its code: the encoder's refusal
             raise MechanismError(f"the mechanism {name} on {describe(db)}: {exc}") from None
         except BaseException as exc:
@@ -251,10 +269,22 @@ class _NoInput(io.StringIO):
 
 
 @contextmanager
-def in_user_code() -> Iterator[None]:
+def in_user_code(refuse: bool = True) -> Iterator[None]:
     """While the user's code runs: standard input, unless it is a terminal (where a debugger
     is the user's own choice), is an empty stream, so nothing waits for input that cannot
-    come (a closed stdin, a pipe, /dev/null, or a pipe that stays open)."""
+    come (a closed stdin, a pipe, /dev/null, or a pipe that stays open); and randomness or a
+    clock read by the user's code outside its noisy tests is refused
+    (`betweencut.boundary.sandbox.refusing`: `OutsideRandomness`, issue 34), unless `refuse`
+    is false: the package's own mechanism (`betweencut.boundary.seams.packaged`), where nothing
+    of the user's runs."""
+    from betweencut.boundary.sandbox import refusing
+
+    with refusing() if refuse else nullcontext(), _no_input():
+        yield
+
+
+@contextmanager
+def _no_input() -> Iterator[None]:
     stdin = sys.stdin
     try:
         interactive = stdin is not None and not stdin.closed and stdin.isatty()

@@ -68,6 +68,8 @@ def audit_mechanism(
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
     seed: int | None = None,
     neighbours: object = "add-remove",
+    strict: bool = False,
+    first: bool = False,
 ) -> Verdict:
     """Audit `mechanism` (a `MODULE:CALLABLE` string or the object) on neighbouring pairs.
 
@@ -89,18 +91,29 @@ def audit_mechanism(
     mechanism asking the field's primitives, `"zcdp:RHO"` (`D_α <= ρα` at every order `α > 1`,
     refuted at a witness order or certified: `betweencut.proofs.privacy.divergence.renyi`) or
     `"rdp:ALPHA:EPS"` (one order), on the whole output, with no `epsilon`/`delta`.
+    `first`: a refuted claim stops at the first refuting pair (the CI use: `verdict.first`
+    says so); by default the audit goes on over every pair (or its whole search) and reports
+    the worst: the refutation with the largest `δ_pair(ε) - δ` and `epsilon_at_delta`, the
+    largest over every pair, each with its pair (issue 35, item 4).
     Returns: a `Verdict`; `rows` per pair, claimed point and release (`on`: "output", the
     mechanism's whole output, default; or an attribute of it such as "transcript", "heavy";
     several with a list); for an exhaustive or searched audit the worst pair's rows; `facts`:
     `epsilon_at_delta` (the largest over the pairs audited, a certified lower bound on the
     mechanism's ε at the claimed δ, with its pair and exact curve) and, with `baseline`, the
     privacy regressions against it.
+    `strict=True` (strict mode, issue 34): the mechanism's source, and every function of your
+    modules it reaches, is first verified pure (`betweencut.boundary.purity`), before any of
+    it runs; the verdict then states "pure: verified" in its `assumes`.
     Raises: `MechanismError` when the user's code fails to load or raises (one line naming
-    the database), `ParameterError` on bad input, `Undecided` when the gate cannot decide.
+    the database), `NotPure` (a `MechanismError`) under strict mode naming the file, line and
+    construct, `ParameterError` on bad input, `Undecided` when the gate cannot decide.
     """
+    from betweencut.proofs import assumes as a
     from betweencut.proofs.verdict import Relation
 
-    user = resolve(mechanism)
+    if not isinstance(strict, bool):
+        raise ParameterError("strict", strict, "True or False")
+    user = resolve(mechanism, strict=strict)
     relation = Relation.of(neighbours)
     if relation.is_replace and (search is not None or baseline is not None):
         raise ParameterError("search" if search is not None else "baseline", "given",
@@ -117,17 +130,22 @@ def audit_mechanism(
                              "tree's leaves (default: derandomised, the same pairs every run)")
     if accountant not in ACCOUNTANTS:
         raise ParameterError("accountant", accountant, ", ".join(ACCOUNTANTS))
+    if not isinstance(first, bool):
+        raise ParameterError("first", repr(first), "True (stop at the first refutation) or "
+                             "False (the worst pair, the default)")
     if user.kind == PRIVTREE:
         from betweencut.api.privtree import audit_privtree
 
         if seed is not None:
             raise ParameterError("seed", seed, "none for a PrivTree (its search=N lists every "
                                  "database of few distinct points: nothing is drawn)")
-        return audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
-                              epsilon=epsilon, delta=delta, claim=claim, on=on,
-                              baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
-                              R=R, accountant=accountant, progress=progress,
-                              relation=relation)
+        found = audit_privtree(user, pairs, exhaustive=exhaustive, search=search,
+                               epsilon=epsilon, delta=delta, claim=claim, on=on,
+                               baseline=baseline, tree=tree, height=height, tau=tau, lam=lam,
+                               R=R, accountant=accountant, progress=progress,
+                               relation=relation)
+        found.assumes = a.strict(found.assumes, user.pure)
+        return found
     t = _tree(tree, height, arity, exhaustive, relation)
     renyi = _renyi_claim(claim, epsilon, delta, on, search, baseline)
     params, cal = _params(user, t, tau, lam, R, epsilon, delta, accountant)
@@ -140,21 +158,23 @@ def audit_mechanism(
     leaves = sorted(t.level(t.height - 1))
     try:
         chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
-                        relation, seed)
+                        relation, seed, first)
         if renyi is not None:
             verdict = _audit_renyi(user, t, the_claim, renyi, cache, chosen)
         else:
             if search is None:
                 _afford(cache, chosen, the_claim, exhaustive is None)
             verdict = _audit(user, t, params, cal, the_claim, run, cache, chosen,
-                             exhaustive is None and search is None, baseline, progress)
+                             exhaustive is None and search is None, baseline, progress, first)
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None
     if seams is not None:  # the structure the shared outcome tree read at the start
         check_unchanged(built, SEAMS, seams, user.name)
-    verdict.assumes = _assumes(user, built, cache, verdict, exhaustive, search, seed, relation,
-                               len(chosen), renyi is not None)
+    verdict.assumes = a.strict(_assumes(user, built, cache, verdict, exhaustive, search, seed,
+                                        relation, len(chosen), renyi is not None), user.pure)
+    verdict.first = first or (renyi is not None and not verdict.holds)  # a Renyi audit stops
+    # at its first witness order and pair (the worst Renyi pair is not sought)
     return verdict
 
 
@@ -456,7 +476,8 @@ def _as_pair(pair: object, tree: PublicTree | None, replace: bool = False) -> tu
 
 def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
            search: int | None, max_size: int | None, leaves: list[Any], tree: PublicTree,
-           cache: Any, claim: Claim, relation: Any, seed: int | None = None) -> list[Any]:
+           cache: Any, claim: Claim, relation: Any, seed: int | None = None,
+           first: bool = False) -> list[Any]:
     from betweencut.proofs.privacy.enumeration.cache import (
         Neighbour,
         as_database,
@@ -477,7 +498,7 @@ def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None
             raise ParameterError("search", search, "an integer >= 1 (and max_size >= 0)")
         eps, dlt = claim.points[0]
         found = search_pairs(cache, leaves, eps, dlt, claim.on[0], size, search,
-                             hypothesis_seed=seed)
+                             hypothesis_seed=seed, first=first)
         return list(dict.fromkeys(found.tried))
     if pairs is None or isinstance(pairs, str | bytes):
         raise ParameterError("pairs", repr(pairs), "an iterable of (database, added record)")
@@ -496,7 +517,9 @@ def _pairs(pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None
 
 
 def _afford(cache: Any, chosen: list[Any], claim: Claim, given: bool) -> None:
-    """Under a time budget, refuse before any work an audit whose projected work passes it
+    """Under a time budget, refuse before any work an audit whose projected time passes it;
+    under a work limit (the command line's default), one whose projected work at fixed rates
+    passes it (the same on every machine, issue 35, item 7)
     (`betweencut.proofs.privacy.enumeration.cost.audit_cost`: the pairs at every claimed point
     and release, and the exact curves `_audit` draws: one point's `epsilon_at_delta`, every
     pair's; several points, beside the rows of every given pair or of the worst pair, per
@@ -505,7 +528,7 @@ def _afford(cache: Any, chosen: list[Any], claim: Claim, given: bool) -> None:
     from betweencut.progress import current
 
     tracker = current()
-    if tracker.budget is None:
+    if tracker.budget is None and tracker.work is None:
         return
     from betweencut.proofs.privacy.enumeration.cost import audit_cost
 
@@ -519,8 +542,9 @@ def _afford(cache: Any, chosen: list[Any], claim: Claim, given: bool) -> None:
 def _audit(user: UserMechanism, tree: PublicTree, params: Params | None,
            cal: Calibration | None, claim: Claim, run: Callable[[Any, Any], Any], cache: Any,
            chosen: list[Any], given: bool, baseline: object,
-           progress: Callable[[Iterable[Any], int], Iterable[Any]] | None) -> Verdict:
-    from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+           progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
+           first: bool = False) -> Verdict:
+    from betweencut.proofs.privacy.audit.mechanism import audit_pairs, worse
 
     subject: dict[str, object] = {"mechanism": user.name, "kind": user.kind,
                                   "tree": tree.description}
@@ -535,18 +559,19 @@ def _audit(user: UserMechanism, tree: PublicTree, params: Params | None,
     for name in claim.on:
         shown_pairs = progress(chosen, len(chosen)) if progress else chosen
         verdict = audit_pairs(run, shown_pairs, list(claim.points), on=name, cache=cache,
-                              keep=True)
+                              keep=True, first=first)
         results.extend(verdict.results)
         audited = max(audited, verdict.pairs)
-        if not verdict.holds and holds:
-            holds, refutation = False, verdict.refutation
-        if not holds:
+        found = verdict.refutation
+        if found is not None and (refutation is None or worse(found, refutation)):
+            holds, refutation = False, found
+        if not holds and first:
             break
-    out = Verdict("mechanism", subject, claim, holds, pairs=audited)
+    out = Verdict("mechanism", subject, claim, holds, pairs=audited, first=first)
     if refutation is not None:
         out.refutation = refutation.refutation(claim.text)
     out.rows = _rows(results, given, claim, _pair_epsilons(cache, results)
-                     if len(claim.points) > 1 else None)
+                     if len(claim.points) > 1 else None, refutation)
     checked = chosen[:audited]
     if len(claim.points) == 1:
         from betweencut.proofs.privacy.divergence.components import NoExactCurve
@@ -584,20 +609,21 @@ def _pair_epsilons(cache: Any, results: list[Any]) -> Callable[[Any], dict[str, 
 
 
 def _rows(results: list[Any], given: bool, claim: Claim,
-          more: Callable[[Any], dict[str, Any]] | None = None) -> list[Row]:
-    """Every row for given pairs; for an exhaustive or searched audit the worst pair's; each
-    row carries its point's label (`r` for Theorem 5.4's points) and `more(result)`."""
+          more: Callable[[Any], dict[str, Any]] | None = None, refuting: Any = None
+          ) -> list[Row]:
+    """Every row for given pairs; for an exhaustive or searched audit the worst pair's (the
+    refuting point's `refuting`, else the tightest); each row carries its point's label (`r`
+    for Theorem 5.4's points) and `more(result)`."""
     labels: dict[tuple[Fraction, int], dict[str, Any]] = {  # the audit passes the points on
         (Fraction(e), id(d)): dict(label) for (e, d), label in zip(
             claim.points, claim.labels or [{}] * len(claim.points), strict=True)}
     if given or not results:
         return [res.row(**labels.get((res.eps, id(res.bound)), {}),
                         **(more(res) if more else {})) for res in results]
-    refuted = [res for res in results if not res.holds]
     from betweencut.proofs.privacy.audit.mechanism import tighter
 
-    worst = refuted[0] if refuted else results[0]
-    if not refuted:
+    worst = refuting if refuting is not None else results[0]
+    if refuting is None:
         for res in results[1:]:
             if tighter(res, worst):
                 worst = res

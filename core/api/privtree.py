@@ -87,8 +87,16 @@ def audit_privtree(
         if n is not None and (isinstance(n, bool) or not isinstance(n, int)
                               or not 0 <= n <= MAX_PRIVTREE_SIZE):
             raise ParameterError(name, n, f"a PrivTree database size 0..{MAX_PRIVTREE_SIZE}")
+    from betweencut.api.load import in_user_code
+    from betweencut.boundary.sandbox import OutsideRandomness
+
+    mech = user.built
+    own = own_code(None, mech, SEAMS, (mech.member, mech.split.children))
     try:
-        return _audit(user, pairs, exhaustive, search, eps, dlt, progress, relation)
+        with in_user_code(refuse=not own):  # your rules and seams: outside randomness refused
+            return _audit(user, pairs, exhaustive, search, eps, dlt, progress, relation)
+    except OutsideRandomness as exc:
+        raise MechanismError(f"the PrivTree of {user.name} {exc}") from None
     except (BetweenCutError, KeyboardInterrupt):
         raise
     except BaseException as exc:  # the user's membership rule, split rule or run

@@ -12,15 +12,15 @@ nor mpmath); each command's handler imports what it needs when it runs
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from betweencut.cli._common import Parser
+    from betweencut.cli._exits import Interrupts
 
-EXIT_BROKEN_PIPE = 141
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE (betweencut.cli._exits)
 COMMANDS = ("classify", "calibrate", "audit", "margins")  # modules under betweencut.cli
 
 
@@ -46,45 +46,65 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every way it can end is one line at most on stderr and an exit status
+    (module docstring; `betweencut.cli._exits` for Ctrl-C, a closed stdout and the unexpected).
+    """
     words = list(sys.argv[1:] if argv is None else argv)
     if words == ["--version"]:  # the commonest question, answered without a parser
         return _version()
-    from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError
-    from betweencut.errors import BetweenCutError, Undecided
+    from betweencut.cli._exits import ClosedStdout, Interrupts, stdout_closed
 
-    parser = build_parser()
+    interrupts = Interrupts().install()
+    if stdout_closed():
+        sys.stdout = ClosedStdout()
+    try:
+        return _main(words, interrupts)
+    finally:
+        interrupts.restore(quiet_after=argv is None)
+
+
+def _main(words: list[str], interrupts: Interrupts) -> int:
+    from betweencut.cli._exits import quiet_broken_pipe, unexpected
+
     args = None
     try:
-        args = parser.parse_args(words)
-        if args.version:
-            return _version()
-        if args.command is None:
-            raise UsageError("a command is required: classify, calibrate, audit or margins")
-        status = int(args.handler(args))
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
-        return status
-    except BrokenPipeError:
-        return _quiet_broken_pipe()
-    except UsageError as exc:
-        _say(f"error: {exc}")
-        return EXIT_USAGE
-    except Undecided as exc:
-        _say(f"undecided: {exc}")
-        return EXIT_UNDECIDED
-    except BetweenCutError as exc:
-        from betweencut.cli._common import in_flags
+        from betweencut.cli._common import EXIT_UNDECIDED, EXIT_USAGE, UsageError
+        from betweencut.errors import BetweenCutError, Undecided
 
-        _say(f"error: {in_flags(exc, getattr(args, 'command_parser', None))}")
-        detail = getattr(exc, "detail", "")
-        if detail and getattr(args, "debug", False):  # a dependency's own text, on request
-            print(f"betweencut: debug: {detail}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        _say(f"error: {exc.strerror or exc}: {exc.filename or ''}")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("betweencut: interrupted", file=sys.stderr)
-        return 130
+        try:
+            args = build_parser().parse_args(words)
+            if args.version:
+                return _version()
+            if args.command is None:
+                raise UsageError("a command is required: classify, calibrate, audit or margins")
+            status = int(args.handler(args))
+            sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+            return status
+        except (BetweenCutError, OSError) as exc:
+            if interrupts.seen:  # a Ctrl-C a dependency turned into its own error
+                raise
+            if isinstance(exc, BrokenPipeError):
+                return quiet_broken_pipe()
+            if isinstance(exc, Undecided):
+                _say(f"undecided: {exc}")
+                return EXIT_UNDECIDED
+            if isinstance(exc, OSError):
+                _say(f"error: {exc.strerror or exc}: {exc.filename or ''}")
+                return EXIT_USAGE
+            if isinstance(exc, UsageError):
+                _say(f"error: {exc}")
+            else:  # the flag or argument as the user typed it
+                from betweencut.cli._common import in_flags
+
+                _say(f"error: {in_flags(exc, getattr(args, 'command_parser', None))}")
+            detail = getattr(exc, "detail", "")
+            if detail and getattr(args, "debug", False):  # a dependency's own text, on request
+                print(f"betweencut: debug: {detail}", file=sys.stderr)
+            return EXIT_USAGE
+    except BaseException as exc:  # Ctrl-C, or what no command expected: still one line
+        if isinstance(exc, SystemExit) and args is None and not interrupts.seen:
+            raise  # argparse's --help: printed, exit 0
+        return unexpected(exc, interrupts, bool(getattr(args, "debug", False)))
 
 
 def _version() -> int:
@@ -96,21 +116,6 @@ def _version() -> int:
 
 def _say(message: str) -> None:
     """One short line on stderr, whatever the message holds (newlines escaped, long values cut)."""
-    from betweencut.errors import one_line
+    from betweencut.cli._exits import say_raw
 
-    sys.stdout.flush()
-    print(f"betweencut: {one_line(message)}", file=sys.stderr)
-
-
-def _quiet_broken_pipe() -> int:
-    """The reader of stdout went away (`betweencut ... | head -1`): stop quietly.
-
-    Python's documented recipe: point stdout at devnull so the interpreter's final flush does
-    not fail again; exit 141 = 128 + SIGPIPE, as a shell command killed by the signal would.
-    """
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # stdout without a file descriptor (e.g. captured)
-        pass
-    return EXIT_BROKEN_PIPE
+    say_raw(message)

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, NoReturn
 
 from betweencut.errors import BetweenCutError
-from betweencut.progress import DEFAULT_BUDGET, Tracker
+from betweencut.progress import DEFAULT_WORK, Tracker
 
 EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
 MAX_INT_ARGUMENT = 10**18  # no integer flag needs more; checked before any work
@@ -122,11 +122,13 @@ def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
 class StatusLine(Tracker):
     """The command line's progress (`betweencut.progress.Tracker`): shown only when asked
     (`force`, `--progress`), public facts only, the elapsed time only with `elapsed`
-    (`--diagnostics`)."""
+    (`--diagnostics`); its limit is the deterministic work limit (`DEFAULT_WORK`), or a
+    wall-clock `budget` when one is given (issue 35, item 7)."""
 
     def __init__(self, label: str, force: bool = False, elapsed: bool = False,
                  budget: float | None = None) -> None:
-        super().__init__(label, show=force, elapsed=elapsed, budget=budget)
+        super().__init__(label, show=force, elapsed=elapsed, budget=budget,
+                         work=DEFAULT_WORK if budget is None else None)
 
 
 def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
@@ -141,10 +143,26 @@ def add_run_flags(p: argparse.ArgumentParser, budget: bool = True) -> None:
                         "the total at the end")
     if budget:
         p.add_argument("--budget", type=positive_int("budget", 1, 10**6),
-                       default=DEFAULT_BUDGET, metavar="SECONDS",
-                       help=f"time budget (default {DEFAULT_BUDGET} s): past it the audit stops "
-                            "with exit 2 and says how far it got; a job or a step whose "
-                            "estimated cost passes what is left is refused at once")
+                       default=None, metavar="SECONDS",
+                       help="a wall-clock time budget, only when given: past it the audit "
+                            "stops with exit 2 and says how far it got; a job or a step whose "
+                            "estimated time passes what is left is refused at once. Without "
+                            "it the limits are work, the same on every machine: answer "
+                            "sequences, pairs, and the projected work of an audit (at most "
+                            f"{DEFAULT_WORK} reference seconds at fixed rates)")
+
+
+STRICT_HELP = ("strict mode (issue 34): first verify your mechanism's source, and every "
+               "function of your modules it reaches, pure (no global, default-argument, "
+               "closure or attribute state, no memo, imports and calls from an allow-list, no "
+               "eval/exec/open, no outside randomness), before any of it runs; a violation "
+               "exits 2 naming the file and line; the verdict states 'pure: verified'")
+
+
+def add_strict_flag(p: argparse.ArgumentParser) -> None:
+    """`--strict`: the static purity check of the user's mechanism (`betweencut.boundary.
+    purity`), on every command that runs a user's mechanism."""
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
 
 
 def tracker_of(args: argparse.Namespace, label: str) -> StatusLine:

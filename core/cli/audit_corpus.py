@@ -20,6 +20,7 @@ from betweencut.cli._common import (
     UsageError,
     add_command,
     add_run_flags,
+    add_strict_flag,
     positive_int,
     print_verdict,
     rational,
@@ -41,6 +42,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--name", action="append", default=[], help="only this row (repeatable)")
     p.add_argument("--mechanism", metavar="MODULE:CALLABLE",
                    help="audit your own run(q, test) instead (q: the m query answers)")
+    add_strict_flag(p)
     p.add_argument("--queries", type=positive_int("queries", 1, 256), metavar="M",
                    help="the number m of queries of every row that scales (default: each "
                         "row's own; with --mechanism: 2); past m = 6 every input is decided "
@@ -57,6 +59,10 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="the published privacy bugs instead: each bug as published (refuted) "
                         "and its fix (certified), citing its report; --name picks rows, --size "
                         "sets the tree rows' databases")
+    p.add_argument("--first", action="store_true",
+                   help="a refuted row stops at its first refuting pair (CI); by default it "
+                        "goes on over every pair and reports the worst: the largest delta at "
+                        "the claim and the largest eps at delta = 0, each with its pair")
     p.add_argument("--json", action="store_true", help="one JSON object")
     add_run_flags(p)
     p.set_defaults(handler=run, group="corpus")
@@ -68,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
     if args.mechanism is None and args.epsilon is not None:
         raise UsageError("--epsilon goes with --mechanism MODULE:CALLABLE (every row is "
                          "audited at its own claimed epsilon)")
+    if args.mechanism is None and args.strict:
+        raise UsageError("--strict goes with --mechanism MODULE:CALLABLE (the corpus rows are "
+                         "the package's own code)")
     if args.published and (args.mechanism is not None or args.queries is not None
                            or args.method != "auto" or args.neighbours != "add-remove"):
         raise UsageError("--published states each row's own pairs and claim: no --mechanism, "
@@ -79,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             args.size, args.name, mechanism=args.mechanism, queries=args.queries,
             epsilon=Fraction(1) if args.epsilon is None else args.epsilon,
             neighbours=args.neighbours, method=args.method, progress=tracker,
-            published=args.published)
+            published=args.published, strict=args.strict, first=args.first)
     status = print_verdict(verdict, args.json)
     report_time(args, tracker)
     return status

@@ -18,6 +18,7 @@ from betweencut.cli._common import (
     add_accountant_flag,
     add_command,
     add_run_flags,
+    add_strict_flag,
     positive_int,
     print_verdict,
     rational,
@@ -80,6 +81,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--mechanism", metavar="MODULE:CALLABLE", help=MECHANISM_HELP)
+    add_strict_flag(p)
     p.add_argument("--baseline", metavar="MODULE:CALLABLE",
                    help="regression mode (with --mechanism): report every pair and eps range "
                         "where the mechanism's delta exceeds this baseline's (same kind)")
@@ -88,6 +90,11 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
                         "largest delta(eps)")
     p.add_argument("--max-size", type=positive_int("max-size", 0, 64), dest="max_size",
                    help="with --search on tree leaves: largest |D| the search draws (default 3)")
+    p.add_argument("--first", action="store_true",
+                   help="stop at the first refuting pair (CI: exit 1 sooner); by default a "
+                        "refuted audit goes on over every pair (or its whole search) and "
+                        "reports the worst: the largest delta at the claim and the largest "
+                        "epsilon_at_delta, each with its pair")
     p.add_argument("--plot", metavar="FILE",
                    help="draw the worst pair's curve delta(eps) against the claim (" +
                         ", ".join(PLOT_FORMATS) + "; needs betweencut[plot])")
@@ -106,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
         return int(run_group(args))
     if args.mechanism is None and (args.baseline is not None or args.search is not None):
         raise UsageError("--baseline and --search go with --mechanism MODULE:CALLABLE")
+    if args.mechanism is None and args.strict:
+        raise UsageError("--strict goes with --mechanism MODULE:CALLABLE (the package's own "
+                         "mechanism is the code the proofs check)")
     if args.mechanism is None and args.on == "output":
         raise UsageError("--on output goes with --mechanism (BetweenCut: transcript or heavy)")
     second = args.other if replace_one else args.add
@@ -140,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("give either --lam and --R, or --epsilon and --delta")
         claim = "theorem-5.4"
     else:
-        user = resolve(mechanism, "--mechanism")
+        user = resolve(mechanism, "--mechanism", strict=args.strict)
         mechanism = user
         if user.kind == PRIVTREE:
             tree_flags = {k: v for k, v in tree_flags.items() if v is not None and k != "arity"}
@@ -161,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             mechanism, pairs, exhaustive=args.exhaustive, search=args.search,
             max_size=args.max_size, epsilon=args.epsilon, delta=args.delta, claim=claim,
             on=args.on, baseline=args.baseline, accountant=args.accountant, progress=bar,
-            neighbours=args.neighbours,
+            neighbours=args.neighbours, strict=args.strict, first=args.first,
             **{k: v for k, v in tree_flags.items() if v is not None})
     report_time(args, tracker)
     if args.plot is not None:

@@ -6,6 +6,12 @@ fills a missing column with nulls). So the schema is read here, once, from the f
 `FileMetaData` (Thrift compact protocol, field 2: the list of `SchemaElement`), and the engines
 are given only inputs whose files agree. Only the footer is read: the last 8 bytes (its length
 and the magic `PAR1`), then at most `MAX_FOOTER_BYTES` of it.
+
+**Bounded by the footer's length** (issue 40, item 2): every step of the reader consumes at least
+one byte or raises, a list or map may not claim more elements than bytes remain, a boolean inside
+a list or map is one byte, and structs, lists and maps nest at most `MAX_DEPTH` deep. So reading
+a footer of n bytes takes O(n) steps, and a truncated or corrupt footer is a `FooterError`,
+never a loop.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from dataclasses import dataclass
 
 MAGIC = b"PAR1"
 MAX_FOOTER_BYTES = 16 << 20
+MAX_DEPTH = 64
 PHYSICAL = ("BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY",
             "FIXED_LEN_BYTE_ARRAY")
 UTF8, INTEGER_CONVERTED = 0, range(11, 19)  # ConvertedType UTF8; UINT_8 .. INT_64
@@ -110,16 +117,31 @@ def _kind(element: dict[int, object]) -> str:
 
 
 class _Reader:
-    """Just enough of the Thrift compact protocol to read `FileMetaData.schema`."""
+    """Just enough of the Thrift compact protocol to read `FileMetaData.schema`.
+
+    Every method either consumes at least one byte of `data` or raises `IndexError`; container
+    sizes are checked against the bytes that remain, and nesting against `MAX_DEPTH`.
+    """
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.pos = 0
+        self.depth = 0
+
+    def remaining(self) -> int:
+        return len(self.data) - self.pos
 
     def byte(self) -> int:
+        if self.pos >= len(self.data):
+            raise IndexError("read past the footer")
         value = self.data[self.pos]
         self.pos += 1
         return value
+
+    def skip(self, n: int) -> None:
+        if n < 0 or n > self.remaining():
+            raise IndexError("skip past the footer")
+        self.pos += n
 
     def varint(self) -> int:
         shift = result = 0
@@ -138,11 +160,9 @@ class _Reader:
 
     def binary(self) -> bytes:
         n = self.varint()
-        if self.pos + n > len(self.data):
-            raise IndexError("binary past the footer")
-        value = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return value
+        start = self.pos
+        self.skip(n)
+        return self.data[start:self.pos]
 
     def struct_fields(self) -> Iterator[tuple[int, int]]:
         """Walk one struct: (field id, type) of each field, leaving the reader on its value."""
@@ -156,45 +176,61 @@ class _Reader:
             yield last, kind
 
     def value(self, kind: int) -> object:
-        """Read (and return, for scalars) one value of compact type `kind`."""
+        """Read (and return, for scalars) one value of compact type `kind` in a struct field
+        (where a boolean is held in the field header and takes no byte of its own)."""
         if kind in (1, 2):
             return kind == 1
+        return self.element(kind)
+
+    def element(self, kind: int) -> object:
+        """One value of compact type `kind`, a boolean being one byte (as in lists and maps)."""
+        if kind in (1, 2):
+            return self.byte() == 1
         if kind == 3:
             return self.byte()
         if kind in (4, 5, 6):
             return self.zigzag()
         if kind == 7:
-            self.pos += 8
+            self.skip(8)
             return None
         if kind == 8:
             return self.binary()
+        if kind in (9, 10, 11, 12):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise IndexError(f"values nested more than {MAX_DEPTH} deep")
+            try:
+                self.container(kind)
+            finally:
+                self.depth -= 1
+            return None
+        raise IndexError(f"unknown compact type {kind}")
+
+    def container(self, kind: int) -> None:
         if kind in (9, 10):
             size, element = self.list_header()
             for _ in range(size):
-                if element in (1, 2):  # a boolean element is one byte in a list
-                    self.byte()
-                else:
-                    self.value(element)
-            return None
-        if kind == 11:
+                self.element(element)
+        elif kind == 11:
             size = self.varint()
             if size:
                 types = self.byte()
+                if 2 * size > self.remaining():
+                    raise IndexError("a map longer than the footer")
                 for _ in range(size):
-                    self.value(types >> 4)
-                    self.value(types & 0x0F)
-            return None
-        if kind == 12:
+                    self.element(types >> 4)
+                    self.element(types & 0x0F)
+        else:
             for _, inner in self.struct_fields():
                 self.value(inner)
-            return None
-        raise IndexError(f"unknown compact type {kind}")
 
     def list_header(self) -> tuple[int, int]:
         header = self.byte()
         size = header >> 4
         if size == 15:
             size = self.varint()
+        if size > self.remaining():
+            raise IndexError("a list longer than the footer")
         return size, header & 0x0F
 
     def union_field(self) -> int | None:

@@ -73,7 +73,7 @@ from betweencut.engines.common import (
     split_depth,
 )
 from betweencut.engines.sources import spark_frame, spark_name
-from betweencut.errors import ParameterError
+from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
 
@@ -244,7 +244,17 @@ def classify(
     start = time.perf_counter()
     cut = candidate_cut(params)
     say("spark: starting the session")
-    spark = session(master, log=log)
+    try:
+        spark = session(master, log=log)
+    except BetweenCutError:
+        raise
+    except Exception as exc:  # no session: the master or the Java runtime, not the input file
+        error = ParameterError(
+            "spark-master", master or "local[*]", "a master Spark can start a session on "
+            "(local, local[N], spark://HOST:PORT) and a Java runtime it can launch",
+            "the session did not start; --debug shows Spark's message")
+        error.detail = f"{type(exc).__name__}: {exc}"  # type: ignore[attr-defined]
+        raise error from exc
     frame = read(spark, source)
     plan = _Plan(codec, cut, *column_kind(frame, source, codec))
     if not getattr(spark, "_betweencut_warm", False):
@@ -267,9 +277,10 @@ def classify(
     with CandidateSink(h, max_candidates) as sink:
         valid = hist[hist[:, 0] >= 0]
         chosen, under = _roll_up(valid[:, 0], valid[:, 1], plan.split, codec, cut, sink)
-        if plan.split < h - 1 and chosen:
+        if plan.split < h - 1:  # said whether or not a candidate calls for the job (issue 40)
             say(f"spark: counting the prefixes of depths {plan.split + 1} to {h - 1} under the "
                 f"candidates of depth {plan.split}")
+        if plan.split < h - 1 and chosen:
             plan.second_job(plan.valid(frame, codes), chosen, under, sink)
         codes.unpersist()
         counted = time.perf_counter()
@@ -329,7 +340,7 @@ class _Plan:
         from pyspark.sql import functions as F
 
         if self.kind == "string":
-            texts = records.groupBy(F.col(self.column).alias("rec")) \
+            texts = records.groupBy(F.col(spark_name(self.column)).alias("rec")) \
                 .agg(F.count(F.lit(1)).alias("w"))
             return texts.select(code_column(self.codec, self.kind, "rec").alias("code"), "w")
         return records.select(code_column(self.codec, self.kind, self.column).alias("code"))

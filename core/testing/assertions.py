@@ -137,10 +137,13 @@ def assert_private(
     mechanism: object, epsilon: object, delta: object,
     pairs: Iterable[tuple[object, object]] | None = None, exhaustive: int | None = None,
     search: int | None = None, on: str | Sequence[str] | None = None,
-    budget_s: object = None, seed: int | None = None, **tree_and_params: Any,
+    budget_s: object = None, seed: int | None = None, first: bool = False,
+    **tree_and_params: Any,
 ) -> Any:
     """Claim: the mechanism is `(epsilon, delta)`-DP on the pairs audited (given, every
     database up to `exhaustive` records, or `search` pairs found by a Hypothesis search).
+    A failure names the worst pair audited (the largest `δ_pair(ε)`), or with `first=True` the
+    first refuting pair, where the audit stops (faster in CI; issue 35, item 4).
 
     Preconditions (checked by `betweencut.audit_mechanism`, `ParameterError`): exactly one of
     `pairs`, `exhaustive`, `search`; the public tree and parameters in `tree_and_params`
@@ -161,13 +164,13 @@ def assert_private(
         if name in tree_and_params:
             raise ParameterError(name, "given", "assert_private audits (epsilon, delta); "
                                  "use assert_no_regression for a baseline")
-    user = resolve(mechanism)
+    user = resolve(mechanism, strict=tree_and_params.get("strict") is True)  # before any run
 
     def replay(pair: tuple[str, str], release: str) -> str:
         return replay_line(user, pair, epsilon, delta, release, tree_and_params)
 
     return _check(user, epsilon, delta, pairs, exhaustive, search, on, budget_s,
-                  tree_and_params, replay, seed)
+                  {**tree_and_params, **({"first": True} if first else {})}, replay, seed)
 
 
 def search_seed(user: Any, search: int | None, seed: object) -> int | None:
@@ -219,6 +222,8 @@ def _check(user: Any, epsilon: object, delta: object,
         lines.append(verdict.text())
     else:
         lines += refutation.lines()
+        lines.append("the first refuting pair (first=True): not the worst" if verdict.first
+                     else f"the worst of the {verdict.pairs} pair(s) audited")
         lines += _searched(search, drawn)
         lines.append(replay((refutation.D, refutation.z), refutation.on))
     raise AssertionError("\n".join(lines))

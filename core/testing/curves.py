@@ -198,7 +198,7 @@ def pair_curves(
         if name in tree_and_params:
             raise ParameterError(name, "given", "no claim, baseline or pair search: the exact "
                                  "curves of the pairs given are recorded")
-    user = resolve(mechanism)
+    user = resolve(mechanism, strict=tree_and_params.get("strict") is True)
     given = [k for k in ("epsilon", "delta") if k in tree_and_params]
     if given and user.kind != BUILDER:
         raise ParameterError(given[0], tree_and_params[given[0]], "only to calibrate a builder"

@@ -34,6 +34,7 @@ from betweencut.baselines import svt_corpus as sc
 from betweencut.boundary.encoding import release_of
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.noisy_queries import GAUSSIAN, LAPLACE
+from betweencut.notation import database_text, record_text, replacement_text
 from betweencut.proofs.baselines import corpus_rows, corpus_scale
 from betweencut.proofs.baselines.corpus_rows import (
     EPS,
@@ -60,8 +61,7 @@ from betweencut.proofs.privacy.audit.mechanism import (
     ClaimPoint,
     display,
 )
-from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
-from betweencut.proofs.privacy.enumeration.cache import Database
+from betweencut.proofs.privacy.enumeration.cache import Database, Neighbour
 from betweencut.proofs.privacy.enumeration.every_input import ReductionRefused
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
@@ -74,7 +74,6 @@ __all__ = ["CORPUS", "METHODS", "CorpusRow", "RowResult", "audit_corpus", "audit
            "check_corpus_verdicts", "decide", "infinite_witness", "largest_loss", "loss_facts"]
 
 CLAIM = "SVT corpus and report-noisy-max verdicts"
-EPS_WIDTH, EPS_MAX = Fraction(1, 1024), Fraction(16)
 def _zeros(m: int) -> tuple[Fraction, ...]:
     return (Fraction(0),) * m
 
@@ -176,8 +175,8 @@ def _check_size_method(size: int, method: str) -> None:
 
 
 def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
-              method: str = "auto", progress: Callable[[str], None] | None = None
-              ) -> RowResult:
+              method: str = "auto", progress: Callable[[str], None] | None = None,
+              first: bool = False) -> RowResult:
     """Decide `row`'s claim exactly on every pair of databases of at most `size + 1` records
     under the relation `neighbours` (default add/remove; see `corpus_rows`); a Gaussian row with
     certified enclosures (`gaussian_corpus.audit_gaussian_row`).
@@ -188,7 +187,8 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
     mechanisms, the pairs of the empty database or of one record); "auto" lists up to
     `AUTO_LISTED` pairs (the listing at m = 6) and reduces past that, listing when the reduction
     refuses and the listing is affordable. `progress` receives public cost estimates and
-    progress lines (pair counts, answer sequences: no data).
+    progress lines (pair counts, answer sequences: no data). `first`: a listed row stops at
+    its first refuting pair (default: every pair, the worst reported; issue 35, item 4).
     """
     _check_size_method(size, method)
     relation = Relation.of(neighbours)
@@ -211,16 +211,16 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
         corpus_scale.check_listing(row, size, count, "the Gaussian rows are certified pair by pair")
         from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
 
-        return audit_gaussian_row(row, size, relation)
-    evidence = corpus_scale.evidence(row, size, relation, count, method, progress)
+        return audit_gaussian_row(row, size, relation, first)
+    evidence = corpus_scale.evidence(row, size, relation, count, method, progress, first)
     try:
         return decide(row, evidence)
     except ReductionRefused as exc:  # a reported pair the real code does not confirm
         if method == "reduction":
             raise
         corpus_scale.check_listing(row, size, count, exc.reason)
-        return decide(row, corpus_scale.Listing(row, corpus_rows.pairs_for(row, size,
-                                                                             relation)))
+        return decide(row, corpus_scale.Listing(row, corpus_rows.pairs_for(row, size, relation),
+                                                first=first))
 
 
 def decide(row: CorpusRow, evidence: Any) -> RowResult:
@@ -239,10 +239,7 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
                                   if queries else "")
     if queries:
         detail["moves"] = moves_of(pair)
-    at_zero = epsilon_for_delta(evidence.cache.pair_joint(pair, "output"), Fraction(0),
-                                EPS_WIDTH, EPS_MAX)
-    detail["epsilon_at_delta_0"] = (None if at_zero is None  # null: none up to EPS_MAX
-                                    else [str(at_zero[0]), str(at_zero[1])])
+    detail.update(_largest_epsilon(evidence))
     agrees = False
     found = "refuted"
     if row.literature == PRIVATE_AT and row.eps_private is not None:
@@ -252,7 +249,7 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
         found = f"refuted; holds at eps' = {row.eps_private} on every pair audited" \
             if larger else f"refuted; also refuted at eps' = {row.eps_private}"
     elif row.literature in (NOWHERE, UNKNOWN):
-        witness = evidence.infinite(row.eps)
+        witness = evidence.infinite(row.eps, pair)
         if witness is not None:
             refutation = witness
             agrees = row.literature == NOWHERE
@@ -263,7 +260,30 @@ def decide(row: CorpusRow, evidence: Any) -> RowResult:
             agrees = growth["increasing"] and growth["exceeds_claim"] and growth["linear"]
             found = "refuted; loss grows with the number of queries" if agrees else \
                 "refuted; the loss family does not grow"
-    return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation)
+    return RowResult(row, False, found, agrees, evidence.pairs, detail, point, refutation,
+                     getattr(evidence, "first", False))
+
+
+def _largest_epsilon(evidence: Any) -> dict[str, Any]:
+    """A refuted row's worst `ε` at `δ = 0` (issue 35, item 4): the largest over every pair
+    audited, each pair's exact curve (`evidence.largest_epsilon`), with its pair:
+    `epsilon_at_delta_0` its enclosure `[lo, hi]` (null: no finite `ε`, an output with
+    `Q = 0 < P`), `epsilon_at_delta_0_exact` its exact value (`inf`) and
+    `epsilon_at_delta_0_pair`."""
+    found = evidence.largest_epsilon(Fraction(0))  # with `first`: the refuting pair's
+    if found is None:
+        return {}
+    eps = found.epsilon
+    pair = found.pair if found.pair is not None else Neighbour.add(found.db, found.z)
+    where = {"D": database_text(pair.first), "z": record_text(pair.z)}
+    if pair.replaced is not None:
+        where.update(z=replacement_text(*pair.replaced), D_prime=database_text(pair.second))
+    if eps is None:
+        return {"epsilon_at_delta_0": None, "epsilon_at_delta_0_exact": "inf",
+                "epsilon_at_delta_0_pair": where}
+    lo, hi = eps.enclose(24)
+    return {"epsilon_at_delta_0": [str(lo), str(hi)], "epsilon_at_delta_0_exact": eps.exact_str(),
+            "epsilon_at_delta_0_approx": eps.display(), "epsilon_at_delta_0_pair": where}
 
 
 FAMILY_SLOPE = Fraction(4, 5)
@@ -333,7 +353,8 @@ def corpus_rows_all() -> tuple[CorpusRow, ...]:
 
 def audit_corpus(size: int = 0, names: tuple[str, ...] = (), *, queries: int | None = None,
                  neighbours: object = None, method: str = "auto",
-                 progress: Callable[[str], None] | None = None) -> list[RowResult]:
+                 progress: Callable[[str], None] | None = None, first: bool = False
+                 ) -> list[RowResult]:
     """Every row (or those named), audited exactly on the pairs of databases of at most
     `size + 1` records under `neighbours`; `queries` sets m for the rows that scale."""
     rows = corpus_rows_all()
@@ -349,8 +370,8 @@ def audit_corpus(size: int = 0, names: tuple[str, ...] = (), *, queries: int | N
         under = stated.relation or relation
         corpus_scale.precheck(stated, size, under, corpus_rows.pair_count(stated, size, under),
                               method)
-    return [audit_row(row, size, neighbours=relation, method=method, progress=progress)
-            for row in chosen]
+    return [audit_row(row, size, neighbours=relation, method=method, progress=progress,
+                      first=first) for row in chosen]
 
 
 @claim(CLAIM, "Lyu, Su, Li 2017, Fig. 1 and Table 1")

@@ -110,6 +110,7 @@ class RowResult:
     detail: dict[str, Any] = field(default_factory=dict)
     worst: PointResult | None = None
     refutation: Refutation | None = None
+    first: bool = False  # stopped at the first refuting pair (else every pair: the worst)
 
     def as_verdict(self) -> Verdict:
         """The row as a `Verdict` (the same shape as every audit), with the corpus's facts."""
@@ -122,7 +123,7 @@ class RowResult:
         subject = {"name": self.row.name, "title": self.row.title, "queries": self.row.m,
                    "literature": literature, "source": self.row.source,
                    "neighbours": relation.text()}
-        out = Verdict("corpus", subject, claim, self.holds, pairs=self.pairs)
+        out = Verdict("corpus", subject, claim, self.holds, pairs=self.pairs, first=self.first)
         out.rows = [] if self.worst is None else [self.worst.row()]
         out.refutation = self.refutation
         out.facts = {"name": self.row.name, "queries": self.row.m, "literature": literature,
@@ -138,7 +139,8 @@ class RowResult:
         reduction and its premise), the arithmetic (certified for the Gaussian rows)."""
         own = self.row.literature != UNKNOWN
         reduced = self.detail.get("method") == "reduction"
-        pairs = a.reduction_items(own) if reduced else (a.pairs_listed(self.pairs),)
+        pairs = a.reduction_items(own) if reduced else (
+            a.pairs_listed(self.pairs, self.first and not self.holds),)
         return Assumes.of(a.code_items(own), pairs, a.arithmetic(self.row.noise != LAPLACE),
                           a.OTHER_PAIRS)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from betweencut.errors import ParameterError
 from betweencut.exact import midpoint_float
@@ -50,6 +50,9 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     infinite_loss_event,
 )
 from betweencut.proofs.verdict import Direction, Refutation, Relation
+
+if TYPE_CHECKING:
+    from betweencut.proofs.privacy.audit.search import EpsilonBound
 
 __all__ = ["AUTO_LISTED", "MAX_LISTED", "Listing", "Reduced", "check_listing", "evidence",
            "family", "infinite_witness", "largest_loss", "loss_enclosure", "loss_facts",
@@ -119,8 +122,8 @@ class Listing:
     """Every pair, one by one (`audit_pairs` on the real code; each law enumerated once)."""
 
     def __init__(self, row: CorpusRow, pairs: list[Neighbour],
-                 progress: Progress | None = None) -> None:
-        self.row, self.pairs_list = row, pairs
+                 progress: Progress | None = None, first: bool = False) -> None:
+        self.row, self.pairs_list, self.first = row, pairs, first
         self.cache = _cache(row)
         self.pairs = len(pairs)
         self.detail: dict[str, Any] = {"method": "listing"}
@@ -131,9 +134,11 @@ class Listing:
         found = self.verdicts.get(eps)
         if found is None:
             found = audit_pairs(cast(Mechanism, self.row.mechanism()), self.pairs_list,
-                                [(eps, Fraction(0))], cache=self.cache)
+                                [(eps, Fraction(0))], cache=self.cache, first=self.first)
             if self.progress is not None:
                 self.progress(f"{self.row.name}: {found.pairs} pairs listed")
+            if self.first and not self.verdicts and found.refutation is not None:
+                self.pairs = found.pairs  # the audit at the claim stopped there
             self.verdicts[eps] = found
         return found
 
@@ -149,10 +154,25 @@ class Listing:
             return {}
         return largest_loss(self.cache, self.pairs_list, queries=self.row.run_db is None)
 
-    def infinite(self, eps: Fraction) -> Refutation | None:
+    def largest_epsilon(self, delta: Fraction) -> EpsilonBound | None:
+        """The largest `ε` at `delta` over every pair listed (each pair's exact curve), with
+        its pair: the worst pair's `ε` (issue 35, item 4); with `first`, the first refuting
+        pair's (the audit stopped there)."""
+        from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+        pairs = self.pairs_list
+        if self.first:
+            stopped = next(iter(self.verdicts.values()), None)
+            if stopped is not None and stopped.refutation is not None:
+                pairs = [stopped.refutation.neighbour]
+        return epsilon_lower_bound(self.cache, pairs, delta)
+
+    def infinite(self, eps: Fraction, prefer: Neighbour | None = None) -> Refutation | None:
+        """An output with `Q = 0 < P` on some pair, on `prefer` (the worst pair) if it has
+        one."""
         if isinstance(self.cache, QueryLawCache):
-            return infinite_witness(self.cache, self.pairs_list, eps,
-                                    queries=self.row.run_db is None)
+            pairs = self.pairs_list if prefer is None else [prefer, *self.pairs_list]
+            return infinite_witness(self.cache, pairs, eps, queries=self.row.run_db is None)
         point = self.check(eps)  # factor-bag laws: the refuting event itself, when Q(S) = 0
         if not point.holds and point.stick.q_event.is_zero():
             return point.refutation("eps-DP for any eps", "Q(S) = 0 < P(S): private at no eps")
@@ -227,7 +247,21 @@ class Reduced:
         self.confirm(found)
         return loss_facts(self.pair(found), found.output, found.p, found.q)
 
-    def infinite(self, eps: Fraction) -> Refutation | None:
+    def largest_epsilon(self, delta: Fraction) -> EpsilonBound | None:
+        """The largest `ε` at `delta = 0` over every input at once: the pair of the largest
+        loss `P(o)/Q(o)` the reduction reports (an output with `Q = 0 < P` first: no finite
+        `ε`), re-decided by its exact curve through the real code."""
+        if delta != 0:
+            raise ReductionRefused("the reduction reports the largest epsilon at delta = 0 only")
+        found = self.extremes.infinite() or self.extremes.largest_loss()
+        if found is None:
+            return None
+        self.confirm(found)
+        from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
+
+        return epsilon_lower_bound(self.cache, [self.pair(found)], delta)
+
+    def infinite(self, eps: Fraction, prefer: Neighbour | None = None) -> Refutation | None:
         found = self.extremes.infinite()
         if found is None:
             return None
@@ -239,7 +273,7 @@ class Reduced:
 
 
 def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: str,
-             progress: Progress | None = None) -> Listing | Reduced:
+             progress: Progress | None = None, first: bool = False) -> Listing | Reduced:
     """The listing or the reduction for `row` (see `corpus.audit_row` for `method`)."""
     from betweencut.proofs.baselines.corpus_rows import pairs_for
 
@@ -253,7 +287,7 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
                       "replace-one pairs of one record, for the rows that scale")
         if progress is not None and count > AUTO_LISTED:
             progress(f"{row.name}: listing {count} pairs")
-        return Listing(row, pairs_for(row, size, relation), progress)
+        return Listing(row, pairs_for(row, size, relation), progress, first)
     if boxes is None:
         raise ParameterError("method", method, "listing for these pairs: the reduction covers "
                              "the add/remove pairs of the empty database and the replace-one "
@@ -267,7 +301,7 @@ def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: 
         if progress is not None:
             progress(f"{row.name}: the reduction does not apply ({exc.reason}); listing "
                      f"{count} pairs")
-        return Listing(row, pairs_for(row, size, relation), progress)
+        return Listing(row, pairs_for(row, size, relation), progress, first)
 
 
 def loss_enclosure(p: ExpPoly, q: ExpPoly) -> tuple[float, float]:

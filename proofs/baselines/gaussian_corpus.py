@@ -130,11 +130,12 @@ def infinite_loss_witness(cache: GaussianLawCache, pairs: list[Neighbour],
     return None
 
 
-def audit_gaussian_row(row: CorpusRow, size: int = 0, relation: Relation | None = None
-                       ) -> RowResult:
+def audit_gaussian_row(row: CorpusRow, size: int = 0, relation: Relation | None = None,
+                       first: bool = False) -> RowResult:
     """Decide a Gaussian row's `(ε, δ)` claim on every pair of `relation` (default add/remove,
     `|D| <= size`; see `corpus_rows`), certified; returns the corpus's `RowResult` (imported
-    lazily: `corpus` imports this module lazily)."""
+    lazily: `corpus` imports this module lazily). A refuted row reports its worst pair (the
+    largest certified excess), or with `first` its first refuting pair (issue 35, item 4)."""
     if size < 0:
         raise ParameterError("size", size, "a database size >= 0")
     relation = relation or Relation()
@@ -142,7 +143,7 @@ def audit_gaussian_row(row: CorpusRow, size: int = 0, relation: Relation | None 
     cache = GaussianLawCache(run)
     pairs = corpus_rows.pairs_for(row, size, relation)
     claim = list(row.claim)
-    verdict = audit_pairs(cast(Mechanism, run), pairs, claim, cache=cache)
+    verdict = audit_pairs(cast(Mechanism, run), pairs, claim, cache=cache, first=first)
     detail: dict[str, Any] = {
         "method": "certified enclosures (python-flint Arb quadrature)"}
     if verdict.holds:
@@ -175,4 +176,5 @@ def audit_gaussian_row(row: CorpusRow, size: int = 0, relation: Relation | None 
             refutation = witness
             agrees = row.literature == corpus_rows.NOWHERE
             found = "refuted; private at no (eps, delta) with delta below P (Q = 0 < P)"
-    return corpus_rows.RowResult(row, False, found, agrees, verdict.pairs, detail, ref, refutation)
+    return corpus_rows.RowResult(row, False, found, agrees, verdict.pairs, detail, ref, refutation,
+                                 first)

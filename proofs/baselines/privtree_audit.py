@@ -238,13 +238,17 @@ class PrivTreeLawCache(LawCache):
 
 
 CURVE_SEQUENCES = 64  # a pair's curve is drawn when each of its reduced laws has at most this
+CURVE_BOXES = 20  # ... and `T_z` at most this many boxes: an answer sequence's value is a product
+# of up to one two-term factor per box, expanded by the curve (at 40 boxes, [0, 2^40), the
+# curve of the worst pair ran past 30 minutes; the verdict at delta = 0 needs no curve)
 
 
 @dataclass
 class PairEpsilon:
     """The largest `ε` at `δ` over the pairs given (`epsilon`; None: no finite `ε`), the pair
     attaining it, its exact privacy curve (None when a reduced law of the pair has more than
-    `CURVE_SEQUENCES` answer sequences: not drawn, `epsilon` does not need it) and how many
+    `CURVE_SEQUENCES` answer sequences or `T_z` more than `CURVE_BOXES` boxes: not drawn,
+    `epsilon` does not need it) and how many
     pairs were compared."""
 
     epsilon: LogOf | None
@@ -294,7 +298,11 @@ def epsilon_bound(cache: PrivTreeLawCache, pairs: Iterable[Pair], delta: Fractio
 
 
 def _small_curve(cache: PrivTreeLawCache, db: Database, z: Node) -> Curve | None:
+    """The pair's exact curve when it is small (`CURVE_SEQUENCES`, `CURVE_BOXES`), else None:
+    not drawn (issue 35, item 5: its values are products of a factor per box of `T_z`)."""
     keep = keep_set(cache.mech, tuple(z))
+    if len(keep) > CURVE_BOXES:
+        return None
     try:
         for d in (db, with_record(db, z)):
             answer_sequences(cache.mech, d, keep, CURVE_SEQUENCES)

@@ -78,7 +78,8 @@ def test_your_function_states_what_is_checked_of_it_and_what_is_not() -> None:
     verdict = audit_mechanism(flag, exhaustive=1, height=3, epsilon=1, delta=0)
     keys = _keys(verdict)
     assert keys["code"] is a.USER_CODE and keys["replay"] is a.REPLAY
-    assert not keys["hidden_state"].checked and not keys["outside_randomness"].checked
+    assert not keys["hidden_state"].checked and keys["outside_randomness"] is a.OUTSIDE_RANDOMNESS
+    assert keys["outside_randomness"].checked  # issue 34: refused as drawn (the sandbox)
     assert not keys["deployed"].checked and keys["outputs"] is a.OUTPUTS and keys["outputs"].checked
     assert "seams" not in keys  # a function: enumerated directly, no structure modelled
     assert keys["pairs"].what.startswith("every (D, z) with |D| <= 1 on the public tree's")
@@ -87,8 +88,12 @@ def test_your_function_states_what_is_checked_of_it_and_what_is_not() -> None:
     assert "found by a search (derandomised" in _keys(searched)["pairs"].what
     _shown(verdict)
     refuted = audit_mechanism(flag, exhaustive=1, height=3, epsilon=Fraction(1, 4), delta=0)
-    assert _keys(refuted)["pairs"].what.endswith(f"({verdict.pairs} pairs): {refuted.pairs} of "
-                                                 "them, up to the refutation")
+    assert _keys(refuted)["pairs"].what.endswith(f"({verdict.pairs} pairs)")  # all: the worst
+    first = audit_mechanism(flag, exhaustive=1, height=3, epsilon=Fraction(1, 4), delta=0,
+                            first=True)
+    assert _keys(first)["pairs"].what.endswith(f"({verdict.pairs} pairs): {first.pairs} of "
+                                               "them, up to the first refutation (first: the "
+                                               "worst pair not sought)")
 
 
 def test_a_builder_whose_run_is_not_modelled_says_it_was_enumerated_directly() -> None:

@@ -54,7 +54,7 @@ from betweencut.tree import Node
 
 __all__ = [
     "AuditVerdict", "ClaimPoint", "ExactDelta", "PointResult", "audit_pairs", "check_point",
-    "display", "output_text", "pair_curve", "tighter",
+    "display", "output_text", "pair_curve", "tighter", "worse",
 ]
 
 ExactDelta = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -244,6 +244,22 @@ def tighter(a: PointResult, b: PointResult) -> bool:
     return sign(difference) > 0  # exact values: ties are recognised exactly
 
 
+def worse(a: PointResult, b: PointResult) -> bool:
+    """`a` refutes by more than `b`: a larger excess `δ_a(ε) - bound_a` over its claimed `δ`
+    (issue 35, item 4: the worst pair, not the first), by enclosures, else exactly; certified
+    (Gaussian) excesses not apart in their enclosures keep `b` (the first found)."""
+    a_lo, a_hi = enclose(a.delta - a.bound, 64)
+    b_lo, b_hi = enclose(b.delta - b.bound, 64)
+    if a_lo > b_hi:
+        return True
+    if a_hi < b_lo:
+        return False
+    difference = (a.delta - a.bound) - (b.delta - b.bound)
+    if callable(getattr(difference, "certified_sign", None)):
+        return False
+    return sign(difference) > 0  # exact values: a tie keeps the first
+
+
 def _pairs(pairs: object) -> Iterable[tuple[object, object] | Neighbour]:
     if isinstance(pairs, str | bytes) or not isinstance(pairs, Iterable):
         raise ParameterError("pairs", repr(pairs), "an iterable of (database, added leaf)")
@@ -258,7 +274,9 @@ def _pairs(pairs: object) -> Iterable[tuple[object, object] | Neighbour]:
 
 @dataclass
 class AuditVerdict:
-    """`holds` with the smallest exact margin, or the first refuting point.
+    """`holds` with the smallest exact margin, or the worst refuting point (the largest excess
+    `δ_pair(ε) - δ` over every pair, `worse`), or with `first` the first refuting point (the
+    audit stopped there: `pairs` counts the pairs audited up to it).
 
     `worst` is the refuting point, else the tightest one; `counterexample()` describes the
     refutation (None when the claim holds); `curve()` is the exact privacy curve `δ(ε)` of the
@@ -274,6 +292,7 @@ class AuditVerdict:
     results: list[PointResult] = field(default_factory=list)
     cache: LawCache | None = field(default=None, repr=False, compare=False)
     on: str = "output"
+    first: bool = False  # stopped at the first refutation (else every pair was audited)
 
     @property
     def worst(self) -> PointResult | None:
@@ -317,13 +336,16 @@ def audit_pairs(
     projections: dict[str, Callable[[object], Hashable]] | None = None,
     cache: LawCache | None = None,
     keep: bool = False,
+    first: bool = False,
 ) -> AuditVerdict:
     """Does `run` satisfy every `(ε, δ)` of the claim on every neighbouring pair `(D, D + z)`?
 
     Preconditions: `run(D, test)` is deterministic given the answers of `test`, its only
     randomness; every `ε` rational `>= 0`, every `δ` exact.
-    Returns: an `AuditVerdict`: holds (smallest margin, decided exactly) or the first refuting
-    point, whose `counterexample()` names the databases, the event and both probabilities.
+    Returns: an `AuditVerdict`: holds (smallest margin, decided exactly) or the worst refuting
+    point over every pair (the largest excess over the claimed `δ`, `worse`; with `first`, the
+    first refuting point, where the audit stops: the CI use), whose `counterexample()` names the
+    databases, the event and both probabilities.
     """
     if not callable(run):
         raise ParameterError("run", repr(run), "a callable run(database, test) -> output")
@@ -338,7 +360,7 @@ def audit_pairs(
     cache = cache or LawCache(run, projections)
     if on not in cache.projections:
         raise ParameterError("on", on, f"one of {sorted(cache.projections)}")
-    verdict = AuditVerdict(True, cache=cache, on=on)
+    verdict = AuditVerdict(True, cache=cache, on=on, first=first)
     tracker = current()  # the time budget of the computation, checked at every pair
     for given in _pairs(pairs):
         pair = given if isinstance(given, Neighbour) and given.replaced is not None else None
@@ -353,9 +375,12 @@ def audit_pairs(
             if keep:
                 verdict.results.append(result)
             if not result.holds:
-                verdict.holds, verdict.refutation = False, result
-                verdict.transcripts = cache.transcripts
-                return verdict
+                if verdict.refutation is None or worse(result, verdict.refutation):
+                    verdict.holds, verdict.refutation = False, result
+                if first:
+                    verdict.transcripts = cache.transcripts
+                    return verdict
+                continue
             if verdict.tightest is None or tighter(result, verdict.tightest):
                 verdict.tightest = result
     verdict.transcripts = cache.transcripts

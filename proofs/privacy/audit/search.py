@@ -4,11 +4,12 @@ given list, and the largest certified lower bound on `ε` at `δ` those pairs sh
 `search_pairs` is the search mode for any mechanism `run(database, test) -> output` (not only
 BetweenCut): Hypothesis draws neighbouring pairs `(D, D + z)` with `|D| <= max_size`, and
 `hypothesis.target` pushes it toward a large `δ_pair(ε)`; the float given to `target` only steers,
-the pairs are compared by the exact `δ_pair(ε)` through the gate and a refutation stops the
-search. `epsilon_lower_bound` computes every pair's exact curve
-(`betweencut.proofs.privacy.divergence.curve`) and keeps the pair with the largest `ε_at_δ`: the
-mechanism's true `ε` at `δ` is at least that (a certified lower bound; `None` means no finite `ε`
-suffices).
+the pairs are compared by the exact `δ_pair(ε)` through the gate; the search goes on past a
+refutation and keeps the worst (issue 35, item 4), unless asked to stop at the first (`first`).
+`epsilon_lower_bound` computes every pair's exact curve
+(`betweencut.proofs.privacy.divergence.curve`) and keeps the pair with the largest `ε_at_δ`:
+the mechanism's true `ε` at `δ` is at least that (a certified lower bound; `None` means no
+finite `ε` suffices).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from betweencut.proofs.privacy.audit.mechanism import (
     check_point,
     display,
     pair_curve,
+    worse,
 )
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf
@@ -46,7 +48,8 @@ __all__ = ["EpsilonBound", "PairSearch", "epsilon_lower_bound", "search_pairs"]
 
 @dataclass
 class PairSearch:
-    """The pairs tried (in order), the worst point by exact `δ_pair(ε)`, a refutation if any."""
+    """The pairs tried (in order), the worst holding point by exact `δ_pair(ε)`, and the worst
+    refuting point if any (the first one with `first`)."""
 
     tried: list[tuple[Database, Node]]
     worst: PointResult | None = None
@@ -56,12 +59,13 @@ class PairSearch:
 def search_pairs(
     cache: LawCache, leaves: Sequence[Node], eps: Fraction, delta: ExactDelta, on: str = "output",
     max_size: int = 3, max_examples: int = 40, seed: int | None = 0,
-    hypothesis_seed: int | None = None,
+    hypothesis_seed: int | None = None, first: bool = False,
 ) -> PairSearch:
     """Hypothesis search over `(D, z)`, `|D| <= max_size`, maximising the exact `δ_pair(ε)`.
 
     Preconditions: `cache.run` is a mechanism whose randomness is its test; `leaves` non-empty.
-    Returns: a `PairSearch` (worst by exact comparison; stops at the first refutation). With
+    Returns: a `PairSearch` (worst by exact comparison; every draw is audited and the worst
+    refutation kept, or with `first` the search stops at the first refutation). With
     `seed` an int the search is derandomised (the same pairs every run); None: random;
     `hypothesis_seed=S` instead runs the search seeded with `S` (other pairs, the same for `S`
     on every run).
@@ -78,14 +82,15 @@ def search_pairs(
     @given(db=st.lists(st.sampled_from(options), max_size=max_size),
            z=st.sampled_from(options))
     def probe(db: list[Node], z: Node) -> None:
-        if found.refutation is not None:
+        if first and found.refutation is not None:
             return
         pair = (as_database(db), z)
         found.tried.append(pair)
         res = check_point(cache, pair[0], z, on, eps, delta)
         target(display(res.delta), label="delta(eps)")  # steering only
         if not res.holds:
-            found.refutation = res
+            if found.refutation is None or worse(res, found.refutation):
+                found.refutation = res
         elif found.worst is None or sign(res.delta - found.worst.delta) > 0:
             found.worst = res
 

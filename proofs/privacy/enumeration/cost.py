@@ -30,6 +30,13 @@ without enumerating anything:
   nothing, and every pair is counted, although an audit stops at its first refuting pair: an
   upper bound on the comparisons, said so in the message ("at most").
 
+The same projection priced at fixed rates (`REFERENCE_SEQUENCE_SECONDS` per answer sequence
+instead of the CPU time the walks took; the comparisons and the grouping are priced at fixed
+rates already) is the audit's `work`, in reference seconds: counted from public inputs by
+seeded walks, it is the same on every machine, busy or not, and it is what the command line's
+default limit refuses (`betweencut.progress.DEFAULT_WORK`; issue 35, item 7); a wall-clock
+`--budget` uses `seconds` instead.
+
 Nothing here decides a verdict: it decides only whether to start. A mechanism whose walks fail
 (its error, a shared-noise query, a walk past `max_queries`) gets no estimate (None): the
 enumeration meets the failure itself and reports it, and the running budget stays the safety
@@ -55,19 +62,23 @@ from betweencut.proofs.privacy.enumeration.cache import (
 from betweencut.proofs.privacy.enumeration.outcome_tree import Pattern, SharedTreeCache
 from betweencut.proofs.privacy.enumeration.transcripts import Probe, probe_sequences
 
-__all__ = ["DECODES", "DECODE_RATE", "PROBES", "WEIGH_SECONDS", "AuditCost", "audit_cost"]
+__all__ = ["DECODES", "DECODE_RATE", "PROBES", "REFERENCE_SEQUENCE_SECONDS", "WEIGH_SECONDS",
+           "AuditCost", "audit_cost"]
 
 PROBES = 64  # random walks per outcome tree (as one enumeration's own estimate)
 DECODES = 3  # values a hockey stick decodes: P(S) - e^eps Q(S), P(S) and Q(S)
 DECODE_RATE = 6e5  # digits a second (measured about 1.5e5: bench/audit_cost.py)
 WEIGH_SECONDS = 2e-7  # per answer sequence, pair and release on a shared tree (measured 7e-7)
+REFERENCE_SEQUENCE_SECONDS = 1e-4  # an answer sequence, at the reference rate (BetweenCut's
+# walks at binary h = 4, lambda = 1/2: about 1e-4 s each on the development machine)
 
 
 @dataclass(frozen=True)
 class AuditCost:
     """An audit's projected work: `pairs`, the outcome `trees` enumerated and their estimated
     answer `sequences`, the `comparisons` on a packed lattice of `lattice_bits` bits (at
-    most), and the projected `seconds`."""
+    most), the projected `seconds` (at the rate the walks ran here) and `work` (the same
+    projection at fixed rates, in reference seconds: the same on every machine)."""
 
     pairs: int
     trees: int
@@ -75,6 +86,7 @@ class AuditCost:
     comparisons: int
     lattice_bits: int
     seconds: float
+    work: float = 0.0
 
     def text(self) -> str:
         """The estimate in words (public counts only)."""
@@ -86,9 +98,13 @@ class AuditCost:
 
     def afford(self, tracker: Tracker | None = None) -> None:
         """Refuse at once (`BudgetExceeded`, naming the estimate, the budget and what to change)
-        when the projection passes what is left of the budget of `tracker` (default: the
-        computation's, `current()`)."""
+        when the projection passes what is left of the time budget of `tracker` (default: the
+        computation's, `current()`); without a time budget, (`WorkLimitExceeded`) when its
+        `work` passes the tracker's work limit, if any."""
         tracker = tracker or current()
+        if tracker.budget is None:
+            tracker.afford_work(self.work, f"the audit ({self.text()})")
+            return
         tracker.afford(self.seconds, f"the audit ({self.text()})",
                        advice=f"raise --budget to {int(self.seconds) + 1} or more, or audit "
                               "fewer pairs (--height, --exhaustive) or simpler parameters "
@@ -136,10 +152,12 @@ def audit_cost(
     except Exception:  # a failing walk: the enumeration meets it and says so
         return None
     seconds = sum(w.sequences * w.seconds for w in walks)
+    work = sum(w.sequences for w in walks) * REFERENCE_SEQUENCE_SECONDS
     comparisons = bits = 0
     if weighed and isinstance(cache, SharedTreeCache):
         largest = max(probed[db].sequences for db in shared)
         seconds += weighed * releases * largest * WEIGH_SECONDS
+        work += weighed * releases * largest * WEIGH_SECONDS
         packer = Packer(cache.mechanism.params.lam, factor_value)  # as the cache packs
         packer.admit({bag for db in shared for bag in probed[db].bags}, largest)
         lattice = packer.lattice
@@ -147,8 +165,9 @@ def audit_cost(
             bits = lattice.width * (1 - lattice.low)
             comparisons = weighed * points * releases * 2
             seconds += comparisons * DECODES * bits / lattice.width / DECODE_RATE
+            work += comparisons * DECODES * bits / lattice.width / DECODE_RATE
     return AuditCost(len(pairs), len(walks), sum(w.sequences for w in walks), comparisons,
-                     bits, seconds)
+                     bits, seconds, work)
 
 
 def _count(n: int, unit: str) -> str:

@@ -202,17 +202,18 @@ def test_the_package_own_code_is_told_by_what_it_is_not_by_its_module_name() -> 
 
 def test_a_function_naming_a_package_module_is_still_replayed() -> None:
     """`__module__ = "betweencut.x"` used to skip the replay check (the package's own code is
-    not replayed): a mechanism drawing its own randomness went unreplayed."""
+    not replayed): a mechanism drawing its own randomness went unreplayed. Its draw is now
+    refused as it is made (the sandbox reads the caller's frame, not `__module__`)."""
     import random
 
     from betweencut.api import audit_mechanism
+    from betweencut.errors import MechanismError
     from betweencut.noisy_test import BTQuery
-    from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
     def drawn(db: object, test: Any) -> object:
         test(BTQuery(Fraction(len(db)), Fraction(1), Fraction(3), Fraction(1, 2)))  # type: ignore[arg-type]
         return random.random()
 
     drawn.__module__ = "betweencut.baselines.svt_corpus"
-    with pytest.raises(MechanismNotReplayable):
+    with pytest.raises(MechanismError, match=r"called random\.random\(\) outside"):
         audit_mechanism(drawn, [("{}", "0")], height=2, epsilon=1, delta=0)

@@ -299,3 +299,39 @@ def test_fuzz_families_long_run(tmp_path: Any) -> None:
     assert report["cases"] >= 3000
     assert report["failures"] == [], report["failures"][:5]
     assert report["peak_rss_mb"] < MEMORY_LIMIT >> 20
+
+
+def test_the_injection_check_catches_a_canary_opened(tmp_path: Any) -> None:
+    """The directory watch is tested against a wrong input: with `--glob`, `[ab].csv` is a
+    pattern that reads the canaries `a.csv` and `b.csv`, which the check must report."""
+    pytest.importorskip("duckdb")
+    from fuzz_families import run_case
+    from inotify_watch import available
+
+    if not available():
+        pytest.skip("inotify is Linux's")
+    d = tmp_path / "inj"
+    d.mkdir()
+    for name, record in (("a", "1/1/1"), ("b", "1/1/1"), ("[ab]", "0/0/0")):
+        (d / f"{name}.csv").write_text("rec\n" + f"{record}\n" * 40, encoding="utf-8")
+    argv = ["classify", str(d / "[ab].csv"), "--height", "4", "--tau", "20", "--epsilon", "1",
+            "--delta", "0.05", "--seed", "1", "--json"]
+    assert run_case(argv, tmp_path)[0] is None
+    why = run_case([*argv, "--glob"], tmp_path)[0]
+    assert why is not None and why.startswith("opened other files"), why
+
+
+@pytest.mark.spark
+def test_fuzz_spark_family_in_process(tmp_path: Any, spark: Any) -> None:
+    """A few Spark sources (tables, the injection directory) through the shared session: the
+    contract, and nothing but the named file opened. The long run: `python
+    tests/fuzz_families.py --spark --n 200 --seed 1 --workdir DIR`."""
+    pytest.importorskip("duckdb")
+    from fuzz_families import SPARK_FAMILIES, cases, run_case
+
+    failures = []
+    for family, argv, folder in cases(0, 12, tmp_path, families=SPARK_FAMILIES):
+        why, _, err = run_case(argv, folder)
+        if why is not None:
+            failures.append((family, argv, why, err[-300:]))
+    assert not failures, failures[:5]

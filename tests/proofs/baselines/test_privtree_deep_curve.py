@@ -1,0 +1,47 @@
+"""Issue 35, item 5: a deep PrivTree audit costs what its search costs.
+
+On a box of `2^b` cells the worst pair's answer sequences are products of one two-term factor
+per box of `T_z` (`b + 1` boxes); its exact curve expanded them (`[0, 2^40)`: past 30 minutes).
+Past `CURVE_BOXES` the curve is not drawn: `epsilon_at_delta` at `δ = 0` is the pair's largest
+loss, kept factored (`privtree_ratio.LogRatio`), and the claim is decided on that pair. Checked
+here against the symmetric search's own loss (`copies_worst_pair`), computed apart.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from betweencut.api import audit_mechanism
+from betweencut.baselines.privtree import PrivTree
+from betweencut.proofs.baselines.privtree_audit import CURVE_BOXES
+from betweencut.proofs.baselines.privtree_depth import copies_worst_pair
+from betweencut.proofs.baselines.privtree_search import closed_member
+
+
+def _deep(bits: int, closed: bool) -> PrivTree:
+    if closed:
+        return PrivTree.of(((0, 2**bits),), 1, member=closed_member)
+    return PrivTree.of(((0, 2**bits),), 1)
+
+
+def _check(bits: int, closed: bool, size: int) -> None:
+    mech = _deep(bits, closed)
+    verdict = audit_mechanism(lambda: mech, search=size, epsilon=1, delta=0)
+    assert verdict.curve is None and "curve" not in verdict.facts  # not drawn: too deep
+    lo, hi = copies_worst_pair(mech, size).found.ratio.loss_bounds()  # the search's own loss
+    assert lo - 1e-9 <= verdict.facts["epsilon_at_delta"] <= hi + 1e-9
+    assert verdict.holds is (verdict.facts["epsilon_at_delta"] <= 1)
+
+
+def test_a_pair_deeper_than_the_curve_limit_is_decided_without_its_curve() -> None:
+    bits = CURVE_BOXES + 4
+    _check(bits, False, 10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("closed", "expected"), [(False, 0.747372), (True, 1.494744)])
+def test_search_100_on_two_to_the_40_answers(closed: bool, expected: float) -> None:
+    mech = _deep(40, closed)
+    verdict = audit_mechanism(lambda: mech, search=100, epsilon=1, delta=0)
+    assert abs(verdict.facts["epsilon_at_delta"] - expected) < 1e-6
+    assert verdict.holds is (not closed)
