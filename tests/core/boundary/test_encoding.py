@@ -12,10 +12,7 @@ of `privacy_snapshot`, `audit corpus --mechanism`): never certified.
 from __future__ import annotations
 
 import copy
-import io
-import sys
 from collections import OrderedDict, namedtuple
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -24,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cli_in_process import cli, user_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +33,6 @@ from betweencut.boundary.encoding import (
     release_of,
     release_text,
 )
-from betweencut.cli import main
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.privacy.enumeration.cache import LawCache
@@ -294,18 +291,8 @@ PAIR = ["--height", "3", "--db", "0/0", "--add", "0/1"]
 @pytest.fixture
 def twinmechs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The module `twinmechs` in a fresh folder, the working directory (as a user runs it)."""
-    (tmp_path / "twinmechs.py").write_text(TWIN_MODULE, encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop("twinmechs", None)
-    return tmp_path
+    return user_module(tmp_path, monkeypatch, "twinmechs", TWIN_MODULE)
 
-
-def _cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return status, out.getvalue(), err.getvalue()
 
 
 def _refuted_or_refused(status: int, out: str, err: str) -> None:
@@ -320,7 +307,7 @@ def _refuted_or_refused(status: int, out: str, err: str) -> None:
 
 @pytest.mark.parametrize("name", TWIN_NAMES)
 def test_audit_privacy_never_certifies_a_twin(twinmechs: Path, name: str) -> None:
-    _refuted_or_refused(*_cli(["audit", "privacy", "--mechanism", f"twinmechs:{name}",
+    _refuted_or_refused(*cli(["audit", "privacy", "--mechanism", f"twinmechs:{name}",
                                "--epsilon", "0", "--delta", "0", *PAIR]))
 
 
@@ -359,12 +346,12 @@ def test_a_snapshot_of_a_twin_never_stores_delta_zero(twinmechs: Path, name: str
 
 @pytest.mark.parametrize("name", TWIN_NAMES)
 def test_audit_corpus_never_certifies_a_twin(twinmechs: Path, name: str) -> None:
-    _refuted_or_refused(*_cli(["audit", "corpus", "--mechanism", f"twinmechs:{name}_q",
+    _refuted_or_refused(*cli(["audit", "corpus", "--mechanism", f"twinmechs:{name}_q",
                                "--queries", "1", "--epsilon", "1/1000"]))
 
 
 def test_the_refutation_shows_the_outputs_from_their_bytes(twinmechs: Path) -> None:
-    status, out, _ = _cli(["audit", "privacy", "--mechanism", "twinmechs:compare_false",
+    status, out, _ = cli(["audit", "privacy", "--mechanism", "twinmechs:compare_false",
                            "--epsilon", "0", "--delta", "0", *PAIR, "--json"])
     assert status == 1
     assert "Noted(value=1, note=" in out  # all fields, whatever the dataclass's own repr

@@ -6,22 +6,20 @@ refused, never certified (`betweencut.proofs.privacy.enumeration.isolated`)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cli_in_process import cli, one_line_exit_2
 
 from betweencut.api import audit_mechanism
 from betweencut.boundary import isolation
 from betweencut.boundary.isolation import in_child, isolating
-from betweencut.cli import main
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
@@ -62,18 +60,6 @@ def mechs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return status, out.getvalue(), err.getvalue()
-
-
-def one_line_exit_2(status: int, err: str) -> str:
-    lines = err.strip("\n").split("\n")
-    assert status == 2 and len(lines) == 1 and lines[0].startswith("betweencut: error: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 # -- the child process, alone ---------------------------------------------------------------

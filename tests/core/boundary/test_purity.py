@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import io
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_in_process import cli, user_module
 
 from betweencut.api import audit_corpus, audit_depth, audit_mechanism
 from betweencut.betweencut import BetweenCut
 from betweencut.boundary.purity import NotPure, check_pure
-from betweencut.cli import main
 from betweencut.testing import assert_private
 
 pytest_plugins = ["pytester"]
@@ -244,18 +241,9 @@ REFUSED = {
 @pytest.fixture
 def mechs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The module `puremechs` in a fresh folder, the working directory (as a user runs it)."""
-    (tmp_path / "puremechs.py").write_text(MECHANISMS)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop("puremechs", None)
+    user_module(tmp_path, monkeypatch, "puremechs", MECHANISMS)
     return importlib.import_module("puremechs")
 
-
-def cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return status, out.getvalue(), err.getvalue()
 
 
 def example_mechanisms() -> list[tuple[str, str]]:

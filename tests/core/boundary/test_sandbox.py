@@ -7,19 +7,17 @@ package's own clocks and randomness are not refused, and the check is undone aft
 
 from __future__ import annotations
 
-import io
 import random
 import sys
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from cli_in_process import cli, one_line_exit_2, user_module
 from cli_runs import run_script
 
 from betweencut.api import audit_mechanism
 from betweencut.boundary.sandbox import OutsideRandomness, refusing
-from betweencut.cli import main
 from betweencut.errors import MechanismError
 from betweencut.testing import assert_private
 
@@ -152,24 +150,10 @@ PAIR = ["--height", "3", "--epsilon", "1", "--delta", "0", "--db", "0/0", "--add
 @pytest.fixture
 def mechs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The module `outmechs` in a fresh folder, the working directory (as a user runs it)."""
-    (tmp_path / "outmechs.py").write_text(MECHANISMS)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop("outmechs", None)
+    user_module(tmp_path, monkeypatch, "outmechs", MECHANISMS)
     return tmp_path
 
 
-def cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return status, out.getvalue(), err.getvalue()
-
-
-def one_line_exit_2(status: int, err: str) -> str:
-    lines = err.strip("\n").split("\n")
-    assert status == 2 and len(lines) == 1 and lines[0].startswith("betweencut: error: "), err
-    return lines[0]
 
 
 def needs(name: str) -> None:

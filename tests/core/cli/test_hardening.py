@@ -9,11 +9,11 @@ import json
 import subprocess
 import sys
 import tomllib
-from contextlib import redirect_stderr, redirect_stdout
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cli_in_process import cli, one_line_exit_2, user_module
 from cli_runs import run_script
 
 from betweencut.api import audit_mechanism
@@ -36,25 +36,10 @@ BUILDER = ["--height", "3", "--tau", "2", "--lam", "1/2", "--R", "2", "--db", "0
 @pytest.fixture
 def mechs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The module `hardmechs` in a fresh folder, the working directory (as a user runs it)."""
-    (tmp_path / "hardmechs.py").write_text(MECHANISMS)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop("hardmechs", None)
+    user_module(tmp_path, monkeypatch, "hardmechs", MECHANISMS)
     return tmp_path
 
 
-def cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return status, out.getvalue(), err.getvalue()
-
-
-def one_line_exit_2(status: int, err: str) -> str:
-    lines = err.strip("\n").split("\n")
-    assert status == 2 and len(lines) == 1 and lines[0].startswith("betweencut: error: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 # -- issue 29, item 5: user mechanisms cannot choose the verdict -------------------------------
