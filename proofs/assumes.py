@@ -168,7 +168,8 @@ OUTPUTS = Item(
     "or __repr__ of your objects is called, and any other type is refused", True)
 REPLAY = Item(
     "replay", "each run's output is a function of the database and its noisy answers",
-    "each database's law is enumerated in two fresh processes forked from the audit's, which "
+    "each database's law is enumerated in two fresh processes forked from the audit's (an "
+    "audit of listed databases: all of them in the same two, in opposite orders), which "
     "explore the answers in two orders, and must agree answer sequence by answer sequence: "
     "betweencut.proofs.privacy.enumeration.isolated", True)
 REPLAY_IN_PROCESS = Item(
@@ -181,13 +182,14 @@ PRIVTREE_NOT_REPLAYED = Item(
     "queries under D and D + z) catches some hidden state", False)
 HIDDEN_STATE = Item(
     "hidden_state", "no state carried from one run to another: a cache per database, a call "
-    "counter, a global", "checked inside the process: every database starts from a fresh "
-    "process, and its runs in two orders must agree (a memo, a counter, a default argument, "
+    "counter, a global", "checked inside the process: every database runs in fresh processes "
+    "(two per database, or two for all the databases an audit lists, in opposite orders), and "
+    "its runs in two orders must agree (a memo, a counter, a default argument, "
     "a function attribute, lru_cache, a global, an environment variable the code sets); not "
     "checked: state outside the process (a file, a socket), state the code built in the "
     "audit's process before the audit (a test that ran it first), state the reversed order "
-    "leaves unchanged, randomness that repeats under fork, and a curator's code forging its "
-    "child's messages (docs: explanation/trust)", True)
+    "(or the databases run before it) leaves unchanged, randomness that repeats under fork, "
+    "and a curator's code forging its child's messages (docs: explanation/trust)", True)
 HIDDEN_STATE_IN_PROCESS = Item(
     "hidden_state", "no state carried from one run to another: a cache per database, a call "
     "counter, a global", "not checked: this audit runs your code in its own process (a "
