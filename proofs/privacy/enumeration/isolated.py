@@ -27,6 +27,7 @@ rebuilt from those bytes, shown from them. Nothing the child sends is executed o
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -34,7 +35,7 @@ from typing import Any
 
 from betweencut.boundary.encoding import OutputRefused, ReleaseKey, release_of
 from betweencut.boundary.isolation import UserCode, remembered, start
-from betweencut.errors import MechanismError, ParameterError
+from betweencut.errors import BetweenCutError, MechanismError, ParameterError
 from betweencut.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.laws.factors import factor_id, factor_key, make_bag
 from betweencut.proofs.privacy.enumeration.cache import ISOLATED
@@ -408,15 +409,22 @@ def prefetch(cache: Any, databases: Iterable[Any]) -> int:
     child run after others in the same process; state carried across databases that makes
     both children agree on a database yet differ from a fresh process (a state the same after
     two disjoint histories) is not seen (`betweencut.proofs.assumes.HIDDEN_STATE`).
-    Only a plain `LawCache` of the user's code, fresh noise, at most `REMEMBERED` databases.
+    Only a plain `LawCache` of the user's code, fresh noise, at most `REMEMBERED` databases,
+    without a deadline (its overrun names the pair it stopped in: the per-database path; a
+    deadline's own exception is never caught here).
+    Without one, a child that hangs is waited for twice (`HANG_SECONDS`: here, then there).
     Returns: how many databases were kept (0: the per-database path does all)."""
     from betweencut.boundary.isolation import REMEMBERED
+    from betweencut.progress import current
     from betweencut.proofs.privacy.enumeration.cache import LawCache
     from betweencut.proofs.privacy.enumeration.cache import where as where_of
 
     user = getattr(cache, "user", None)
     if type(cache) is not LawCache or user is None or cache.other is not None:
         return 0
+    if current().budget is not None or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+        return 0  # a deadline (--budget, budget_s): the batch would spend it before the first
+    # pair, and the overrun would not name the pair it stopped in
     dbs = list(dict.fromkeys(databases))
     if len(dbs) < 2 or len(dbs) > REMEMBERED:
         return 0
@@ -440,8 +448,9 @@ def prefetch(cache: Any, databases: Iterable[Any]) -> int:
         results = [[_shaped(a), _shaped(b)] for a, b in zip(forward, backward, strict=True)]
         if any(not _small(r) or first_difference(*r) is not None for r in results):
             return 0
-    except Exception:  # a child's exit, error or malformed result: the per-database path says
-        return 0
+    except (BetweenCutError, ValueError, KeyError, TypeError, IndexError):
+        return 0  # a child's exit, error (a foreign query...) or malformed result: the
+        # per-database path says it (Ctrl-C and other BaseExceptions are not caught)
     finally:
         for child in children:
             child.kill()
