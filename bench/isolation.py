@@ -8,7 +8,7 @@ extracted to a temporary folder and imported first (`PYTHONPATH`). Each audit ru
 interpreter, the two versions interleaved, best of `--repeat`; the ratio is isolated / today.
 
 Audits: the README's "Audit your mechanism" (`my_mechanism:flag`, exhaustive 1, h = 3: the
-command, whose default budget adds the cost estimate's walks, and the library call) and the
+command, whose cost estimate adds its walks, and the library call) and the
 tutorial's regression (`flag_v2` against `flag`); `my_svt:svt` (shared noise, exhaustive 2);
 `bench/privacy_exhaustive.py`'s audit (every |D| <= 2, Theorem 5.4 on transcript and Heavy set)
 on the binary tree of height 3, for BetweenCut itself (the package's code: not isolated) and for
@@ -43,7 +43,7 @@ def small(db, test):
     return tuple(test(BTQuery(len(db) + i, 1, 3, Fraction(1, 2))) for i in range(3))
 '''
 AUDITS = {
-    "README, command line: flag, exhaustive 1, h = 3 (budget 60 s)": (
+    "README, command line: flag, exhaustive 1, h = 3": (
         "cli(['audit', 'privacy', '--mechanism', 'my_mechanism:flag', '--height', '3', "
         "'--exhaustive', '1', '--epsilon', '1/4', '--delta', '0'])"),
     "README: flag, exhaustive 1, h = 3": (
