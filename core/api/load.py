@@ -36,11 +36,11 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from betweencut.boundary.isolation import enabled, in_child, marked, one_line
+from betweencut.boundary.isolation import enabled, in_child, marked, raised_line
 from betweencut.errors import MechanismError, shown_value
 
 __all__ = ["BUILDER", "FUNCTION", "PRIVTREE", "UserMechanism", "build", "guarded",
-           "in_user_code", "is_builder", "one_line", "resolve", "user_first"]
+           "in_user_code", "is_builder", "raised_line", "resolve", "user_first"]
 
 BUILDER = "builder (tree, params) -> object with run(leaves, test)"
 FUNCTION = "function (db, test) -> output"
@@ -108,7 +108,7 @@ def _import(spec: str, flag: str) -> Any:
             raise
         except BaseException as exc:  # ImportError, or the module's own code failing/exiting
             raise MechanismError(f"{flag} {spec}: module {module_name!r} did not import: "
-                                 f"{one_line(exc)}") from None
+                                 f"{raised_line(exc)}") from None
 
     if module_name not in sys.modules:
         user_first(load, f"{flag} {spec}", "while importing it")
@@ -155,7 +155,7 @@ def resolve(mechanism: object, flag: str = "mechanism", strict: bool = False) ->
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:
-                raise MechanismError(f"{flag} {name}() raised {one_line(exc)}") from None
+                raise MechanismError(f"{flag} {name}() raised {raised_line(exc)}") from None
 
         if not packaged_code(target):
             user_first(make, f"{flag} {name}", "while building it")
@@ -202,7 +202,7 @@ def build(user: UserMechanism, tree: Any, params: Any) -> Any:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            raise MechanismError(f"{user.name}(tree, params) raised {one_line(exc)}") from None
+            raise MechanismError(f"{user.name}(tree, params) raised {raised_line(exc)}") from None
 
     if not packaged_code(user.target):
         user_first(make, user.name, "while building it")
@@ -253,7 +253,7 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
         except OutputRefused as exc:  # its output, not its code: the encoder's refusal
             raise MechanismError(f"the mechanism {name} on {describe(db)}: {exc}") from None
         except BaseException as exc:
-            raise MechanismError(f"the mechanism {name} raised {one_line(exc)} on "
+            raise MechanismError(f"the mechanism {name} raised {raised_line(exc)} on "
                                  f"{describe(db)}") from None
 
     return marked(call, name, run) if isolate else call

@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from betweencut.api.load import UserMechanism, one_line
+from betweencut.api.load import UserMechanism, raised_line
 from betweencut.baselines.privtree import SEAMS
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
@@ -100,7 +100,7 @@ def audit_privtree(
     except (BetweenCutError, KeyboardInterrupt):
         raise
     except BaseException as exc:  # the user's membership rule, split rule or run
-        raise MechanismError(f"the PrivTree of {user.name} raised {one_line(exc)}") from None
+        raise MechanismError(f"the PrivTree of {user.name} raised {raised_line(exc)}") from None
 
 
 def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,

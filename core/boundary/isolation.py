@@ -24,7 +24,7 @@ An exception raised in the child comes back as an exception of the parent: the p
 error classes (`BetweenCutError` and its subclasses: `MechanismError`, `ParameterError`,
 `BudgetExceeded`...) as themselves, with their message and plain attributes; anything else (the
 user's own exception, `SystemExit`, `KeyboardInterrupt`, an exception group) as the one line
-`MechanismError` the audit gives for it in its own process (`one_line`).
+`MechanismError` the audit gives for it in its own process (`raised_line`).
 
 `isolating(False)` runs the user's code in the audit's own process instead (the bench's
 baseline, `bench/isolation.py`, and the test that both paths give the same laws); `marked(fn,
@@ -51,12 +51,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from betweencut.errors import BetweenCutError, MechanismError
+from betweencut.errors import BetweenCutError, MechanismError, one_line
 from betweencut.progress import current
 
 __all__ = [
     "HANG_SECONDS", "Child", "ChildEnded", "UserCode", "carried", "enabled", "in_child",
-    "isolating", "limit_now", "marked", "one_line", "remembered", "start", "user_code",
+    "isolating", "limit_now", "marked", "raised_line", "remembered", "start", "user_code",
 ]
 
 HANG_SECONDS = 900.0  # the watchdog of a child without a time budget: a hang, not a long audit
@@ -151,16 +151,17 @@ def enabled() -> bool:
     return _ISOLATING.get()
 
 
-def one_line(exc: BaseException) -> str:
+def raised_line(exc: BaseException) -> str:
     """An exception as `Type: first line of its message`, with its notes (`add_note`: the
-    audit adds the pair it was auditing) after it."""
+    audit adds the pair it was auditing) after it, control characters escaped
+    (`betweencut.errors.one_line`: the user's text never writes to the terminal raw)."""
     try:
         text = str(exc).strip().splitlines()
     except Exception:  # a user's exception whose __str__ fails
         text = []
     out = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
     notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
-    return "; ".join([out, *notes])
+    return one_line("; ".join([out, *notes]))
 
 
 def limit_now() -> tuple[float, str]:
@@ -202,7 +203,7 @@ def _error_payload(exc: BaseException, who: str, where: str) -> bytes:
     """An exception of the child as JSON: a package error class by module and name with its
     message and plain attributes; anything else as the one-line `MechanismError`."""
     if not isinstance(exc, BetweenCutError) or not type(exc).__module__.startswith("betweencut"):
-        exc = MechanismError(f"the mechanism {who} raised {one_line(exc)} {where}".rstrip())
+        exc = MechanismError(f"the mechanism {who} raised {raised_line(exc)} {where}".rstrip())
     cls = type(exc)
     attrs = {k: _jsonable(v) for k, v in vars(exc).items() if isinstance(k, str)}
     args = [a if isinstance(a, str) else str(a) for a in exc.args]
