@@ -178,13 +178,12 @@ def audit_mechanism(
     try:
         chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
                         relation, seed, first)
+        if renyi is None and search is None:
+            _afford(cache, chosen, the_claim, exhaustive is None)
+        _prefetch(cache, chosen, search is None and not first)
         if renyi is not None:
-            _prefetch(cache, chosen, search is None and not first)
             verdict = _audit_renyi(user, t, the_claim, renyi, cache, chosen)
         else:
-            if search is None:
-                _afford(cache, chosen, the_claim, exhaustive is None)
-            _prefetch(cache, chosen, search is None and not first)
             verdict = _audit(user, t, params, cal, the_claim, run, cache, chosen,
                              exhaustive is None and search is None, baseline, progress, first)
     except MechanismNotReplayable as exc:
