@@ -28,6 +28,7 @@ from betweencut.api.load import (
 )
 from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.encoding import release_of
+from betweencut.boundary.isolation import one_audit
 from betweencut.boundary.seams import check_unchanged, overrides, own_code, packaged, refusal
 from betweencut.calibration import Calibration, path_query_bound
 from betweencut.errors import ParameterError, shown
@@ -176,16 +177,18 @@ def audit_mechanism(
         cache.after = lambda: check_unchanged(built, SEAMS, seams, user.name)
     leaves = sorted(t.level(t.height - 1))
     try:
-        chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
-                        relation, seed, first)
-        if renyi is None and search is None:
-            _afford(cache, chosen, the_claim, exhaustive is None)
-        _prefetch(cache, chosen, search is None and not first)
-        if renyi is not None:
-            verdict = _audit_renyi(user, t, the_claim, renyi, cache, chosen)
-        else:
-            verdict = _audit(user, t, params, cal, the_claim, run, cache, chosen,
-                             exhaustive is None and search is None, baseline, progress, first)
+        with one_audit():  # the children's results reused within this audit only
+            chosen = _pairs(pairs, exhaustive, search, max_size, leaves, t, cache, the_claim,
+                            relation, seed, first)
+            if renyi is None and search is None:
+                _afford(cache, chosen, the_claim, exhaustive is None)
+            _prefetch(cache, chosen, search is None and not first)
+            if renyi is not None:
+                verdict = _audit_renyi(user, t, the_claim, renyi, cache, chosen)
+            else:
+                verdict = _audit(user, t, params, cal, the_claim, run, cache, chosen,
+                                 exhaustive is None and search is None, baseline, progress,
+                                 first)
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(f"the mechanism {user.name} is not replayable: {exc}") \
             from None

@@ -56,7 +56,8 @@ from betweencut.progress import current
 
 __all__ = [
     "HANG_SECONDS", "Child", "ChildEnded", "UserCode", "carried", "enabled", "in_child",
-    "isolating", "limit_now", "marked", "raised_line", "remembered", "start", "user_code",
+    "isolating", "limit_now", "marked", "one_audit", "raised_line", "remembered", "start",
+    "user_code",
 ]
 
 HANG_SECONDS = 900.0  # the watchdog of a child without a time budget: a hang, not a long audit
@@ -93,19 +94,41 @@ def marked(fn: Callable[..., T], name: str, source: object = None) -> Callable[.
     return fn
 
 
-_REMEMBERED: weakref.WeakKeyDictionary[Any, dict[Hashable, Any]] = weakref.WeakKeyDictionary()
+_REMEMBERED: ContextVar[weakref.WeakKeyDictionary[Any, dict[Hashable, Any]] | None] = \
+    ContextVar("betweencut_remembered", default=None)
 REMEMBERED = 128  # results kept per source (each a small database's children's result)
+
+
+@contextmanager
+def one_audit() -> Iterator[None]:
+    """The block is one audit: the children's results are reused inside it (`remembered`),
+    never across two audits. Between two audits the audit's process (a test, a notebook) may
+    change what the user's code reads (a module global, a config object), which a child
+    forked later sees: a result kept from before would be a law of the old code, and its
+    verdict a "holds" the new code never earned. Nested blocks share the outer one's."""
+    if _REMEMBERED.get() is not None:
+        yield
+        return
+    token = _REMEMBERED.set(weakref.WeakKeyDictionary())
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
 
 
 def remembered(user: UserCode, key: Hashable, make: Callable[[], T],
                keep: Callable[[T], bool]) -> T:
     """`make()`, kept for `user.source` under `key` when `keep(result)` (small results: the
-    fork is their cost): the children's result for one database is the same whichever cache
-    asks (a regression's second pass reuses the audit's), since every child is forked from
-    the audit's process, where the user's code does not run. Not kept when the source cannot
-    be referenced weakly."""
+    fork is their cost), inside the current audit only (`one_audit`; outside one, nothing is
+    kept): within one audit the children's result for one database is the same whichever
+    cache asks (a regression's second pass reuses the audit's, the batch fills it for the
+    per-database path), since every child is forked from the audit's process, where the
+    user's code does not run. Not kept when the source cannot be referenced weakly."""
+    scope = _REMEMBERED.get()
+    if scope is None:
+        return make()
     try:
-        kept = _REMEMBERED.setdefault(user.source, {})
+        kept = scope.setdefault(user.source, {})
     except TypeError:
         return make()
     if key in kept:

@@ -116,3 +116,27 @@ def test_an_exit_on_one_database_still_names_it(tmp_path: Path,
     line = one_line_exit_2(status, err)
     assert "ended its process" in line and "on D = {0/1}" in line, line
     assert "holds" not in out
+
+
+STALE = """from fractions import Fraction
+from betweencut.noisy_test import BTQuery
+
+LAM = Fraction(1, 2)
+
+def m(db, test):
+    return test(BTQuery(len(db), 1, 3, LAM))
+"""
+
+
+def test_no_result_outlives_its_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second audit after the audit's process changed what the code reads (a module global,
+    as a test or a notebook does) audits the new code: a result kept from the first audit
+    certified `(1/2, 0)` for a mechanism at lambda = 5 (`isolation.one_audit`)."""
+    user_module(tmp_path, monkeypatch, "stalemech", STALE)
+    import stalemech  # type: ignore[import-not-found]
+
+    assert audit_mechanism(stalemech.m, exhaustive=1, height=2, epsilon=Fraction(1, 2),
+                           delta=0).holds
+    monkeypatch.setattr(stalemech, "LAM", Fraction(5))
+    assert not audit_mechanism(stalemech.m, exhaustive=1, height=2, epsilon=Fraction(1, 2),
+                               delta=0).holds
