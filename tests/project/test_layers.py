@@ -2,13 +2,16 @@
 
 core never imports proofs or properties (its composition layers aside: the library API
 `betweencut.api` and the command line `betweencut.cli`), and the paper's mechanism never imports
-`betweencut.baselines`; proofs never imports properties; inside proofs the layers are
-exact <- laws <- privacy <- baselines, with `registry` and `verdict` beside `exact` and
-`calibration`, `checkers` on top; inside `proofs/privacy/` the subpackages are ranked
-(`PRIVACY_RANK`: divergence <- enumeration <- audit <- claims <- depth <- accountants) and
-imports run down; no module imports a private name (`_x`) of another module, and there is no
-import cycle inside `proofs/`; properties' own modules never import the teaching helpers.
-Imports inside functions count too.
+`betweencut.baselines`; inside core the subpackages are ranked by role (`CORE_RANK`, issue 38):
+schemas <- the top-level plumbing (errors, interop, progress) <- numbers <- data <- noise <-
+boundary <- mechanism <- engines, baselines <- api, cli, testing, and imports run down (a
+subpackage imports its own modules and those of lower rank only); proofs never imports
+properties; inside proofs the layers are exact <- laws <- privacy <- baselines, with `registry`
+and `verdict` beside `exact` and `calibration_claims`, `checkers` on top; inside
+`proofs/privacy/` the subpackages are ranked (`PRIVACY_RANK`: divergence <- enumeration <- audit
+<- claims <- depth <- accountants) and imports run down; no module imports a private name (`_x`)
+of another module, and there is no import cycle inside `proofs/`; properties' own modules never
+import the teaching helpers. Imports inside functions count too.
 """
 
 from __future__ import annotations
@@ -24,7 +27,14 @@ FOLDERS = {
     "core": "betweencut", "proofs": "betweencut.proofs", "properties": "betweencut.properties",
 }
 PROOF_RANK = {"exact": 0, "registry": 0, "verdict": 0, "assumes": 0, "": 0, "laws": 1,
-              "privacy": 2, "baselines": 3, "calibration": 4, "checkers": 4}
+              "privacy": 2, "baselines": 3, "calibration_claims": 4, "checkers": 4}
+# core/ by role (issue 38): each subpackage imports its own modules and those of lower rank; ""
+# is the package itself and its few top-level modules (`TOP`), plumbing for the whole package.
+# Two subpackages of one rank do not import each other.
+CORE_RANK = {"schemas": 0, "": 1, "numbers": 2, "data": 3, "noise": 4, "boundary": 5,
+             "mechanism": 6, "engines": 7, "baselines": 7, "api": 8, "cli": 8, "testing": 8,
+             "__main__": 9}
+TOP = {"errors", "interop", "progress"}
 PRIVACY_RANK = {"": 0, "divergence": 1, "enumeration": 2, "audit": 3, "claims": 4, "depth": 5,
                 "accountants": 6}
 # may import every layer: the library API, the command line, the privacy gate for test suites
@@ -37,7 +47,7 @@ ALLOWED = {("betweencut.proofs.registry", "betweencut.proofs.checkers"),
            # the audit command composes every layer: it registers the structural claims'
            # audit cases, which live with their predicates in properties (issue 18)
            ("betweencut.cli.audit", "betweencut.properties"),
-           ("betweencut.cli.audit", "betweencut.properties.audit")}
+           ("betweencut.cli.audit", "betweencut.properties.structure_audit")}
 
 
 def _modules() -> dict[str, Path]:
@@ -74,6 +84,30 @@ def _proof_rank(name: str) -> int:
     return PROOF_RANK[rest.split(".")[0]]
 
 
+def _core_group(name: str, strict: bool = True) -> str:
+    """The subpackage of `core/` a module of `betweencut` belongs to ("" for the package itself
+    and its top-level modules). `strict`: a name outside every group raises KeyError (a module
+    not placed); else it is a name of the package (`from betweencut import classify`)."""
+    first = name.removeprefix("betweencut").lstrip(".").split(".")[0]
+    if first in TOP or first == "":
+        return ""
+    if first in CORE_RANK:
+        return first
+    if strict:
+        raise KeyError(f"{name}: core/ holds it outside every subpackage of CORE_RANK and TOP")
+    return ""
+
+
+def _core_violation(module: str, target: str) -> str | None:
+    """Why `module` may not import `target` (both of `betweencut`), or None."""
+    group, other = _core_group(module), _core_group(target, strict=False)
+    if group == other or CORE_RANK[other] < CORE_RANK[group]:
+        return None
+    return (f"{module} imports {target}: inside core, schemas <- errors, interop, progress <- "
+            "numbers <- data <- noise <- boundary <- mechanism <- engines, baselines <- api, "
+            "cli, testing")
+
+
 def _privacy_rank(name: str) -> int:
     """The rank of a module of `proofs/privacy/` (-1 outside it)."""
     prefix = "betweencut.proofs.privacy"
@@ -106,6 +140,8 @@ def _violations(module: str, targets: set[str]) -> list[str]:
                 "betweencut.baselines"
             ):
                 found.append(f"{where}: the mechanism may not depend on a baseline")
+            elif (why := _core_violation(module, target)) is not None:
+                found.append(why)
         elif layer == "betweencut.proofs":
             if _layer(target) == "betweencut.properties":
                 found.append(f"{where}: proofs may not import properties")
@@ -133,10 +169,10 @@ def test_imports_run_downwards(module: str) -> None:
 @pytest.mark.parametrize(("module", "target"), [
     ("betweencut.proofs.laws.tct", "betweencut.proofs.privacy.enumeration.transcripts"),
     ("betweencut.proofs.exact.arith", "betweencut.proofs.laws.bt_laws"),
-    ("betweencut.proofs.privacy.claims.checkers", "betweencut.proofs.baselines.privtree"),
-    ("betweencut.proofs.privacy.claims.checkers", "betweencut.properties.strategies"),
-    ("betweencut.betweencut", "betweencut.proofs.exact.arith"),
-    ("betweencut.sparse", "betweencut.baselines.full_tree"),
+    ("betweencut.proofs.privacy.claims.theorems", "betweencut.proofs.baselines.privtree"),
+    ("betweencut.proofs.privacy.claims.theorems", "betweencut.properties.strategies"),
+    ("betweencut.mechanism.betweencut", "betweencut.proofs.exact.arith"),
+    ("betweencut.mechanism.sparse", "betweencut.baselines.full_tree"),
     ("betweencut.properties.check", "betweencut.properties.teaching.basics"),
     ("betweencut.boundary.sandbox", "betweencut.api.load"),
     ("betweencut.boundary.sandbox", "betweencut.proofs.exact.arith"),
@@ -149,6 +185,28 @@ def test_every_proofs_module_has_a_layer() -> None:
     for module in MODULES:
         if _layer(module) == "betweencut.proofs":
             _proof_rank(module)  # KeyError names a module outside every layer
+
+
+def test_every_core_module_has_a_rank() -> None:
+    """core/ is its subpackages by role and a few top-level modules named in `TOP` (issue 38)."""
+    for module in MODULES:
+        if _layer(module) == "betweencut":
+            _core_group(module)  # KeyError names a module outside every subpackage
+
+
+def test_core_holds_only_its_plumbing_at_the_top() -> None:
+    top = {p.stem for p in (ROOT / "core").glob("*.py")} - {"__init__", "__main__"}
+    assert top == TOP, "place the new module in a subpackage of core/ (or add it to TOP)"
+
+
+def test_each_core_subpackage_says_what_it_may_import() -> None:
+    """As `proofs/privacy` does; the composition layers say that they compose every layer."""
+    for init in sorted((ROOT / "core").glob("*/__init__.py")):
+        assert init.parent.name in CORE_RANK, init
+        if f"betweencut.{init.parent.name}" in COMPOSITION:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert "may import" in doc.lower(), f"{init}: its docstring says what it may import"
 
 
 def test_every_privacy_subpackage_has_a_rank() -> None:
@@ -218,7 +276,8 @@ def test_no_module_imports_a_private_name_of_another(module: str) -> None:
 
 def test_a_private_import_is_caught(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
-    source.write_text("from betweencut.bernoulli import _x\nfrom betweencut.cli._common import y\n")
+    source.write_text("from betweencut.noise.bernoulli import _x\nfrom betweencut.cli._common "
+                      "import y\n")
     MODULES["betweencut.fake"] = source
     try:
         assert len(_private_imports("betweencut.fake")) == 2
@@ -226,7 +285,7 @@ def test_a_private_import_is_caught(tmp_path: Path) -> None:
         del MODULES["betweencut.fake"]
 
 
-CAP = "betweencut.exact.MAX_PRECISION_BITS"
+CAP = "betweencut.numbers.exact.MAX_PRECISION_BITS"
 CAP_NAME = re.compile(r"MAX.*PREC|^MAX_BITS$|PREC.*(MAX|CAP)", re.IGNORECASE)
 ARITHMETIC = ("iv_precision", "refine", "certified_sign", "enclosure_sign", "enclose",
               "certified_bisect")
@@ -234,7 +293,7 @@ ARITHMETIC = ("iv_precision", "refine", "certified_sign", "enclosure_sign", "enc
 
 def _precision_caps(module: str) -> list[str]:
     """Module constants named like a precision cap, parameters that would set another cap, and
-    `while` loops on a precision (the package's one loop is `betweencut.exact.refine`)."""
+    `while` loops on a precision (the package's one loop is `betweencut.numbers.exact.refine`)."""
     tree, found = _tree(module), []
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else (
@@ -245,7 +304,7 @@ def _precision_caps(module: str) -> list[str]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             found += [f"{module}.{node.name}({a.arg}=...)" for a in node.args.args
                       + node.args.kwonlyargs if CAP_NAME.search(a.arg)]
-        elif isinstance(node, ast.While) and module != "betweencut.exact":
+        elif isinstance(node, ast.While) and module != "betweencut.numbers.exact":
             names = {n.id.lower() for n in ast.walk(node.test) if isinstance(n, ast.Name)}
             found += [f"{module}: a while loop on {n}" for n in sorted(names) if "prec" in n]
     return found
@@ -253,7 +312,8 @@ def _precision_caps(module: str) -> list[str]:
 
 def test_one_precision_cap_and_one_rising_precision_loop() -> None:
     """One cap constant in the package, no other cap as a parameter, and no loop that raises a
-    precision outside `betweencut.exact` (`refine`, the sign gate `certified_sign` on it)."""
+    precision outside `betweencut.numbers.exact` (`refine`, the sign gate `certified_sign` on
+    it)."""
     found = [cap for module in sorted(MODULES) for cap in _precision_caps(module)]
     assert found == [CAP]
 
