@@ -82,7 +82,7 @@ from betweencut.proofs.exact.arith import ExpRational, sign
 from betweencut.proofs.laws.factors import law_key
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
-from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
+from betweencut.proofs.privacy.divergence.joint import Joint, Law, PairCurve
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, with_record
 from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
@@ -224,7 +224,7 @@ class PrivTreeLawCache(LawCache):
                 "under D and D + z (a seam with hidden state)")
         return p, q
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+    def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
         if self.refusal is not None:
             return Joint(self.fresh().law(db, on), self.fresh().law(with_record(db, z), on))
         return Joint(*self.reduced_pair(db, z, on))

@@ -42,7 +42,7 @@ def profile_curve(
 
     cache = betweencut_cache(tree, params, variant)
     d = tuple(sorted(db))
-    return [ProfilePoint(Fraction(e), cache.profile(d, z, on, Fraction(e)).delta)
+    return [ProfilePoint(Fraction(e), cache.divergence(d, z, on, Fraction(e)).delta)
             for e in eps_grid]
 
 

@@ -3,7 +3,7 @@
 For a public tree, parameters and a neighbouring pair `(D, D + z)`, the real BetweenCut code
 (Alg. 3) is enumerated on both databases (`betweencut.proofs.privacy.enumeration.transcripts`) and
 the exact privacy
-profile `δ(ε)` (`betweencut.proofs.privacy.divergence.profiles`) is compared at `ε = rλ`, `r =
+profile `δ(ε)` (`betweencut.proofs.privacy.divergence.joint`) is compared at `ε = rλ`, `r =
 1..L`, with the
 bound of Theorem 5.4 (`betweencut.proofs.laws.tct.theorem_5_4_bound`, Eq. (22)/(113)):
 

@@ -73,9 +73,9 @@ from betweencut.proofs.privacy.depth.transcript import (
     rows_from_sums,
     violating_by_r,
 )
-from betweencut.proofs.privacy.divergence.profiles import (
+from betweencut.proofs.privacy.divergence.joint import (
     HockeyStick,
-    PairProfile,
+    PairCurve,
     bag_exceeds,
     check_eps,
 )
@@ -194,7 +194,7 @@ def _table_of(outputs: Counter[HeavyKey], segments: int) -> Table:
     return keys, [outputs[k] for k in keys], matrix, index, tails
 
 
-class HeavyJoint(PairProfile):
+class HeavyJoint(PairCurve):
     """The Heavy-set laws of one path profile under `D` and `D + z`, grouped by output kind.
 
     `transcript` is the grouped transcript pair (`depth.depth_pair`: laws, `λ`, bags);

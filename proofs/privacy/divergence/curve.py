@@ -35,7 +35,7 @@ from betweencut.errors import ParameterError
 from betweencut.exact import iv_endpoints, iv_precision, midpoint_float, refine
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.laws.factors import Bag, bag_value, bags_value
-from betweencut.proofs.privacy.divergence.profiles import Law
+from betweencut.proofs.privacy.divergence.joint import Law
 
 __all__ = [
     "Interval", "LogOf", "Piece", "PrivacyCurve", "curve_of_laws", "direction_curve",

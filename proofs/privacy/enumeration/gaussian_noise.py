@@ -47,7 +47,7 @@ from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.certified import CertifiedCurve, certified_curve
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile
+from betweencut.proofs.privacy.divergence.joint import HockeyStick, PairCurve
 from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
     CacheFactory,
@@ -188,7 +188,7 @@ def enumerate_certified(run: Callable[[QueryTest], Hashable], limit: int = DEFAU
     return law
 
 
-class CertifiedJoint(PairProfile):
+class CertifiedJoint(PairCurve):
     """The privacy profile of two laws whose probabilities are exact or enclosed.
 
     `hockey_stick(ε)` is `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+` as an `Enclosure` (positive parts
@@ -204,7 +204,7 @@ class CertifiedJoint(PairProfile):
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         return hockey_stick(self.p, self.q, self.outputs, eps, forward, Enclosure.sum)
 
-    def profile(self, eps: Fraction) -> HockeyStick:
+    def divergence(self, eps: Fraction) -> HockeyStick:
         """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` as an enclosure (no comparison decided); the
         event, `P(S)`, `Q(S)` and direction are those of the direction with the larger lower
         bound at 64 bits."""

@@ -9,8 +9,8 @@ exact probability: comparisons sharing a draw `ρ` are independent given `ρ`, s
 is a product over draws of `∫ f(r)·Π g_i(r) dr` (`betweencut.proofs.laws.noisy_laws`), times the
 noisy-max and fresh-noise factors. Sequences of probability exactly 0 are dropped.
 
-`ExactJoint` is the privacy profile of two such laws (the `PairProfile` interface of
-`betweencut.proofs.privacy.divergence.profiles`), so the same `audit_pairs` (through
+`ExactJoint` is the privacy profile of two such laws (the `PairCurve` interface of
+`betweencut.proofs.privacy.divergence.joint`), so the same `audit_pairs` (through
 `QueryLawCache`),
 `epsilon_for_delta` and counterexamples apply; `infinite_loss_event` finds an output with
 `Q = 0 < P` (private at no ε).
@@ -42,10 +42,10 @@ from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.enclosure import Enclosure, exp_bounds, positive_excess
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
-from betweencut.proofs.privacy.divergence.profiles import (
+from betweencut.proofs.privacy.divergence.joint import (
     HockeyStick,
     Law,
-    PairProfile,
+    PairCurve,
     check_eps,
     epsilon_for_delta,
 )
@@ -80,7 +80,7 @@ __all__ = [
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
 V = TypeVar("V")
 L = TypeVar("L", bound="ProjectableLaw[Any]")
-J = TypeVar("J", bound=PairProfile)
+J = TypeVar("J", bound=PairCurve)
 Log = list[tuple[AboveThreshold | NoisyMax, bool | int]]
 DEFAULT_LIMIT = 200_000
 TICK = 256  # answer sequences between two looks at the time budget (and progress)
@@ -414,7 +414,7 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
                        cast(ExpPoly, q_event), Direction.of(forward), lambda: shown)
 
 
-class ExactJoint(PairProfile):
+class ExactJoint(PairCurve):
     """The privacy profile of two exact laws (outputs -> `ExpPoly`), both directions."""
 
     def __init__(self, p: Mapping[Hashable, ExpPoly], q: Mapping[Hashable, ExpPoly]) -> None:

@@ -190,7 +190,7 @@ def test_curve_and_epsilon_at_delta_agree_with_the_bisection(row, delta) -> None
     assert curve is not None
     joint = QueryLawCache(run).make_joint(worst.db, worst.z, "output")
     for eps in (F(0), F(1, 3), row.eps, F(5, 2)):  # the curve is the profile, exactly
-        assert sign(curve.at(eps) - joint.profile(eps).delta) == 0
+        assert sign(curve.at(eps) - joint.divergence(eps).delta) == 0
     assert verdict.cache is not None
     for db, z in _pairs(row.m):  # every pair, not only the worst (noisy max: ε_at_δ > 0)
         at = pair_curve(verdict.cache, db, z, "output").epsilon_at_delta(delta)
