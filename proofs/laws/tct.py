@@ -30,7 +30,7 @@ from betweencut.proofs.registry import claim
 
 __all__ = [
     "DPBound", "ExactNumber", "check_lemma_4_1", "delta0", "exp_minus_lam_R_minus_1",
-    "lemma_4_1_bound", "q_lambda", "theorem_5_4_bound", "theorem_5_4_profile",
+    "lemma_4_1_bound", "q_lambda", "theorem_5_4_bound", "theorem_5_4_point",
 ]
 
 ExactNumber = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -135,10 +135,10 @@ def theorem_5_4_bound(L: int, lam: Fraction, R: LogReal | Fraction | int, r: int
     Preconditions (checked): integers `1 <= r <= L`, rational `0 < λ <= 1`, `R >= 1` rational
     or a `LogReal` with `λ·coeff` an integer. It is `lemma_4_1_bound(L, r, λ, δ0, q_λ).delta`.
     """
-    return theorem_5_4_profile(L, lam, R, r).delta
+    return theorem_5_4_point(L, lam, R, r).delta
 
 
-def theorem_5_4_profile(L: int, lam: Fraction, R: LogReal | Fraction | int, r: int) -> DPBound:
+def theorem_5_4_point(L: int, lam: Fraction, R: LogReal | Fraction | int, r: int) -> DPBound:
     """Theorem 5.4: the pair `(rλ, δ)` with `δ = theorem_5_4_bound(L, λ, R, r)`."""
     _check_r(r, L, "L")
     lam = _positive_lambda(lam, at_most_one=True)
