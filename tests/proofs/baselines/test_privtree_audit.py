@@ -20,13 +20,13 @@ from betweencut.proofs.baselines.privtree_audit import (
     DecompositionMismatch,
     PrivTreeLawCache,
     as_points,
+    counts_key,
     dp_pair,
     exhaustive_pairs,
     keep_set,
     multiplicities,
     multiplicity_pairs,
     privtree_run,
-    profile,
 )
 from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss, privtree_rules
 from betweencut.proofs.exact.arith import sign
@@ -271,7 +271,7 @@ def test_deduplicated_pairs_stand_for_every_pair_of_their_class() -> None:
     for name in ("half-open", "closed"):
         mech = MECHS[name]
         cache = PrivTreeLawCache(mech)
-        reps = {(z, profile(mech, db, z)): (db, z) for db, z in exhaustive_pairs(mech, 2)}
+        reps = {(z, counts_key(mech, db, z)): (db, z) for db, z in exhaustive_pairs(mech, 2)}
         cells = [(x,) for x in range(8)]
         every = [(as_points(c), z) for c in [{}, *({p: 1} for p in cells),
                                              *({p: 1, q: 1} for p in cells for q in cells
@@ -279,7 +279,7 @@ def test_deduplicated_pairs_stand_for_every_pair_of_their_class() -> None:
                  for z in cells]
         assert len(reps) < len(every)
         for db, z in every:
-            rep_db, rep_z = reps[z, profile(mech, db, z)]
+            rep_db, rep_z = reps[z, counts_key(mech, db, z)]
             a = cache.divergence(db, z, "output", Fraction(1, 2)).delta
             b = cache.divergence(rep_db, rep_z, "output", Fraction(1, 2)).delta
             assert sign(a - b) == 0, (name, db, z)

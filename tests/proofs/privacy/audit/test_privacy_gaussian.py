@@ -33,7 +33,7 @@ from betweencut.proofs.baselines.corpus import CORPUS
 from betweencut.proofs.baselines.gaussian import (
     EPS_POINTS,
     check_analytic_gaussian_mechanism,
-    check_discrete_gaussian_profile,
+    check_discrete_gaussian_mechanism,
 )
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.discrete_gaussian import cks_delta
@@ -89,16 +89,16 @@ def test_analytic_gaussian_mechanism_at_small_sigma_is_decided_at_the_default_gr
             closed_form=lambda eps: analytic_gaussian_delta(eps, sigma / 2, F(1)))
 
 
-def test_discrete_gaussian_profile_cks_theorem_7() -> None:
-    certs = check_discrete_gaussian_profile()
+def test_discrete_gaussian_mechanism_cks_theorem_7() -> None:
+    certs = check_discrete_gaussian_mechanism()
     assert len(certs) == len(EPS_POINTS)
     for cert in certs:
         lo, hi = cert.quantities["enclosure"]  # type: ignore[misc]
         assert hi - lo < F(1, 2**60)  # certified equal to within 2^-60
     with pytest.raises(ClaimRefuted, match="Canonne"):
-        check_discrete_gaussian_profile(closed_form=lambda eps: cks_delta(eps, F(1), 1))
+        check_discrete_gaussian_mechanism(closed_form=lambda eps: cks_delta(eps, F(1), 1))
     with pytest.raises(ClaimRefuted):  # a wrong sensitivity in the closed form
-        check_discrete_gaussian_profile(closed_form=lambda eps: cks_delta(eps, F(2), 2))
+        check_discrete_gaussian_mechanism(closed_form=lambda eps: cks_delta(eps, F(2), 2))
 
 
 def test_the_grid_pair_is_enclosed_from_both_sides() -> None:
