@@ -35,7 +35,7 @@ from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str
 from betweencut.proofs.laws.bt_laws import guarded_exact_law
 from betweencut.proofs.laws.tct import q_lambda, theorem_5_4_bound
 from betweencut.properties.teaching.basics import node_name, query_steps
-from betweencut.properties.teaching.privacy import profile_curve
+from betweencut.properties.teaching.privacy import delta_curve
 from betweencut.tree import Node, PublicTree
 
 #: int, Fraction, ExpPoly, ExpRational, a sympy expression or a string (see `as_exact`).
@@ -319,12 +319,12 @@ def check_theorem_5_4_delta(
 
 
 @answer_required('an exact number (a string such as "(1 - exp(-1))/2")')
-def check_profile_value(
+def check_delta_value(
     tree: PublicTree, params: Params, db: Sequence[Node], z: Node, eps: Fraction,
     answer: ExactAnswer, variant: type[BetweenCut] = BetweenCut,
 ) -> str:
     """Exercise: the exact enumerated `δ(ε)` of the transcript on the pair `(D, D + z)`."""
-    value = profile_curve(tree, params, db, z, [eps], variant)[0].delta
+    value = delta_curve(tree, params, db, z, [eps], variant)[0].delta
     if not _same_number(answer, value):
         raise _wrong(f"delta({eps}) on this pair", answer, value)
     return _correct(f"delta({eps}) = {exact_str(value)}")
@@ -341,7 +341,7 @@ def check_pure_multiple(
     if r < 1:
         raise WrongAnswer(f"r = {r} should be at least 1")
     lam = params.lam
-    at, below = profile_curve(tree, params, db, z, [r * lam, (r - 1) * lam], variant)
+    at, below = delta_curve(tree, params, db, z, [r * lam, (r - 1) * lam], variant)
     if not at.delta.is_zero():
         raise WrongAnswer(f"delta({r}*lambda) is not 0: r = {r} is too small")
     if below.delta.is_zero():
