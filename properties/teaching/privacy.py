@@ -3,7 +3,8 @@
 Like `betweencut.properties.teaching.basics`, they only read what the package computes: the exact
 enumerated `δ(ε)` curves of `betweencut.proofs.privacy.claims.checkers`, Theorem 5.4's bound,
 PrivTree's release and its exact check. Floats are made at the last moment, for plotting, from
-certified enclosures; every comparison printed as a verdict goes through the gate `betweencut.proofs.exact.arith.sign`.
+certified enclosures; every comparison printed as a verdict goes through the gate
+`betweencut.proofs.exact.arith.sign`.
 """
 
 from __future__ import annotations
