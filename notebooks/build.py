@@ -438,9 +438,10 @@ NOTEBOOKS["3_privacy_exactly.ipynb"] = [
 
 **What you will learn.**
 
-* what a privacy curve `δ(ε)` is: for neighbouring databases `D ~ D + z` and output laws
-  `P`, `P'`, `δ(ε) = max(sup_S P(S) − e^ε·P'(S), sup_S P'(S) − e^ε·P(S))`, the smallest `δ` with
-  which the pair is `(ε, δ)`-indistinguishable (Def. 2.7, both directions kept apart);
+* what the privacy curve `δ(ε)` (the literature's privacy profile) is: for neighbouring
+  databases `D ~ D + z` and output laws `P`, `P'`,
+  `δ(ε) = max(sup_S P(S) − e^ε·P'(S), sup_S P'(S) − e^ε·P(S))`, the smallest `δ` with which
+  the pair is `(ε, δ)`-indistinguishable (Def. 2.7, both directions kept apart);
 * how `betweencut.proofs` computes it **exactly** on a small instance: the real BetweenCut code
   (Alg. 3) is run on every sequence of noisy-test answers
   (`betweencut.proofs.privacy.enumeration.transcripts`), each
