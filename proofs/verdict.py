@@ -20,7 +20,6 @@ tree, the audits at depth, each corpus row) returns a `Verdict`: `holds`, `worst
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -402,8 +401,6 @@ class Verdict:
         out.update({k: jsonable(v) for k, v in self.facts.items()})
         return out
 
-    def to_json(self) -> str:
-        return json.dumps(self.as_json())
 
     def __str__(self) -> str:
         """`text()`: printing a verdict shows what the command line prints (issue 36)."""
