@@ -395,7 +395,7 @@ class Verdict:
             "worst": None if worst is None else worst.as_json(),
             "refutation": None if self.refutation is None else self.refutation.as_json(),
             "rows": [row.as_json() for row in self.rows] if rows else [],
-            "regressions": [r.to_json() for r in self.regressions],
+            "regressions": [r.as_json() for r in self.regressions],
             "assumes": self.assumes.as_json(),
         }
         out.update({k: jsonable(v) for k, v in self.facts.items()})

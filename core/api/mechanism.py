@@ -710,9 +710,9 @@ def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str,
         "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str(),
         "epsilon_at_delta_pair": where}
     if getattr(curve, "certified", False):
-        out.update(_certified(curve, delta), curve_certified=curve.to_json())
+        out.update(_certified(curve, delta), curve_certified=curve.as_json())
     elif curve is not None:
-        out["curve"] = curve.to_json()
+        out["curve"] = curve.as_json()
     return out
 
 

@@ -65,7 +65,7 @@ class Regression:
     baseline_delta: ExpRational
     certified: bool = False
 
-    def to_json(self) -> dict[str, object]:
+    def as_json(self) -> dict[str, object]:
         return {
             "D": database_text(self.db), "z": record_text(self.z),
             "on": self.on,

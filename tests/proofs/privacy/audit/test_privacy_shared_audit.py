@@ -213,8 +213,8 @@ def test_fresh_hook_returns_a_direct_cache_of_the_same_kind() -> None:
     plain = QueryLawCache(run)
     assert plain.fresh() is plain
     db, z = (), (2, 2, 2)
-    assert pair_curve(lying, db, z, "output").to_json() == plain.curve(db, z, "output").to_json()
-    assert lying.curve(db, z, "output").to_json() != plain.curve(db, z, "output").to_json()
+    assert pair_curve(lying, db, z, "output").as_json() == plain.curve(db, z, "output").as_json()
+    assert lying.curve(db, z, "output").as_json() != plain.curve(db, z, "output").as_json()
     fresh_noise = LawCache(lambda d, t: len(d))
     assert fresh_noise.fresh() is fresh_noise
     assert type(type("Shortcut", (LawCache,), {})(fresh_noise.run).fresh()) is LawCache

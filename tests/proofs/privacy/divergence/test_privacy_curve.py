@@ -188,7 +188,7 @@ def test_regression_doubled_lambda_is_caught_while_its_claim_holds() -> None:
     reg = found[0]
     assert sign(reg.candidate_delta - reg.baseline_delta) > 0
     assert "privacy regression" in reg.line()
-    assert reg.to_json()["witness_eps"] == str(reg.witness)
+    assert reg.as_json()["witness_eps"] == str(reg.witness)
 
 
 @pytest.mark.parametrize("variant", [LowerGuardUp, UpperGuardDown])
