@@ -20,7 +20,8 @@ tree, the audits at depth, each corpus row) returns a `Verdict`: `holds`, `worst
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -36,8 +37,8 @@ from betweencut.schemas import header
 
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
-    "Neighbours", "Refutation", "Relation", "Release", "Row", "Value", "Verdict", "approx",
-    "certified", "enclosure",
+    "Neighbours", "Refutation", "Relation", "Release", "Row", "StreamedVerdict", "Value",
+    "Verdict", "approx", "certified", "enclosure",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -401,7 +402,6 @@ class Verdict:
         out.update({k: jsonable(v) for k, v in self.facts.items()})
         return out
 
-
     def __str__(self) -> str:
         """`text()`: printing a verdict shows what the command line prints (issue 36)."""
         return self.text()
@@ -459,6 +459,32 @@ class Verdict:
         out += [f"  regression: {r.line()}" for r in self.regressions]
         out += self.assumes.block()
         return "\n".join(out)
+
+
+class StreamedVerdict:
+    """A verdict's `as_json()` written as JSON text while its rows are still being decided
+    (an audit whose rows are too many to hold: `audit depth` at `h = 2^64 - 1`).
+
+    Opening writes `{"rows": [`; `rows(...)` writes each row's `as_json()` as it comes (the
+    audit's `each=` callback); `close(verdict)` writes the verdict's other keys (its
+    `as_json(rows=False)`) and closes the object. The pieces concatenate to one JSON object
+    equal, once parsed, to `verdict.as_json()` with those rows (rows first: key order aside).
+    This is the one place where a verdict is framed by hand."""
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self.write = write
+        self.written = 0
+        write('{"rows": [')
+
+    def rows(self, rows: Iterable[Row]) -> None:
+        for row in rows:
+            self.write(("," if self.written else "") + json.dumps(row.as_json()))
+            self.written += 1
+
+    def close(self, verdict: Verdict) -> None:
+        tail = verdict.as_json(rows=False)
+        del tail["rows"]
+        self.write("], " + json.dumps(tail)[1:] + "\n")
 
 
 def power(base: str, exponent: object) -> str:

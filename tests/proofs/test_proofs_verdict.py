@@ -1,0 +1,39 @@
+"""A verdict streamed as JSON text (`StreamedVerdict`, what `audit depth --json` writes) is the
+verdict's own `as_json()`: the pieces parse to it and validate against the `verdict` schema."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import jsonschema
+import pytest
+
+from betweencut.api import audit_depth
+from betweencut.proofs.verdict import StreamedVerdict
+from betweencut.schemas import schema
+
+HALF = Fraction(1, 2)
+
+
+@pytest.mark.parametrize("given", [{"count": 2}, {"search": 2}], ids=["pair", "family"])
+def test_streamed_verdict_parses_to_as_json(given: dict[str, int]) -> None:
+    pieces: list[str] = []
+    stream = StreamedVerdict(pieces.append)
+    streamed = audit_depth(7, tau=4, lam=HALF, R=2, each=stream.rows, **given)
+    stream.close(streamed)
+    whole = audit_depth(7, tau=4, lam=HALF, R=2, **given).as_json()
+    assert len(pieces) > 3 and pieces[-1].endswith("\n")
+    out = json.loads("".join(pieces))
+    jsonschema.validate(out, schema("verdict"))
+    assert out == whole and len(out["rows"]) == len(whole["rows"]) > 1
+
+
+def test_streamed_verdict_without_rows_is_the_verdict_with_none() -> None:
+    """No row heard: the framing still closes the object (no stray comma)."""
+    pieces: list[str] = []
+    stream = StreamedVerdict(pieces.append)
+    stream.rows([])
+    verdict = audit_depth(7, tau=4, lam=HALF, R=2, count=2)
+    stream.close(verdict)
+    assert json.loads("".join(pieces)) == verdict.as_json(rows=False)
