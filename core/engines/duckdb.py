@@ -27,13 +27,13 @@ from betweencut.engines.common import (
     EngineResult,
     Progress,
     Source,
-    SourceRecordError,
     TreeCodec,
     candidate_cut,
-    csv_rows,
-    explain,
-    null_record,
+    record_column,
+    refuse_in_text,
+    refuse_record,
     require,
+    silent,
     split_depth,
 )
 from betweencut.engines.sources import duckdb_sql
@@ -193,14 +193,7 @@ def column_kind(con: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
     described = con.execute(f"DESCRIBE SELECT * FROM {reader_sql(source)}",
                             {"files": list(source.files)}).fetchall()
     names = [row[0] for row in described]
-    column = source.column
-    if column is None:
-        if len(names) != 1:
-            raise ParameterError("column", None, "one of the columns: " + ", ".join(names[:20]),
-                                 "--column names the record column")
-        column = names[0]
-    if column not in names:
-        raise ParameterError("column", column, "one of the columns: " + ", ".join(names[:20]))
+    column = record_column(names, source.column)
     kind = str(described[names.index(column)][1]).upper()
     if kind == "VARCHAR":
         return column, "string"
@@ -229,7 +222,7 @@ def classify(
     DuckDB (a temporary table, spilled under `memory_limit`) and are fetched one depth at a
     time into a `CandidateSink` (in memory up to `max_candidates`, on disk beyond).
     `progress(message)` hears the stages and depths (public facts only)."""
-    say = progress if progress is not None else _silent
+    say = progress if progress is not None else silent
     start = time.perf_counter()
     cut = candidate_cut(params)
     with CandidateSink(codec.height, max_candidates) as sink:
@@ -270,10 +263,6 @@ def classify(
         })
 
 
-def _silent(_message: str) -> None:
-    return None
-
-
 def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, column: str,
                      bind: dict[str, object]) -> None:
     """Find the first malformed (or null) record in file order and raise its error."""
@@ -287,16 +276,5 @@ def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, colu
             bind,
         ).fetchone()
         if row is not None:
-            file, number, value = str(row[0]), int(row[1]) + 1, row[2]
-            if value is None:
-                raise null_record(file, number)
-            if kind == "integer":
-                codec.leaf_of_number(int(value), file, number)
-            explain(codec.tree, file, number, str(value), source.skip_null)
-            raise SourceRecordError(file, number, f"record {value!r} was refused by the engine")
-    else:  # CSV: the rows are found again by Python's csv reader, in file order
-        for file, number, value in csv_rows(Source(source.files, "csv", column,
-                                                   source.skip_null)):
-            explain(codec.tree, file, number, value, source.skip_null)
-    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
-                            "reader accepts")
+            refuse_record(codec, source, kind, str(row[0]), int(row[1]) + 1, row[2])
+    refuse_in_text(codec, source, column)
