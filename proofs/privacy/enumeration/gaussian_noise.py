@@ -12,7 +12,7 @@ checks); only the probability of a sequence changes:
   `∫ φ(r)·Π ½erfc(...) dr` with the tail mass added to the upper bound), hence every
   probability of a sequence that asks Gaussian noise is an `Enclosure`.
 
-`CertifiedJoint` is the privacy profile of two such laws: `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε Q(o))_+`
+`CertifiedJoint` is the `δ(ε)` curve of two such laws: `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε Q(o))_+`
 as an enclosure, each term's positive part taken on its bounds (no sign of a term is ever
 decided, so outputs with `P(o) = e^ε Q(o)` cannot make it undecidable); exact terms (both laws
 exact) are decided exactly. A verdict compares the enclosure of `δ` with the claimed `δ`
@@ -189,7 +189,7 @@ def enumerate_certified(run: Callable[[QueryTest], Hashable], limit: int = DEFAU
 
 
 class CertifiedJoint(PairCurve):
-    """The privacy profile of two laws whose probabilities are exact or enclosed.
+    """The `δ(ε)` curve of two laws whose probabilities are exact or enclosed.
 
     `hockey_stick(ε)` is `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+` as an `Enclosure` (positive parts
     on bounds; exact terms decided exactly); its event is the outputs whose term is certainly

@@ -283,7 +283,7 @@ def _sums(rows: Ints, group: Ints, packed: Sequence[int], n: int) -> list[int]:
 
 
 class AlignedJoint(PairCurve):
-    """The profile of `(D, D + z)` on one projection, from the shared outcome tree."""
+    """The `δ(ε)` curve of `(D, D + z)` on one projection, from the shared outcome tree."""
 
     def __init__(
         self, table: OutcomeTable, classes: PairClasses, weights: tuple[Weights, Weights],

@@ -9,7 +9,7 @@ exact probability: comparisons sharing a draw `ρ` are independent given `ρ`, s
 is a product over draws of `∫ f(r)·Π g_i(r) dr` (`betweencut.proofs.laws.noisy_laws`), times the
 noisy-max and fresh-noise factors. Sequences of probability exactly 0 are dropped.
 
-`ExactJoint` is the privacy profile of two such laws (the `PairCurve` interface of
+`ExactJoint` is the `δ(ε)` curve of two such laws (the `PairCurve` interface of
 `betweencut.proofs.privacy.divergence.joint`), so the same `audit_pairs` (through
 `QueryLawCache`),
 `epsilon_for_delta` and counterexamples apply; `infinite_loss_event` finds an output with
@@ -415,7 +415,7 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
 
 
 class ExactJoint(PairCurve):
-    """The privacy profile of two exact laws (outputs -> `ExpPoly`), both directions."""
+    """The `δ(ε)` curve of two exact laws (outputs -> `ExpPoly`), both directions."""
 
     def __init__(self, p: Mapping[Hashable, ExpPoly], q: Mapping[Hashable, ExpPoly]) -> None:
         self.p, self.q = p, q
@@ -570,7 +570,7 @@ def epsilon_at_delta(
     width: Fraction = Fraction(1, 1024), eps_max: Fraction = Fraction(64),
 ) -> tuple[Fraction, Fraction] | None:
     """The smallest `ε` with `δ_(D, D+z)(ε) <= delta`, certified to an interval `(lo, hi]` of
-    `width` (`epsilon_for_delta` on the exact profile); None when no `ε <= eps_max` suffices
+    `width` (`epsilon_for_delta` on the exact curve); None when no `ε <= eps_max` suffices
     (e.g. an output with `Q = 0 < P` of probability above `delta`)."""
     joint = QueryLawCache(run).make_joint(db, z, "output")
     return epsilon_for_delta(joint, Fraction(delta), width, eps_max)
