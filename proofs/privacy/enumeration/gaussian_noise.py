@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union, cast
 
-from betweencut.boundary.encoding import ReleaseKey, project_key, release_of
+from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
     GAUSSIAN,
@@ -61,6 +61,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     WholeLawCache,
     answer_sequences,
     hockey_stick,
+    projected_values,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.tree import Node
@@ -141,11 +142,7 @@ class CertifiedLaw:
         return Enclosure.sum(self.values.values(), "the total probability")
 
     def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, Probability]:
-        grouped: dict[Hashable, list[Probability]] = {}
-        for o, v in self.values.items():
-            key = project_key(project, cast(ReleaseKey, o), self.outputs[o])
-            grouped.setdefault(key, []).append(v)
-        return {key: _sum(values) for key, values in grouped.items()}
+        return projected_values(self.values, self.outputs, project, _sum)
 
 
 def _sum(values: Sequence[Probability]) -> Probability:

@@ -74,7 +74,8 @@ from betweencut.tree import Node
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
     "Walking", "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
-    "grouped_probability", "hockey_stick", "infinite_loss_event", "sequence_probability", "walk",
+    "grouped_probability", "hockey_stick", "infinite_loss_event", "projected_values",
+    "sequence_probability", "walk",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
@@ -260,11 +261,21 @@ class QueryLaw:
         return out
 
     def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, ExpPoly]:
-        out: dict[Hashable, ExpPoly] = {}
-        for o, v in self.values.items():
-            key = project_key(project, cast(ReleaseKey, o), self.outputs[o])
-            out[key] = out[key] + v if key in out else v
-        return out
+        return projected_values(self.values, self.outputs, project,
+                                lambda values: cast(ExpPoly, exact_total(values, "P(output)")))
+
+
+def projected_values(
+    values: Mapping[Hashable, V], outputs: Mapping[Hashable, object],
+    project: Callable[[Hashable], Hashable], total: Callable[[list[V]], V],
+) -> dict[Hashable, V]:
+    """A law's values (keyed by `ReleaseKey`) summed by `total` per projected release
+    (`project_key` of each release as first met, `outputs`): the one grouping, for exact laws
+    (`QueryLaw`) and certified ones (`gaussian_noise.CertifiedLaw`)."""
+    grouped: dict[Hashable, list[V]] = {}
+    for o, v in values.items():
+        grouped.setdefault(project_key(project, cast(ReleaseKey, o), outputs[o]), []).append(v)
+    return {key: total(group) for key, group in grouped.items()}
 
 
 def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT,
