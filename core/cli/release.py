@@ -31,10 +31,9 @@ def print_release(result: Classification, as_json: bool, out: TextIO) -> None:
 
 def print_diagnostics(result: Classification, as_json: bool, err: TextIO) -> None:
     """The data holder's diagnostics on `err`, under the header that says what they are."""
-    values = result.diagnostics.as_json()
     err.write(DIAGNOSTICS_HEADER + "\n")
     if as_json:
-        err.write(json.dumps(values) + "\n")
+        err.write(json.dumps(result.diagnostics.as_json()) + "\n")
     else:
-        for key, value in values.items():
+        for key, value in result.diagnostics.as_json().items():
             err.write(f"  {key}: {value}\n")

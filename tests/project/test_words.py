@@ -1,4 +1,5 @@
-"""One word per idea: "profile" in an identifier means a path profile only.
+"""One word per idea: "profile" in an identifier means a path profile only; a value's JSON is
+its `as_json()` (a dict, or a list), and the command line only serialises it.
 
 A profile is a path's counts (`betweencut.proofs.privacy.depth.paths.PathProfile`), the word the
 depth audit shows its users ("the path profile given"). A pair's `δ(ε)` is a curve
@@ -94,3 +95,48 @@ def test_profile_words_rejects_the_other_meanings() -> None:
     fine = ("from betweencut.proofs.privacy.depth.paths import PathProfile\n"
             "def f(profile: PathProfile) -> None:\n    settings.load_profile('ci')\n")
     assert profile_words(fine, "x.py") == []
+
+
+# -- JSON: `as_json()` gives the value, the command line writes it ------------------------------
+
+def json_words(source: str, path: str) -> list[str]:
+    """`to_json` anywhere; an `as_json` whose return annotation is not a dict or a list; and,
+    in the command line, a `json.dumps` of anything but a `.as_json(...)` call (JSON built by
+    hand)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == "to_json":
+            found.append(f"{path}:{node.lineno}: to_json (the name is as_json)")
+        elif isinstance(node, ast.FunctionDef) and node.name == "as_json":
+            shown = ast.unparse(node.returns) if node.returns else "nothing"
+            if not shown.startswith(("dict[", "list[")):
+                found.append(f"{path}:{node.lineno}: as_json returns {shown}, not a dict or list")
+        elif (path.startswith("core/cli/") and isinstance(node, ast.Call)
+              and ast.unparse(node.func) == "json.dumps"):
+            arg = node.args[0] if node.args else None
+            if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
+                    and arg.func.attr == "as_json"):
+                found.append(f"{path}:{node.lineno}: json.dumps of "
+                             f"{ast.unparse(arg) if arg else 'nothing'}, not of an as_json()")
+    return found
+
+
+def test_as_json_is_a_dict_and_the_cli_only_serialises_it() -> None:
+    found = []
+    for folder in FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            found += json_words(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    assert not found, "\n".join(found)
+
+
+def test_json_words_rejects_to_json_a_string_and_json_by_hand() -> None:
+    wrong = {
+        "def to_json(self) -> str: ...\n": "to_json",
+        "def as_json(self) -> str: ...\n": "not a dict",
+        "import json\nprint(json.dumps({'rows': rows}))\n": "by hand",
+    }
+    for source, word in wrong.items():
+        found = json_words(source, "core/cli/x.py")
+        assert found and (word in found[0] or "not of an as_json" in found[0]), (source, found)
+    assert json_words("import json\nprint(json.dumps(v.as_json(rows=False)))\n"
+                      "def as_json(self) -> dict[str, int]: ...\n", "core/cli/x.py") == []
