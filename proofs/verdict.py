@@ -38,7 +38,7 @@ from betweencut.schemas import header
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
     "Neighbours", "Refutation", "Relation", "Release", "Row", "Value", "Verdict", "approx",
-    "certified", "enclosure",
+    "certified", "claim_point", "enclosure",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -493,3 +493,19 @@ def _exact_text(value: object) -> str:
     if isinstance(value, Enclosure):
         return str(value)
     return exact_str(value)  # type: ignore[arg-type]
+
+
+def claim_point(point: object) -> tuple[Fraction, Fraction]:
+    """One claimed `(ε, δ)` point as the user wrote it (text or exact numbers), read once, with
+    the command line's limits (`betweencut.validate.exact_value`): `ε >= 0`, `0 <= δ <= 1`;
+    `ParameterError` naming `epsilon`, `delta` or `claim` otherwise."""
+    if not isinstance(point, tuple | list) or len(point) != 2:
+        raise ParameterError("claim", repr(point), "(eps, delta) pairs")
+    from betweencut.validate import exact_value
+
+    eps, dlt = exact_value(point[0], "epsilon"), exact_value(point[1], "delta")
+    if eps < 0:
+        raise ParameterError("epsilon", eps, "epsilon >= 0")
+    if not 0 <= dlt <= 1:
+        raise ParameterError("delta", dlt, "0 <= delta <= 1")
+    return eps, dlt

@@ -11,23 +11,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from betweencut.baselines.margins import BASELINES, MarginSetting, crossover, margin_row
+from betweencut.calibration import AccountantKind
 from betweencut.schemas import header
 
 
 def margins(epsilon: object, delta: object, *, beta: object = "1/100", arity: int = 2,
             heights: Sequence[int] = (3, 15, 1000), tau: object = "1000",
             ghazi_m: object = "100000", max_log2_height: int = 1024,
-            accountant: str = "paper") -> dict[str, Any]:
+            accountant: str | AccountantKind = AccountantKind.PAPER) -> dict[str, Any]:
     """The margins table as JSON-ready data (schema `margins`): one row per height, the
     crossovers, and notes; with `accountant="tight"` also BetweenCut's `E` under the tight
     accountant (the crossovers stay Eq. (24)'s)."""
-    from betweencut.api.release import calibrate
+    from betweencut.proofs.privacy.accountants import Chosen
 
+    chosen = Chosen.of(accountant)  # the accountant's name read once, on this route
     setting = MarginSetting.of(epsilon, delta, beta, arity, tau, ghazi_m)
     rows = [margin_row(setting, h) for h in heights]
-    if accountant == "tight":
+    if chosen.kind is AccountantKind.TIGHT:
         for row in rows:
-            tight = calibrate(row["h"], setting.epsilon, setting.delta, "tight")
+            tight = chosen.calibrate(row["h"], setting.epsilon, setting.delta)
             row["betweencut_tight"] = tight.E.approx()
             row["betweencut_tight_exact"] = tight.E.exact_str()
     crossings = [crossover(setting, b, max_log2_height).as_json() for b in BASELINES]
@@ -38,7 +40,7 @@ def margins(epsilon: object, delta: object, *, beta: object = "1/100", arity: in
         "parameters": {"epsilon": str(setting.epsilon), "delta": str(setting.delta),
                        "beta": str(setting.beta), "arity": setting.arity,
                        "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m),
-                       "accountant": accountant},
+                       "accountant": str(chosen)},
         "rows": rows, "crossover": crossings, "crossover_all": overall,
         "notes": setting.notes(),
     }

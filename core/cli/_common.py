@@ -189,7 +189,10 @@ def report_time(args: argparse.Namespace, tracker: Tracker) -> None:
 
 
 def add_accountant_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--accountant", choices=("paper", "tight"), default="paper",
+    from betweencut.calibration import AccountantKind  # the name read here, once: a value on
+
+    p.add_argument("--accountant", type=AccountantKind, choices=list(AccountantKind),
+                   default=AccountantKind.PAPER,
                    help="paper: Theorem 5.5 (default); tight: the smallest margin E whose "
                         "certified delta(eps) <= delta under KOV's optimal composition or "
                         "Theorem 5.4 (never above paper's E)")

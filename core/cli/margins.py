@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from betweencut.calibration import AccountantKind
 from betweencut.cli._common import (
     UsageError,
     add_accountant_flag,
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         cells = "".join(
             f"{'undefined':>14}" if r[name] is None else _cell(r[name]) for r in data["rows"])
         print(f"{LABELS[name]:<28}{cells}")
-    if args.accountant == "tight":
+    if args.accountant is AccountantKind.TIGHT:
         cells = "".join(_cell(r["betweencut_tight"]) for r in data["rows"])
         print(f"{'BetweenCut, tight accountant':<28}{cells}")
     for reading in ("L", "log2h"):
