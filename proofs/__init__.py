@@ -5,9 +5,18 @@ and returns a `Certificate` or raises `ClaimRefuted` with a concrete counterexam
 """
 
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.registry import CLAIMS, AuditCase, audit_cases, claim, register_audit
+from betweencut.proofs.registry import CLAIMS, AuditCase, claim, register_audit, registered
 
 __all__ = [
     "CLAIMS", "AuditCase", "Certificate", "ClaimRefuted", "audit_cases", "claim",
     "register_audit",
 ]
+
+
+def audit_cases(group: str | None = None) -> list[AuditCase]:
+    """The registered audit cases (all groups, or one), importing every checker module first
+    (`checkers`, a registration side effect; on demand, so importing `betweencut.proofs` stays
+    light)."""
+    from betweencut.proofs import checkers  # noqa: F401
+
+    return registered(group)
