@@ -21,7 +21,7 @@ tree, the audits at depth, each corpus row) returns a `Verdict`: `holds`, `worst
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -38,7 +38,7 @@ from betweencut.schemas import header
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
     "Neighbours", "Refutation", "Relation", "Release", "Row", "Value", "Verdict", "approx",
-    "certified", "claim_point", "enclosure",
+    "certified", "claim_point", "enclosure", "projection",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -509,3 +509,22 @@ def claim_point(point: object) -> tuple[Fraction, Fraction]:
     if not 0 <= dlt <= 1:
         raise ParameterError("delta", dlt, "0 <= delta <= 1")
     return eps, dlt
+
+
+def projection(on: str) -> Callable[[object], Hashable]:
+    """What an audit compares of an output, for the release `on`: the whole output keyed by
+    its canonical bytes (`Release.OUTPUT`: `boundary.encoding.release_of`), or its attribute
+    `on` (`ParameterError` naming `on` when the output has none). The law caches call it on
+    every output: it lives below them."""
+    if on == Release.OUTPUT:
+        from betweencut.boundary.encoding import release_of
+
+        return release_of
+
+    def project(o: object) -> Any:
+        if not hasattr(o, on):
+            raise ParameterError("on", on, f"'output' or an attribute of the mechanism's output "
+                                 f"(a {type(o).__name__} has no attribute {on!r})")
+        return getattr(o, on)
+
+    return project

@@ -12,13 +12,12 @@ May import: everything below it in `proofs`, `divergence`, `enumeration` and thi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
 from betweencut.betweencut import SEAMS, BetweenCut
-from betweencut.boundary.encoding import release_of
 from betweencut.boundary.isolation import one_audit
 from betweencut.boundary.seams import check_unchanged, overrides, own_code, refusal
 from betweencut.calibration import Calibration, path_query_bound
@@ -29,11 +28,20 @@ from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
-from betweencut.proofs.verdict import Claim, Relation, Release, Row, Verdict, certified, claim_point
+from betweencut.proofs.verdict import (
+    Claim,
+    Relation,
+    Release,
+    Row,
+    Verdict,
+    certified,
+    claim_point,
+    projection,
+)
 from betweencut.tree import PublicTree
 
 __all__ = ["THEOREM_5_4", "Accountant", "Audited", "Pairs", "audit_run", "claim_of",
-           "epsilon_facts", "projection"]
+           "epsilon_facts"]
 
 THEOREM_5_4 = "theorem-5.4"
 Progress = Callable[[Iterable[Any], int], Iterable[Any]]
@@ -231,19 +239,6 @@ def _claim(claim: object, epsilon: object, delta: object,
     if not dlt < 1:
         raise ParameterError("delta", dlt, "0 <= delta < 1")
     return Claim.dp(eps, dlt, _on(on, (Release.OUTPUT,)))
-
-
-def projection(on: str) -> Callable[[object], Hashable]:
-    if on == Release.OUTPUT:
-        return release_of  # the whole output, keyed by its bytes (`boundary.encoding`)
-
-    def project(o: object) -> Any:
-        if not hasattr(o, on):
-            raise ParameterError("on", on, f"'output' or an attribute of the mechanism's output "
-                                 f"(a {type(o).__name__} has no attribute {on!r})")
-        return getattr(o, on)
-
-    return project
 
 
 def _cache(run: Callable[[Any, Any], Any], built: Any, on: Sequence[str]) -> Any:
