@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from betweencut.calibration import AccountantKind
 from betweencut.errors import BetweenCutError
 from betweencut.schemas import header
 
@@ -87,6 +86,8 @@ def release_dict(result: Classification) -> dict[str, Any]:
 def release_text(result: Classification) -> list[str]:
     """The release as text lines: the same public fields, and the guarantee in words."""
     d = release_dict(result)
+    from betweencut.calibration import AccountantKind
+
     cal = result.calibration
     paper = result.accountant is AccountantKind.PAPER
     e_shown = d["E"] if isinstance(d["E"], str) else f"{d['E']:.6g}"

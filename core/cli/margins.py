@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from betweencut.calibration import AccountantKind
 from betweencut.cli._common import (
     UsageError,
     add_accountant_flag,
@@ -81,6 +80,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import margins
     from betweencut.baselines.margins import ALL, LABELS
+    from betweencut.calibration import AccountantKind
 
     data = margins(args.epsilon, args.delta, beta=args.beta, arity=args.arity,
                    heights=args.heights, tau=args.tau, ghazi_m=args.ghazi_m,

@@ -142,3 +142,14 @@ def test_a_string_comparison_of_an_accountant_name_is_caught() -> None:
               "def h(a):\n    return a is Kind.PAPER\n")
     assert accountant_comparisons("betweencut.x", source) == ["betweencut.x:f:2",
                                                                "betweencut.x:g:4"]
+
+
+def test_the_parser_reads_every_accountant_and_nothing_else() -> None:
+    from betweencut.calibration import AccountantKind
+    from betweencut.cli._common import ACCOUNTANT_NAMES, accountant_kind
+
+    assert tuple(k.value for k in AccountantKind) == ACCOUNTANT_NAMES
+    assert [accountant_kind(n) for n in ACCOUNTANT_NAMES] == list(AccountantKind)
+    status, _, err = cli(["calibrate", "--height", "3", "--epsilon", "1", "--delta", "1/20",
+                          "--accountant", "kov"])
+    assert status == 2 and "--accountant" in err
