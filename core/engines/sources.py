@@ -429,7 +429,7 @@ def no_field(field: Sequence[str], column: str | None) -> None:
     """Refuse a field path where the input has no struct column (CSV or text)."""
     if field:
         raise ParameterError("field", field[0], "only for a struct column of Parquet input "
-                             f"(a CSV column holds text: {column} has no fields)")
+                             "(a CSV column or a text line holds text, which has no fields)")
 
 
 def record_column(columns: Sequence[parquet_footer.Column], column: str | None,
