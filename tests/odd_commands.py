@@ -9,9 +9,17 @@ pyspark and a Java runtime.
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from cli_runs import HANG_SECONDS, Ran, run_script
 
 MECHANISMS = """
 from fractions import Fraction
@@ -117,3 +125,25 @@ def check(case: Case, status: int, out: str, err: str) -> str | None:
     if err:
         return "an answer with something on stderr"
     return None if out.strip() else "an answer with no output"
+
+
+def run(case: Case, argv: list[str], cwd: str, timeout: float = HANG_SECONDS) -> Ran:
+    """The case as a fresh command: through `cli_runs.run_script` (2 GB cap, peak RSS), or for
+    a Spark case a plain subprocess without the cap (its peak RSS not measured: 0), killed with
+    its process group past `timeout` seconds on the clock (a hang)."""
+    if not case.spark:
+        return run_script(argv, cwd=cwd, timeout=timeout)
+    script = shutil.which("betweencut")
+    command = [script] if script else [sys.executable, "-m", "betweencut.cli"]
+    start = time.monotonic()
+    proc = subprocess.Popen([*command, *argv], cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    killed = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        killed = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+    return Ran(argv, proc.returncode, out, err, time.monotonic() - start, 0.0, 0.0, killed)

@@ -2,9 +2,9 @@
 as a fresh command (`tests/odd_commands.py`, shared with `bench/odd_command_lines.py`, which
 measures the wall seconds against `betweencut --version`).
 
-Each runs through the console script (`cli_runs.run_script`: address space capped at 2 GB) with
-a hang guard of minutes on the clock, not a timing assertion (the machine is shared); the Spark
-case is marked `spark`.
+Each runs through the console script (`odd_commands.run`: address space capped at 2 GB, but for
+Spark's JVM) with a hang guard of minutes on the clock, not a timing assertion (the machine is
+shared); the Spark case is marked `spark`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_runs import run_script
-from odd_commands import CASES, Case, check
+from odd_commands import CASES, Case, check, run
 
 HANG_SECONDS = 300.0  # only a hang reaches it, however loaded the machine
 
@@ -30,7 +29,7 @@ def test_odd_command_line_exits_2_with_one_line_or_answers(case: Case, tmp_path:
     if "duckdb" in case.name:
         pytest.importorskip("duckdb")
     argv = case.write(tmp_path)
-    ran = run_script(argv, cwd=str(tmp_path), timeout=HANG_SECONDS)
+    ran = run(case, argv, str(tmp_path), HANG_SECONDS)
     assert not ran.killed, ("no answer", argv)
     assert check(case, ran.status, ran.out, ran.err) is None, (
         check(case, ran.status, ran.out, ran.err), argv, ran.status, ran.err[-600:])
