@@ -21,7 +21,7 @@ tree, the audits at depth, each corpus row) returns a `Verdict`: `holds`, `worst
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -38,7 +38,7 @@ from betweencut.schemas import header
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
     "Neighbours", "Refutation", "Relation", "Release", "Row", "StreamedVerdict", "Value",
-    "Verdict", "approx", "certified", "enclosure",
+    "Verdict", "approx", "certified", "claim_point", "enclosure", "projection",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -516,3 +516,38 @@ def _exact_text(value: object) -> str:
     if isinstance(value, Enclosure):
         return str(value)
     return exact_str(value)  # type: ignore[arg-type]
+
+
+def claim_point(point: object) -> tuple[Fraction, Fraction]:
+    """One claimed `(ε, δ)` point as the user wrote it (text or exact numbers), read once, with
+    the command line's limits (`betweencut.validate.exact_value`): `ε >= 0`, `0 <= δ <= 1`;
+    `ParameterError` naming `epsilon`, `delta` or `claim` otherwise."""
+    if not isinstance(point, tuple | list) or len(point) != 2:
+        raise ParameterError("claim", repr(point), "(eps, delta) pairs")
+    from betweencut.validate import exact_value
+
+    eps, dlt = exact_value(point[0], "epsilon"), exact_value(point[1], "delta")
+    if eps < 0:
+        raise ParameterError("epsilon", eps, "epsilon >= 0")
+    if not 0 <= dlt <= 1:
+        raise ParameterError("delta", dlt, "0 <= delta <= 1")
+    return eps, dlt
+
+
+def projection(on: str) -> Callable[[object], Hashable]:
+    """What an audit compares of an output, for the release `on`: the whole output keyed by
+    its canonical bytes (`Release.OUTPUT`: `boundary.encoding.release_of`), or its attribute
+    `on` (`ParameterError` naming `on` when the output has none). The law caches call it on
+    every output: it lives below them."""
+    if on == Release.OUTPUT:
+        from betweencut.boundary.encoding import release_of
+
+        return release_of
+
+    def project(o: object) -> Any:
+        if not hasattr(o, on):
+            raise ParameterError("on", on, f"'output' or an attribute of the mechanism's output "
+                                 f"(a {type(o).__name__} has no attribute {on!r})")
+        return getattr(o, on)
+
+    return project

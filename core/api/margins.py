@@ -19,6 +19,7 @@ from betweencut.baselines.margins import (
     crossover,
     margin_row,
 )
+from betweencut.calibration import AccountantKind
 from betweencut.schemas import header
 
 
@@ -54,7 +55,7 @@ class Margins:
             cells = "".join(
                 f"{'undefined':>14}" if r[name] is None else _cell(r[name]) for r in rows)
             lines.append(f"{LABELS[name]:<28}{cells}")
-        if par["accountant"] == "tight":
+        if any("betweencut_tight" in r for r in rows):  # asked of the tight accountant
             cells = "".join(_cell(r["betweencut_tight"]) for r in rows)
             lines.append(f"{'BetweenCut, tight accountant':<28}{cells}")
         for reading in ("L", "log2h"):
@@ -84,17 +85,18 @@ def _cell(value: object) -> str:
 def margins(epsilon: object, delta: object, *, beta: object = "1/100", arity: int = 2,
             heights: Sequence[int] = (3, 15, 1000), tau: object = "1000",
             ghazi_m: object = "100000", max_log2_height: int = 1024,
-            accountant: str = "paper") -> Margins:
+            accountant: str | AccountantKind = AccountantKind.PAPER) -> Margins:
     """The margins table (`Margins`: `as_json()` has schema `margins`): one row per height,
     the crossovers, and notes; with `accountant="tight"` also BetweenCut's `E` under the tight
     accountant (the crossovers stay Eq. (24)'s)."""
-    from betweencut.api.release import calibrate
+    from betweencut.proofs.privacy.accountants import Chosen
 
+    chosen = Chosen.of(accountant)  # the accountant's name read once, on this route
     setting = MarginSetting.of(epsilon, delta, beta, arity, tau, ghazi_m)
     rows = [margin_row(setting, h) for h in heights]
-    if accountant == "tight":
+    if chosen.kind is AccountantKind.TIGHT:
         for row in rows:
-            tight = calibrate(row["h"], setting.epsilon, setting.delta, "tight")
+            tight = chosen.calibrate(row["h"], setting.epsilon, setting.delta)
             row["betweencut_tight"] = tight.E.approx()
             row["betweencut_tight_exact"] = tight.E.exact_str()
     crossings = [crossover(setting, b, max_log2_height).as_json() for b in BASELINES]
@@ -103,7 +105,7 @@ def margins(epsilon: object, delta: object, *, beta: object = "1/100", arity: in
     return Margins(
         {"epsilon": str(setting.epsilon), "delta": str(setting.delta), "beta": str(setting.beta),
          "arity": setting.arity, "tau": str(setting.tau), "ghazi_M": str(setting.ghazi_m),
-         "accountant": accountant},
+         "accountant": str(chosen)},
         rows, crossings, overall, setting.notes())
 
 
