@@ -38,7 +38,7 @@ from betweencut.schemas import header
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
     "Neighbours", "Refutation", "Relation", "Release", "Row", "StreamedVerdict", "Value",
-    "Verdict", "approx", "certified", "claim_point", "enclosure", "projection",
+    "Verdict", "approx", "certified", "claim_point", "dp_point", "enclosure", "projection",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -533,6 +533,19 @@ def claim_point(point: object) -> tuple[Fraction, Fraction]:
         raise ParameterError("delta", dlt, "0 <= delta <= 1")
     return eps, dlt
 
+
+
+def dp_point(epsilon: object, delta: object) -> tuple[Fraction, Fraction]:
+    """The `(ε, δ)`-DP claim of an audit given as `epsilon=` and `delta=` (both needed: the
+    one not given is named), read by `claim_point`, with `δ < 1` (a claim `δ = 1` says
+    nothing); `ParameterError` otherwise."""
+    if epsilon is None or delta is None:  # the one not given, named (issue 36 item 4)
+        raise ParameterError("epsilon" if epsilon is None else "delta", None,
+                             "epsilon= and delta= state the (epsilon, delta)-DP claim audited")
+    eps, dlt = claim_point((epsilon, delta))
+    if not dlt < 1:
+        raise ParameterError("delta", dlt, "0 <= delta < 1")
+    return eps, dlt
 
 def projection(on: str) -> Callable[[object], Hashable]:
     """What an audit compares of an output, for the release `on`: the whole output keyed by

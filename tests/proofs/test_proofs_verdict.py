@@ -37,3 +37,17 @@ def test_streamed_verdict_without_rows_is_the_verdict_with_none() -> None:
     verdict = audit_depth(7, tau=4, lam=HALF, R=2, count=2)
     stream.close(verdict)
     assert json.loads("".join(pieces)) == verdict.as_json(rows=False)
+
+
+def test_dp_point_names_the_missing_one_and_refuses_delta_one() -> None:
+    """`epsilon=`/`delta=` of an audit (the API of `audit_mechanism` and of the PrivTree audit):
+    the one not given is named, `δ = 1` is refused, text is read exactly."""
+    from betweencut.errors import ParameterError
+    from betweencut.proofs.verdict import dp_point
+
+    assert dp_point("1/2", 0) == (HALF, 0)
+    for given, name in (((None, 0), "epsilon"), ((1, None), "delta"), ((1, 1), "delta"),
+                        ((-1, 0), "epsilon")):
+        with pytest.raises(ParameterError) as refused:
+            dp_point(*given)
+        assert refused.value.name == name, given
