@@ -465,23 +465,31 @@ class StreamedVerdict:
     """A verdict's `as_json()` written as JSON text while its rows are still being decided
     (an audit whose rows are too many to hold: `audit depth` at `h = 2^64 - 1`).
 
-    Opening writes `{"rows": [`; `rows(...)` writes each row's `as_json()` as it comes (the
-    audit's `each=` callback); `close(verdict)` writes the verdict's other keys (its
+    `rows(...)` writes each row's `as_json()` as it comes (the audit's `each=` callback), the
+    first one after `{"rows": [`; `close(verdict)` writes the verdict's other keys (its
     `as_json(rows=False)`) and closes the object. The pieces concatenate to one JSON object
-    equal, once parsed, to `verdict.as_json()` with those rows (rows first: key order aside).
-    This is the one place where a verdict is framed by hand."""
+    equal, once parsed, to `verdict.as_json()` with those rows (rows first: key order aside);
+    nothing is written before the first row, so an audit refused before any leaves no
+    fragment. This is the one place where a verdict is framed by hand."""
 
     def __init__(self, write: Callable[[str], object]) -> None:
         self.write = write
         self.written = 0
-        write('{"rows": [')
+        self.opened = False
+
+    def _open(self) -> None:
+        if not self.opened:
+            self.write('{"rows": [')
+            self.opened = True
 
     def rows(self, rows: Iterable[Row]) -> None:
         for row in rows:
+            self._open()
             self.write(("," if self.written else "") + json.dumps(row.as_json()))
             self.written += 1
 
     def close(self, verdict: Verdict) -> None:
+        self._open()
         tail = verdict.as_json(rows=False)
         del tail["rows"]
         self.write("], " + json.dumps(tail)[1:] + "\n")

@@ -34,6 +34,7 @@ def test_streamed_verdict_without_rows_is_the_verdict_with_none() -> None:
     pieces: list[str] = []
     stream = StreamedVerdict(pieces.append)
     stream.rows([])
+    assert pieces == []  # nothing written before a row or the close: no fragment on a refusal
     verdict = audit_depth(7, tau=4, lam=HALF, R=2, count=2)
     stream.close(verdict)
     assert json.loads("".join(pieces)) == verdict.as_json(rows=False)
