@@ -16,7 +16,11 @@ __all__ = [
 def audit_cases(group: str | None = None) -> list[AuditCase]:
     """The registered audit cases (all groups, or one), importing every checker module first
     (`checkers`, a registration side effect; on demand, so importing `betweencut.proofs` stays
-    light)."""
-    from betweencut.proofs import checkers  # noqa: F401
+    light), in `checkers.ORDER`, whichever module an earlier import reached first."""
+    from betweencut.proofs.checkers import ORDER
 
-    return registered(group)
+    def rank(case: AuditCase) -> int:  # cases registered outside proofs (properties) come last
+        module = case.run.__module__
+        return ORDER.index(module) if module in ORDER else len(ORDER)
+
+    return sorted(registered(group), key=rank)

@@ -18,6 +18,7 @@ columns (Parquet) name leaves of a complete k-ary tree by their index in public 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from betweencut.depo import depth_order
@@ -36,7 +37,7 @@ from betweencut.engines.common import (
     require,
     split_depth,
 )
-from betweencut.engines.sources import duckdb_sql
+from betweencut.engines.sources import duckdb_sql, duckdb_value
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
@@ -55,7 +56,8 @@ def reader_sql(source: Source, *, locate: bool = False) -> str:
     if source.format not in ("parquet", "csv"):
         raise ParameterError("engine", "duckdb", "CSV or Parquet input (text files: --engine "
                              "memory)")
-    return duckdb_sql(source.files, source.format, source.column, locate=locate)
+    return duckdb_sql(source.files, source.format, source.column, locate=locate,
+                      field=source.field)
 
 
 # Python's str.strip() as one regular expression (RE2 matches code points): DuckDB's
@@ -64,9 +66,10 @@ EDGE_WHITESPACE = "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE)
 STRIP_SQL = f"'^[{EDGE_WHITESPACE}]+|[{EDGE_WHITESPACE}]+$'"
 
 
-def columns_sql(kind: str, column: str) -> str:
-    """The select list that names the record `rec` and, for text records, its components `p`."""
-    rec = quote(column)
+def columns_sql(kind: str, column: str, field: Sequence[str] = ()) -> str:
+    """The select list that names the record `rec` (the column, or the field path `field` into
+    it: `betweencut.engines.sources.duckdb_value`) and, for text records, its components `p`."""
+    rec = duckdb_value(column, field)
     if kind == "integer":
         return f"{rec} AS rec"
     return f"{rec} AS rec, string_split(trim(regexp_replace({rec}, {STRIP_SQL}, '', 'g'), '/'), " \
@@ -202,6 +205,10 @@ def column_kind(con: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
     if column not in names:
         raise ParameterError("column", column, "one of the columns: " + ", ".join(names[:20]))
     kind = str(described[names.index(column)][1]).upper()
+    if source.field:  # the field's type (the path was resolved from the footers already)
+        kind = str(con.execute(f"DESCRIBE SELECT {duckdb_value(column, source.field)} AS rec "
+                               f"FROM {reader_sql(source)}",
+                               {"files": list(source.files)}).fetchall()[0][1]).upper()
     if kind == "VARCHAR":
         return column, "string"
     if kind in INTEGER_TYPES:
@@ -236,9 +243,13 @@ def classify(
         con = connect(threads, memory_limit, sink.path("duckdb"))
         say("duckdb: reading the schema")
         column, kind = column_kind(con, source, codec)
-        query = prefix_sql(codec, code_sql(codec, kind), columns_sql(kind, column),
-                           reader_sql(source), cut,
-                           distinct=quote(column) if kind == "string" else None)
+        if kind == "string":  # each distinct text, named rec in `texts`, encoded once
+            columns = columns_sql(kind, "rec")
+            distinct: str | None = f"{duckdb_value(column, source.field)} AS rec"
+        else:
+            columns, distinct = columns_sql(kind, column, source.field), None
+        query = prefix_sql(codec, code_sql(codec, kind), columns, reader_sql(source), cut,
+                           distinct=distinct)
         bind: dict[str, object] = {"files": list(source.files)}
         if kind == "string":
             bind |= {"names": list(codec.names), "ws": WHITESPACE}
@@ -282,7 +293,7 @@ def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, colu
     if source.format == "parquet":
         row = con.execute(
             f"SELECT filename, file_row_number, rec FROM (SELECT filename, file_row_number, "
-            f"{columns_sql(kind, column)} FROM {reader_sql(source, locate=True)}) "
+            f"{columns_sql(kind, column, source.field)} FROM {reader_sql(source, locate=True)}) "
             f"WHERE {bad} ORDER BY list_position($files, filename), file_row_number LIMIT 1",
             bind,
         ).fetchone()
