@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Literal, Union, overload
 
 from betweencut.errors import ParameterError
 from betweencut.exact import midpoint_float
@@ -495,19 +495,44 @@ def _exact_text(value: object) -> str:
     return exact_str(value)  # type: ignore[arg-type]
 
 
-def claim_point(point: object) -> tuple[Fraction, Fraction]:
-    """One claimed `(ε, δ)` point as the user wrote it (text or exact numbers), read once, with
-    the command line's limits (`betweencut.validate.exact_value`): `ε >= 0`, `0 <= δ <= 1`;
-    `ParameterError` naming `epsilon`, `delta` or `claim` otherwise."""
+@overload
+def claim_point(point: object, names: tuple[str, str] = ...,
+                *, limits: Literal[True] = ...) -> tuple[Fraction, Fraction]: ...
+
+
+@overload
+def claim_point(point: object, names: tuple[str, str] = ...,
+                *, limits: Literal[False]) -> tuple[Fraction, Exact]: ...
+
+
+def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
+                limits: bool = True) -> tuple[Fraction, Exact]:
+    """One claimed `(ε, δ)` point, built here only: `ε` an exact rational `>= 0`, `δ` an exact
+    rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper) `>= 0`;
+    text is read by `betweencut.exact_text`'s grammar, floats are refused. `limits` (a user's
+    point, the API's): the command line's limits on numbers (`betweencut.validate.exact_value`),
+    rationals only and `δ <= 1`; without (a checker's point, `audit_pairs`): any exact value.
+    `ParameterError` naming `names`' `ε` or `δ`, or `claim`, otherwise."""
     if not isinstance(point, tuple | list) or len(point) != 2:
         raise ParameterError("claim", repr(point), "(eps, delta) pairs")
+    from betweencut.exact import as_rational
+    from betweencut.proofs.exact.arith import sign
     from betweencut.validate import exact_value
 
-    eps, dlt = exact_value(point[0], "epsilon"), exact_value(point[1], "delta")
+    read = exact_value if limits else as_rational
+    eps_name, delta_name = names
+    eps = read(point[0], eps_name)
     if eps < 0:
-        raise ParameterError("epsilon", eps, "epsilon >= 0")
-    if not 0 <= dlt <= 1:
-        raise ParameterError("delta", dlt, "0 <= delta <= 1")
+        raise ParameterError(eps_name, eps, f"{eps_name} >= 0")
+    delta = point[1]
+    if isinstance(delta, ExpPoly | ExpRational) and not limits:
+        if sign(delta) < 0:
+            raise ParameterError(delta_name, exact_str(delta), f"{delta_name} >= 0")
+        return eps, delta
+    dlt = read(delta, delta_name)
+    if dlt < 0 or (limits and dlt > 1):
+        raise ParameterError(delta_name, dlt, f"0 <= {delta_name} <= 1" if limits
+                             else f"{delta_name} >= 0")
     return eps, dlt
 
 
