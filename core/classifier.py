@@ -52,6 +52,11 @@ class Diagnostics:
                 f"records={self.records}, noisy_draws={self.noisy_draws}, "
                 f"seconds={self.seconds:.4g}{more})")
 
+    def as_json(self) -> dict[str, Any]:
+        """The diagnostics as `--diagnostics --json` prints them (NOT differentially private)."""
+        return {"records": self.records, "noisy_draws": self.noisy_draws,
+                "seconds": round(self.seconds, 4), **self.more}
+
 
 @dataclass(frozen=True, repr=False)
 class Classification:

@@ -112,10 +112,3 @@ def release_text(result: Classification) -> list[str]:
         *(f"  {name}" for name in d["heavy"]),
     ]
     return lines
-
-
-def diagnostics_dict(result: Classification) -> dict[str, Any]:
-    """The data holder's diagnostics (NOT differentially private), labelled by the caller."""
-    diag = result.diagnostics
-    return {"records": diag.records, "noisy_draws": diag.noisy_draws,
-            "seconds": round(diag.seconds, 4), **diag.more}

@@ -35,7 +35,7 @@ from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
 from betweencut.notation import parse_database, parse_record
 from betweencut.proofs.privacy.audit.run import epsilon_facts
-from betweencut.proofs.verdict import Claim, Release, Verdict, claim_point
+from betweencut.proofs.verdict import Claim, Release, Verdict, dp_point
 
 MAX_PRIVTREE_SIZE = 1000  # the count DP's table is (depth + 1)·(N + 1) exact ratios
 LIST_CAP = 50000  # pairs listed (before the classes of equal law are merged)
@@ -73,12 +73,7 @@ def audit_privtree(
         raise ParameterError("on", on, "'output' (a PrivTree releases its partition)")
     if claim is not None:
         raise ParameterError("claim", claim, "epsilon= and delta= for a PrivTree")
-    if epsilon is None or delta is None:  # the one not given, named (issue 36 item 4)
-        raise ParameterError("epsilon" if epsilon is None else "delta", None,
-                             "epsilon= and delta= state the (epsilon, delta)-DP claim audited")
-    eps, dlt = claim_point((epsilon, delta))
-    if not dlt < 1:
-        raise ParameterError("delta", dlt, "0 <= delta < 1")
+    eps, dlt = dp_point(epsilon, delta)
     for name, n in (("exhaustive", exhaustive), ("search", search)):
         if n is not None and (isinstance(n, bool) or not isinstance(n, int)
                               or not 0 <= n <= MAX_PRIVTREE_SIZE):

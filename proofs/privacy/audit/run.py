@@ -36,6 +36,7 @@ from betweencut.proofs.verdict import (
     Verdict,
     certified,
     claim_point,
+    dp_point,
     projection,
 )
 from betweencut.tree import PublicTree
@@ -232,12 +233,7 @@ def _claim(claim: object, epsilon: object, delta: object,
             raise ParameterError("claim", "[]", "at least one (eps, delta) point")
         text = "; ".join(f"({e}, {exact_str(d)})-DP" for e, d in points)
         return Claim(text, tuple(points), _on(on, (Release.OUTPUT,)))
-    if epsilon is None or delta is None:  # the one not given, named (issue 36 item 4)
-        raise ParameterError("epsilon" if epsilon is None else "delta", None,
-                             "epsilon= and delta= state the (epsilon, delta)-DP claim audited")
-    eps, dlt = claim_point((epsilon, delta))
-    if not dlt < 1:
-        raise ParameterError("delta", dlt, "0 <= delta < 1")
+    eps, dlt = dp_point(epsilon, delta)
     return Claim.dp(eps, dlt, _on(on, (Release.OUTPUT,)))
 
 
@@ -487,9 +483,9 @@ def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str,
         "epsilon_at_delta_exact": "inf" if eps is None else eps.exact_str(),
         "epsilon_at_delta_pair": where}
     if getattr(curve, "certified", False):
-        out.update(_certified(curve, delta), curve_certified=curve.to_json())
+        out.update(_certified(curve, delta), curve_certified=curve.as_json())
     elif curve is not None:
-        out["curve"] = curve.to_json()
+        out["curve"] = curve.as_json()
     return out
 
 
