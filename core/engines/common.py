@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
+from typing import Any, NoReturn
 
 import numpy as np
 import numpy.typing as npt
@@ -207,6 +208,35 @@ def explain(tree: PublicTree, file: str, row: int, value: str | None, skip_null:
         raise SourceRecordError(file, row, f"record {value!r} writes {END_OF_RECORD} out: leave "
                                 "it off (a shorter record ends in it)")
 
+
+
+def refuse_record(codec: TreeCodec, source: Source, kind: str, file: str, row: int,
+                  value: Any) -> NoReturn:
+    """Raise the error of the first record an engine refused (`value` as the engine read it,
+    in an integer or string column), in the words of the text reader."""
+    if value is None:
+        raise null_record(file, row)
+    if kind == "integer":
+        codec.leaf_of_number(int(value), file, row)
+    explain(codec.tree, file, row, str(value), source.skip_null)
+    raise SourceRecordError(file, row, f"record {value!r} was refused by the engine")
+
+
+def refuse_in_text(codec: TreeCodec, source: Source, column: str) -> NoReturn:
+    """The engine refused a record its own search did not find: for CSV files, raise the error
+    of the first record the text reader refuses (the rows found again by Python's csv reader,
+    in file order); else, or if none, say that the engine and the text reader disagree."""
+    if source.format == "csv":
+        for file, number, value in csv_rows(Source(source.files, "csv", column,
+                                                   source.skip_null)):
+            explain(codec.tree, file, number, value, source.skip_null)
+    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
+                            "reader accepts")
+
+
+def silent(_message: str) -> None:
+    """A progress callback that says nothing."""
+    return None
 
 # -- the cut and the exact stage ------------------------------------------------------------------
 

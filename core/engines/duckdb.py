@@ -28,13 +28,13 @@ from betweencut.engines.common import (
     EngineResult,
     Progress,
     Source,
-    SourceRecordError,
     TreeCodec,
     candidate_cut,
-    csv_rows,
-    explain,
-    null_record,
+    column_index,
+    refuse_in_text,
+    refuse_record,
     require,
+    silent,
     split_depth,
 )
 from betweencut.engines.sources import duckdb_sql, duckdb_value
@@ -196,14 +196,7 @@ def column_kind(con: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
     described = con.execute(f"DESCRIBE SELECT * FROM {reader_sql(source)}",
                             {"files": list(source.files)}).fetchall()
     names = [row[0] for row in described]
-    column = source.column
-    if column is None:
-        if len(names) != 1:
-            raise ParameterError("column", None, "one of the columns: " + ", ".join(names[:20]),
-                                 "--column names the record column")
-        column = names[0]
-    if column not in names:
-        raise ParameterError("column", column, "one of the columns: " + ", ".join(names[:20]))
+    column = names[column_index(names, source.column, source.files[0])]
     kind = str(described[names.index(column)][1]).upper()
     if source.field:  # the field's type (the path was resolved from the footers already)
         kind = str(con.execute(f"DESCRIBE SELECT {duckdb_value(column, source.field)} AS rec "
@@ -236,7 +229,7 @@ def classify(
     DuckDB (a temporary table, spilled under `memory_limit`) and are fetched one depth at a
     time into a `CandidateSink` (in memory up to `max_candidates`, on disk beyond).
     `progress(message)` hears the stages and depths (public facts only)."""
-    say = progress if progress is not None else _silent
+    say = progress if progress is not None else silent
     start = time.perf_counter()
     cut = candidate_cut(params)
     with CandidateSink(codec.height, max_candidates) as sink:
@@ -281,10 +274,6 @@ def classify(
         })
 
 
-def _silent(_message: str) -> None:
-    return None
-
-
 def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, column: str,
                      bind: dict[str, object]) -> None:
     """Find the first malformed (or null) record in file order and raise its error."""
@@ -298,16 +287,5 @@ def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, colu
             bind,
         ).fetchone()
         if row is not None:
-            file, number, value = str(row[0]), int(row[1]) + 1, row[2]
-            if value is None:
-                raise null_record(file, number)
-            if kind == "integer":
-                codec.leaf_of_number(int(value), file, number)
-            explain(codec.tree, file, number, str(value), source.skip_null)
-            raise SourceRecordError(file, number, f"record {value!r} was refused by the engine")
-    else:  # CSV: the rows are found again by Python's csv reader, in file order
-        for file, number, value in csv_rows(Source(source.files, "csv", column,
-                                                   source.skip_null)):
-            explain(codec.tree, file, number, value, source.skip_null)
-    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
-                            "reader accepts")
+            refuse_record(codec, source, kind, str(row[0]), int(row[1]) + 1, row[2])
+    refuse_in_text(codec, source, column)

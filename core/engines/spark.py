@@ -63,13 +63,13 @@ from betweencut.engines.common import (
     IntArray,
     Progress,
     Source,
-    SourceRecordError,
     TreeCodec,
     candidate_cut,
-    csv_rows,
-    explain,
-    null_record,
+    column_index,
+    refuse_in_text,
+    refuse_record,
     require,
+    silent,
     split_depth,
 )
 from betweencut.engines.sources import spark_frame, spark_name, spark_value
@@ -171,14 +171,7 @@ def read(spark: Any, source: Source) -> Any:
 def column_kind(frame: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
     """The record column and its kind (`string` or `integer`), from the schema alone."""
     names = list(frame.columns)
-    column = source.column
-    if column is None:
-        if len(names) != 1:
-            raise ParameterError("column", None, "one of the columns: " + ", ".join(names[:20]),
-                                 "--column names the record column")
-        column = names[0]
-    if column not in names:
-        raise ParameterError("column", column, "one of the columns: " + ", ".join(names[:20]))
+    column = names[column_index(names, source.column, source.files[0])]
     data_type = frame.schema[column].dataType
     for name in source.field:  # resolved from the footers already (`sources.record_column`)
         data_type = data_type[name].dataType
@@ -244,7 +237,7 @@ def classify(
     (class loading, code generation and the JVM's compilation of the hot loops: a fixed cost of
     start-up, counted with the session's in the `seconds_session` diagnostic, that the first run
     would otherwise pay on its records)."""
-    say = progress if progress is not None else _silent
+    say = progress if progress is not None else silent
     start = time.perf_counter()
     cut = candidate_cut(params)
     say("spark: starting the session")
@@ -517,10 +510,6 @@ def _stream(rows: Iterable[Any], sink: CandidateSink, chunk: int = 1 << 16) -> N
         sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
 
 
-def _silent(_message: str) -> None:
-    return None
-
-
 def _raise_first_bad(spark: Any, frame: Any, source: Source, codec: TreeCodec, kind: str,
                      column: str) -> None:
     """Find the first malformed (or null) record in file order and raise its error."""
@@ -536,19 +525,8 @@ def _raise_first_bad(spark: Any, frame: Any, source: Source, codec: TreeCodec, k
                               F.col(spark_name(column))) \
                 .filter(bad).orderBy("row").limit(1).collect()
             if hits:
-                number, value = int(hits[0]["row"]) + 1, hits[0][column]
+                value = hits[0][column]
                 for name in source.field:  # down the struct to the record
                     value = None if value is None else value[name]
-                if value is None:
-                    raise null_record(file, number)
-                if kind == "integer":
-                    codec.leaf_of_number(int(value), file, number)
-                explain(codec.tree, file, number, str(value), source.skip_null)
-                raise SourceRecordError(file, number, f"record {value!r} was refused by the "
-                                        "engine")
-    else:
-        for file, number, value in csv_rows(Source(source.files, "csv", column,
-                                                   source.skip_null)):
-            explain(codec.tree, file, number, value, source.skip_null)
-    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
-                            "reader accepts")
+                refuse_record(codec, source, kind, file, int(hits[0]["row"]) + 1, value)
+    refuse_in_text(codec, source, column)

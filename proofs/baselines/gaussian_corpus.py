@@ -35,7 +35,7 @@ from betweencut.proofs.baselines.corpus_rows import CorpusRow, RowResult
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, audit_pairs, output_text
-from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
+from betweencut.proofs.privacy.divergence.joint import epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import Mechanism, Neighbour
 from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     CertifiedJoint,
