@@ -184,7 +184,7 @@ def audit_mechanism(
                 _afford(cache, chosen, the_claim, exhaustive is None)
             _prefetch(cache, chosen, search is None and not first)
             if renyi is not None:
-                verdict = _audit_renyi(user, t, the_claim, renyi, cache, chosen)
+                verdict = _audit_renyi(user, t, the_claim, renyi, cache, chosen, first)
             else:
                 verdict = _audit(user, t, params, cal, the_claim, run, cache, chosen,
                                  exhaustive is None and search is None, baseline, progress,
@@ -196,8 +196,7 @@ def audit_mechanism(
         check_unchanged(built, SEAMS, seams, user.name)
     verdict.assumes = a.strict(_assumes(user, built, cache, verdict, exhaustive, search, seed,
                                         relation, len(chosen), renyi is not None), user.pure)
-    verdict.first = first or (renyi is not None and not verdict.holds)  # a Renyi audit stops
-    # at its first witness order and pair (the worst Renyi pair is not sought)
+    verdict.first = first  # a Renyi audit too: its worst witness unless first
     return verdict
 
 
@@ -247,7 +246,7 @@ def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, sear
 
 
 def _audit_renyi(user: UserMechanism, tree: PublicTree, claim: Claim, renyi: Any, cache: Any,
-                 chosen: list[Any]) -> Verdict:
+                 chosen: list[Any], first: bool = False) -> Verdict:
     """A Renyi or zCDP claim on every pair, both directions (`audit.renyi.audit_renyi`)."""
     from betweencut.proofs.privacy.audit.renyi import (
         audit_renyi,
@@ -257,7 +256,7 @@ def _audit_renyi(user: UserMechanism, tree: PublicTree, claim: Claim, renyi: Any
     from betweencut.proofs.privacy.enumeration.cache import Neighbour
 
     pairs = [p if isinstance(p, Neighbour) else Neighbour.add(*p) for p in chosen]
-    found = audit_renyi(cache, pairs, renyi)
+    found = audit_renyi(cache, pairs, renyi, first)
     subject = {"mechanism": user.name, "kind": user.kind, "tree": tree.description}
     out = Verdict("mechanism", subject, claim, found.holds, pairs=found.pairs)
     if found.witness is not None:
