@@ -126,6 +126,7 @@ class Enumeration(Generic[T]):
     leaves: list[tuple[T, Bag]] = field(default_factory=list)
     steps: list[tuple[tuple[object, Outcome], ...]] = field(default_factory=list)
     sequences: list[tuple[int, ...]] = field(default_factory=list)  # factor ids, in order
+    # (each leaf's, when enumerated with `structural=True`; empty otherwise)
 
 
     @property
@@ -456,7 +457,8 @@ def enumerate_mechanism(
                                              reverse):
         out.leaves.append((output, bag))
         out.steps.append(steps)
-        out.sequences.append(factors)
+        if structural:  # kept only for the structural check (memory: one tuple per leaf)
+            out.sequences.append(factors)
     if structural:
         out.sums_to_one()
         return out
