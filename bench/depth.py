@@ -29,7 +29,7 @@ from betweencut.params import Params
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS
 from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
 from betweencut.proofs.privacy.depth.paths import PathProfile
-from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.tree import kary_tree
 
@@ -47,7 +47,7 @@ def baseline(h0: int, params: Params) -> tuple[float, int]:
     cache = LawCache(lambda d, t: mechanism.run(d, t), PROJECTIONS)
     joint = Joint(cache.law(db, "transcript"), cache.law(tuple(sorted((*db, z))), "transcript"))
     for r in range(1, h0.bit_length() + 1):
-        joint.profile(r * params.lam)
+        joint.divergence(r * params.lam)
     return time.process_time() - start, cache.transcripts
 
 

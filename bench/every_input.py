@@ -58,7 +58,7 @@ def one_pair(kind: str, m: int) -> float:
     cold()
     start = time.perf_counter()
     joint = QueryLawCache(run).make_joint((), (2,) * (m - 2) + (0, 0), "output")
-    joint.profile(Fraction(1))
+    joint.divergence(Fraction(1))
     return time.perf_counter() - start
 
 

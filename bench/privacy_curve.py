@@ -6,7 +6,7 @@ On every neighbouring pair `|D| <= 1` of the complete binary tree of height 3 (B
 before either is timed):
 
 * **curve**: `curve_of_laws(P, Q).epsilon_at_delta(δ)`: exact (`ln` of an exact number);
-* **baseline, bisection**: `profiles.epsilon_for_delta(Joint(P, Q), δ)` to width 2^-10, each
+* **baseline, bisection**: `joint.epsilon_for_delta(Joint(P, Q), δ)` to width 2^-10, each
   step one exact hockey-stick evaluation (certified interval of width 1/1024, not exact).
 
 Both are checked to agree (the exact value lies in the bisection's interval). Prints seconds
@@ -24,7 +24,7 @@ from fractions import Fraction
 from betweencut.betweencut import BetweenCut
 from betweencut.params import Params
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
-from betweencut.proofs.privacy.divergence.profiles import Joint, epsilon_for_delta
+from betweencut.proofs.privacy.divergence.joint import Joint, epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs, with_record
 from betweencut.tree import kary_tree
 

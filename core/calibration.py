@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
@@ -18,6 +19,36 @@ from betweencut.params import Params
 from betweencut.schemas import header
 from betweencut.tree import MAX_CALIBRATION_HEIGHT
 from betweencut.validate import exact_value
+
+
+class AccountantKind(StrEnum):
+    """The accountant that certifies a calibration and the claimed points, a value from the
+    command line's parser and the API's boundary on (`AccountantKind.of`, the one reading of
+    its name): `PAPER`, Theorem 5.5 (and Theorem 5.4, Eq. (22)'s points); `TIGHT`, the
+    certified tight accountant (the least of Theorem 5.4, KOV and the GuardedBT envelope,
+    `betweencut.proofs.privacy.accountants`). Its value is the name written in JSON."""
+
+    PAPER = "paper"
+    TIGHT = "tight"
+
+    @classmethod
+    def of(cls, value: object, name: str = "accountant") -> AccountantKind:
+        """`value` (a member, or its name "paper" or "tight") as a member; `ParameterError`
+        naming `name` otherwise."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(value)
+        except ValueError:
+            raise ParameterError(name, value, ", ".join(k.value for k in cls)) from None
+
+    @property
+    def calibration_title(self) -> str:
+        """How its calibration is titled: "Theorem 5.5" or "tight-accountant"."""
+        return _TITLES[self]
+
+
+_TITLES = {AccountantKind.PAPER: "Theorem 5.5", AccountantKind.TIGHT: "tight-accountant"}
 
 
 def path_query_bound(height: int) -> int:
@@ -82,7 +113,7 @@ class Calibration:
     w: Fraction
     R: LogReal
     E: LogReal
-    accountant: str = "paper"  # which accountant certifies (lam, R): "paper" = Theorem 5.5
+    accountant: AccountantKind = AccountantKind.PAPER  # which accountant certifies (lam, R)
 
     def params(self, tau: object) -> Params:
         """Public parameters of Alg. 3 at threshold `τ` with this calibration."""
@@ -102,21 +133,21 @@ class Calibration:
             "epsilon_exact": str(self.epsilon), "delta_exact": str(self.delta),
             "lambda_exact": str(self.lam), "w_exact": str(self.w),
             "R_exact": self.R.exact_str(), "E_exact": self.E.exact_str(),
-            "accountant": self.accountant,
+            "accountant": self.accountant.value,
         }
 
     def text(self) -> str:
         """`betweencut calibrate`'s text: the numbers, each with its exact form, and what `E`
         means (Theorem 5.6)."""
         data = self.as_json(with_header=False)
-        how = "Theorem 5.5" if self.accountant == "paper" else "tight-accountant"
+        how = self.accountant.calibration_title
         out = [f"{how} calibration for h = {self.height}, eps = {self.epsilon}, "
                f"delta = {self.delta}"]
         out += [f"  {key:<7} {data[key]}" for key in ("L", "r0", "r")]
         for key in ("lambda", "w", "R", "E"):
             value = data[key] if isinstance(data[key], str) else f"{data[key]:.12g}"
             out.append(f"  {key:<7} {value:<22} = {data[key + '_exact']}")
-        if self.accountant == "tight":
+        if self.accountant is AccountantKind.TIGHT:
             out += ["  lambda and R minimise E subject to the certified delta(eps) <= delta of "
                     "the",
                     "  tight accountant (KOV, the GuardedBT envelope or Theorem 5.4, the "

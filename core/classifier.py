@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.betweencut import DENSE_NODE_LIMIT, BetweenCut
-from betweencut.calibration import Calibration, calibrate
+from betweencut.calibration import AccountantKind, Calibration, calibrate
 from betweencut.errors import ParameterError
 from betweencut.params import Params
 from betweencut.sampler import ExactSampler
@@ -32,7 +32,7 @@ MIN_RUN_EPSILON = Fraction(1, 10**50)
 
 SPARSE = "sparse (Appendix D, tau >= E)"
 DENSE = "dense (Alg. 3, tau < E)"
-ACCOUNTANT = "paper"  # Theorem 5.5's calibration
+ACCOUNTANT = AccountantKind.PAPER  # Theorem 5.5's calibration
 Progress = Callable[[str], None]
 
 
@@ -52,6 +52,11 @@ class Diagnostics:
                 f"records={self.records}, noisy_draws={self.noisy_draws}, "
                 f"seconds={self.seconds:.4g}{more})")
 
+    def as_json(self) -> dict[str, Any]:
+        """The diagnostics as `--diagnostics --json` prints them (NOT differentially private)."""
+        return {"records": self.records, "noisy_draws": self.noisy_draws,
+                "seconds": round(self.seconds, 4), **self.more}
+
 
 @dataclass(frozen=True, repr=False)
 class Classification:
@@ -69,7 +74,7 @@ class Classification:
     implementation: str
     seeded: bool
     diagnostics: Diagnostics
-    accountant: str = ACCOUNTANT
+    accountant: AccountantKind = ACCOUNTANT
 
     def as_json(self) -> dict[str, Any]:
         """`betweencut classify --json`'s object (schema `classify`): the release only."""
@@ -90,7 +95,7 @@ class Classification:
         cal = self.calibration
         return (f"Classification(tree={self.tree.description!r}, heavy={len(self.heavy)} "
                 f"node(s), tau={self.params.tau}, epsilon={cal.epsilon}, delta={cal.delta}, "
-                f"E={cal.E.exact_str()!r}, accountant={self.accountant!r}, "
+                f"E={cal.E.exact_str()!r}, accountant={self.accountant.value!r}, "
                 f"implementation={self.implementation!r}, seeded={self.seeded}; "
                 "diagnostics: read .diagnostics, not differentially private)")
 

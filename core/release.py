@@ -72,7 +72,7 @@ def release_dict(result: Classification) -> dict[str, Any]:
         "tau": str(result.params.tau), "epsilon": float(cal.epsilon),
         "epsilon_exact": str(cal.epsilon), "delta": float(cal.delta),
         "delta_exact": str(cal.delta),
-        "accountant": result.accountant, "calibration": cal.as_json(with_header=False),
+        "accountant": result.accountant.value, "calibration": cal.as_json(with_header=False),
         "E": cal.as_json(with_header=False)["E"], "E_exact": cal.E.exact_str(),
         "implementation": result.implementation, "seeded": result.seeded,
         "guarantee": GUARANTEE,
@@ -86,7 +86,10 @@ def release_dict(result: Classification) -> dict[str, Any]:
 def release_text(result: Classification) -> list[str]:
     """The release as text lines: the same public fields, and the guarantee in words."""
     d = release_dict(result)
+    from betweencut.calibration import AccountantKind
+
     cal = result.calibration
+    paper = result.accountant is AccountantKind.PAPER
     e_shown = d["E"] if isinstance(d["E"], str) else f"{d['E']:.6g}"
     lines = [
         f"BetweenCut release: {d['tree']} ({d['nodes']} nodes); implementation: "
@@ -95,24 +98,17 @@ def release_text(result: Classification) -> list[str]:
         f"{d['delta_exact']}; "
         f"accountant: {d['accountant']}",
         "guarantee: (eps, delta)-differential privacy for adding or removing one record "
-        + ("(Theorem 5.5)." if d["accountant"] == "paper"
+        + ("(Theorem 5.5)." if paper
            else "(certified by the tight accountant, docs/explanation/accountant.md)."),
         f"margin E = {d['E_exact']} ~ {e_shown} (Theorem 5.6): with probability 1, every node "
         "with count >= tau + E is Heavy and every node with count <= tau - E is Light; nodes "
         "in between may go either way.",
-        f"calibration ({'Theorem 5.5' if d['accountant'] == 'paper' else 'tight accountant'}): "
+        f"calibration ({'Theorem 5.5' if paper else 'tight accountant'}): "
         f"L = {cal.L}, r0 = {cal.r0}, r = {cal.r}, lambda = {cal.lam}, w = {cal.w}, "
         f"R = {cal.R.exact_str()}",
-        *(f"  {term}" for term in (TERMS if d["accountant"] == "paper" else TIGHT_TERMS)),
+        *(f"  {term}" for term in (TERMS if paper else TIGHT_TERMS)),
         f"Heavy nodes: {d['heavy_count']} of {d['nodes']} (Light: {d['light_count']})"
         + (" [seeded run: not for release]" if d["seeded"] else ""),
         *(f"  {name}" for name in d["heavy"]),
     ]
     return lines
-
-
-def diagnostics_dict(result: Classification) -> dict[str, Any]:
-    """The data holder's diagnostics (NOT differentially private), labelled by the caller."""
-    diag = result.diagnostics
-    return {"records": diag.records, "noisy_draws": diag.noisy_draws,
-            "seconds": round(diag.seconds, 4), **diag.more}

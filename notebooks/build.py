@@ -438,15 +438,16 @@ NOTEBOOKS["3_privacy_exactly.ipynb"] = [
 
 **What you will learn.**
 
-* what a privacy profile `δ(ε)` is: for neighbouring databases `D ~ D + z` and output laws
-  `P`, `P'`, `δ(ε) = max(sup_S P(S) − e^ε·P'(S), sup_S P'(S) − e^ε·P(S))`, the smallest `δ` with
-  which the pair is `(ε, δ)`-indistinguishable (Def. 2.7, both directions kept apart);
+* what the privacy curve `δ(ε)` (the literature's privacy profile) is: for neighbouring
+  databases `D ~ D + z` and output laws `P`, `P'`,
+  `δ(ε) = max(sup_S P(S) − e^ε·P'(S), sup_S P'(S) − e^ε·P(S))`, the smallest `δ` with which
+  the pair is `(ε, δ)`-indistinguishable (Def. 2.7, both directions kept apart);
 * how `betweencut.proofs` computes it **exactly** on a small instance: the real BetweenCut code
   (Alg. 3) is run on every sequence of noisy-test answers
   (`betweencut.proofs.privacy.enumeration.transcripts`), each
   transcript with its exact probability, and `δ(ε)` is an exact sum of `e^x` terms;
-* that the profile stays under Theorem 5.4's bound `δ_r = (L/2)·e^{−λ(R−1)} + 1{r<L}·(1 − q_λ)^r`
-  at `ε = rλ` for every `r = 1..L` (Eq. (22), (113)), and that a broken variant's profile
+* that the curve stays under Theorem 5.4's bound `δ_r = (L/2)·e^{−λ(R−1)} + 1{r<L}·(1 − q_λ)^r`
+  at `ε = rλ` for every `r = 1..L` (Eq. (22), (113)), and that a broken variant's curve
   crosses it, with the concrete counterexample the checker reports.
 """),
     code("""
@@ -481,30 +482,30 @@ for r, (eps, delta_r) in enumerate(bound, start=1):
     print(f"r = {r}: eps = {eps}, delta_r = {basics.certified_decimal(delta_r)}")
 """),
     md("""
-## The enumerated profile of BetweenCut, and of a broken variant
+## The enumerated curve of BetweenCut, and of a broken variant
 
 The broken variant `StructuralMutantTopDown` (`betweencut.properties.broken`) changes one step of
 Alg. 3: it visits the levels top-down instead of in DepO order. Then a path can hold `h = 3 > L`
 queried nodes, each costing up to `λ`, and the loss is no longer bounded by `rλ` with the small
 `δ` of Theorem 5.4.
 
-Both profiles are computed exactly on the grid `ε = 0, 1/4, ..., 3` (about 250 transcripts per
+Both curves are computed exactly on the grid `ε = 0, 1/4, ..., 3` (about 250 transcripts per
 database).
 """),
     code("""
 grid = [Fraction(k, 4) for k in range(0, 13)]
 curves = {
-    "BetweenCut (Alg. 3)": privacy.profile_curve(tree, params, D, z, grid),
-    "top-down variant (broken)": privacy.profile_curve(tree, params, D, z, grid,
+    "BetweenCut (Alg. 3)": privacy.delta_curve(tree, params, D, z, grid),
+    "top-down variant (broken)": privacy.delta_curve(tree, params, D, z, grid,
                                                         StructuralMutantTopDown),
 }
 print(privacy.format_bound_check(curves, bound))
 """),
     code("""
 fig, axes = plt.subplots(1, 2, figsize=(12, 4))
-privacy.plot_profiles(axes[0], curves, bound)
+privacy.plot_curves(axes[0], curves, bound)
 axes[0].set_title("delta(eps), linear scale")
-privacy.plot_profiles(axes[1], curves, bound, log=True)
+privacy.plot_curves(axes[1], curves, bound, log=True)
 axes[1].set_title("delta(eps) > 0, log scale")
 fig.tight_layout()
 plt.show()
@@ -512,7 +513,7 @@ plt.show()
     md("""
 ## The checkers: a certificate, and a refutation
 
-`check_lemma_c_1` (claim "Lemma C.1", Eq. (113)) compares the exact transcript profile with the
+`check_lemma_c_1` (claim "Lemma C.1", Eq. (113)) compares the exact transcript curve with the
 bound at every `r` through the exact comparison gate and returns a `Certificate`. Handed the
 broken variant's laws, it raises `ClaimRefuted` with a concrete counterexample: the two databases,
 the violating event `S` (transcripts), both exact probabilities and the violated inequality.
@@ -536,7 +537,7 @@ for name, value in counterexample.items():
    `exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, answer)`.
 2. The table above prints BetweenCut's `δ(1)` on this pair only as a decimal. Find its exact
    form (the certificate holds it), write it as a string such as `"1/2 - exp(-3)"`, and check
-   with `exercises.check_profile_value(tree, params, D, z, Fraction(1), answer)`.
+   with `exercises.check_delta_value(tree, params, D, z, Fraction(1), answer)`.
 3. For the top-down variant, what is the least integer `r` with `δ(rλ) = 0` on this pair? Check
    with `exercises.check_pure_multiple(tree, params, D, z, answer, StructuralMutantTopDown)`.
    (Compare with BetweenCut, where it is at most `L`.)
@@ -550,7 +551,7 @@ print(exercises.check_theorem_5_4_delta(2, Fraction(1), 6, 2, answer))"""),
 read off certificate.quantities["delta(1)"].""", [
         ('answer', '"(1 - exp(-1))/4"'),
     ], """
-print(exercises.check_profile_value(tree, params, D, z, Fraction(1), answer))"""),
+print(exercises.check_delta_value(tree, params, D, z, Fraction(1), answer))"""),
     exercise(3, """
 the three levels are all queried on the path to 00.""", [
         ('answer', '3'),

@@ -52,8 +52,7 @@ def register_audit(group: str, title: str) -> Callable[[F], F]:
     return register
 
 
-def audit_cases(group: str | None = None) -> list[AuditCase]:
-    """The registered audit cases (all groups, or one), importing every checker module first."""
-    from betweencut.proofs import checkers  # noqa: F401  (registration side effect)
-
+def registered(group: str | None = None) -> list[AuditCase]:
+    """The audit cases registered so far (all groups, or one); `betweencut.proofs.audit_cases`
+    imports every checker module first (the registry imports none: no cycle)."""
     return [case for case in _AUDIT if group is None or case.group == group]

@@ -21,7 +21,7 @@ tree, the audits at depth, each corpus row) returns a `Verdict`: `holds`, `worst
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -37,8 +37,8 @@ from betweencut.schemas import header
 
 __all__ = [
     "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
-    "Neighbours", "Refutation", "Relation", "Release", "Row", "Value", "Verdict", "approx",
-    "certified", "enclosure",
+    "Neighbours", "Refutation", "Relation", "Release", "Row", "StreamedVerdict", "Value",
+    "Verdict", "approx", "certified", "claim_point", "dp_point", "enclosure", "projection",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -396,14 +396,11 @@ class Verdict:
             "worst": None if worst is None else worst.as_json(),
             "refutation": None if self.refutation is None else self.refutation.as_json(),
             "rows": [row.as_json() for row in self.rows] if rows else [],
-            "regressions": [r.to_json() for r in self.regressions],
+            "regressions": [r.as_json() for r in self.regressions],
             "assumes": self.assumes.as_json(),
         }
         out.update({k: jsonable(v) for k, v in self.facts.items()})
         return out
-
-    def to_json(self) -> str:
-        return json.dumps(self.as_json())
 
     def __str__(self) -> str:
         """`text()`: printing a verdict shows what the command line prints (issue 36)."""
@@ -466,6 +463,40 @@ class Verdict:
         return "\n".join(out)
 
 
+class StreamedVerdict:
+    """A verdict's `as_json()` written as JSON text while its rows are still being decided
+    (an audit whose rows are too many to hold: `audit depth` at `h = 2^64 - 1`).
+
+    `rows(...)` writes each row's `as_json()` as it comes (the audit's `each=` callback), the
+    first one after `{"rows": [`; `close(verdict)` writes the verdict's other keys (its
+    `as_json(rows=False)`) and closes the object. The pieces concatenate to one JSON object
+    equal, once parsed, to `verdict.as_json()` with those rows (rows first: key order aside);
+    nothing is written before the first row, so an audit refused before any leaves no
+    fragment. This is the one place where a verdict is framed by hand."""
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self.write = write
+        self.written = 0
+        self.opened = False
+
+    def _open(self) -> None:
+        if not self.opened:
+            self.write('{"rows": [')
+            self.opened = True
+
+    def rows(self, rows: Iterable[Row]) -> None:
+        for row in rows:
+            self._open()
+            self.write(("," if self.written else "") + json.dumps(row.as_json()))
+            self.written += 1
+
+    def close(self, verdict: Verdict) -> None:
+        self._open()
+        tail = verdict.as_json(rows=False)
+        del tail["rows"]
+        self.write("], " + json.dumps(tail)[1:] + "\n")
+
+
 def power(base: str, exponent: object) -> str:
     """`base^x`, the exponent in parentheses unless it is a plain integer: `e^(9/10)`, never
     `e^9/10` (which reads as `e^9 / 10`; issue 36 item 7)."""
@@ -495,3 +526,51 @@ def _exact_text(value: object) -> str:
     if isinstance(value, Enclosure):
         return str(value)
     return exact_str(value)  # type: ignore[arg-type]
+
+
+def claim_point(point: object) -> tuple[Fraction, Fraction]:
+    """One claimed `(ε, δ)` point as the user wrote it (text or exact numbers), read once, with
+    the command line's limits (`betweencut.validate.exact_value`): `ε >= 0`, `0 <= δ <= 1`;
+    `ParameterError` naming `epsilon`, `delta` or `claim` otherwise."""
+    if not isinstance(point, tuple | list) or len(point) != 2:
+        raise ParameterError("claim", repr(point), "(eps, delta) pairs")
+    from betweencut.validate import exact_value
+
+    eps, dlt = exact_value(point[0], "epsilon"), exact_value(point[1], "delta")
+    if eps < 0:
+        raise ParameterError("epsilon", eps, "epsilon >= 0")
+    if not 0 <= dlt <= 1:
+        raise ParameterError("delta", dlt, "0 <= delta <= 1")
+    return eps, dlt
+
+
+
+def dp_point(epsilon: object, delta: object) -> tuple[Fraction, Fraction]:
+    """The `(ε, δ)`-DP claim of an audit given as `epsilon=` and `delta=` (both needed: the
+    one not given is named), read by `claim_point`, with `δ < 1` (a claim `δ = 1` says
+    nothing); `ParameterError` otherwise."""
+    if epsilon is None or delta is None:  # the one not given, named (issue 36 item 4)
+        raise ParameterError("epsilon" if epsilon is None else "delta", None,
+                             "epsilon= and delta= state the (epsilon, delta)-DP claim audited")
+    eps, dlt = claim_point((epsilon, delta))
+    if not dlt < 1:
+        raise ParameterError("delta", dlt, "0 <= delta < 1")
+    return eps, dlt
+
+def projection(on: str) -> Callable[[object], Hashable]:
+    """What an audit compares of an output, for the release `on`: the whole output keyed by
+    its canonical bytes (`Release.OUTPUT`: `boundary.encoding.release_of`), or its attribute
+    `on` (`ParameterError` naming `on` when the output has none). The law caches call it on
+    every output: it lives below them."""
+    if on == Release.OUTPUT:
+        from betweencut.boundary.encoding import release_of
+
+        return release_of
+
+    def project(o: object) -> Any:
+        if not hasattr(o, on):
+            raise ParameterError("on", on, f"'output' or an attribute of the mechanism's output "
+                                 f"(a {type(o).__name__} has no attribute {on!r})")
+        return getattr(o, on)
+
+    return project

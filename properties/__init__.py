@@ -8,7 +8,7 @@
   user's port of Alg. 3; `.heavy_only.check_heavy_classifier(heavy_fn)`: the Heavy-set-only
   checks (ancestor closure, Theorem C.2) for any classifier; `betweencut.properties.pytest_plugin`:
   the `betweencut_check` and `betweencut_heavy_check` fixtures.
-* `betweencut.properties.profiles`: settings profiles `dev`, `ci`, `thorough` (registered when
+* `betweencut.properties.settings`: settings profiles `dev`, `ci`, `thorough` (registered when
   that module is imported; `check` imports it).
 * `betweencut.properties.broken`: structurally broken variants that the suite must reject.
 * `betweencut.properties.twins`: near-twin outputs (equal under `==`, different releases: order,

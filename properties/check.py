@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
-from betweencut.properties import profiles as _profiles  # registers dev/ci/thorough/mutation
+from betweencut.properties import settings as _named  # registers dev/ci/thorough/mutation
 from betweencut.properties.coupling import PROPOSITION_D_1, check_proposition_d_1
 from betweencut.properties.margin import THEOREM_C_2, check_theorem_c_2
 from betweencut.properties.predicates import (
@@ -121,18 +121,18 @@ class ImplementationFailed(BetweenCutError, AssertionError):
 SEED_ENV = "BETWEENCUT_SEED"
 
 
-def _profile() -> settings:
+def _settings_from_env() -> settings:
     """The Hypothesis profile named by `$HYPOTHESIS_PROFILE` (ours are registered on import:
     `dev`, `ci`, `thorough`, `mutation`), else the current default: so `HYPOTHESIS_PROFILE=ci`
     makes the suite deterministic in a user's project too, without loading anything."""
-    name = os.environ.get(_profiles.ENV_VAR)
+    name = os.environ.get(_named.ENV_VAR)
     if not name:
         return settings()
     try:
         found: settings = settings.get_profile(name)
     except Exception:
-        raise ParameterError(_profiles.ENV_VAR, name,
-                             f"a registered Hypothesis profile, e.g. {list(_profiles.PROFILES)}"
+        raise ParameterError(_named.ENV_VAR, name,
+                             f"a registered Hypothesis profile, e.g. {list(_named.NAMES)}"
                              ) from None
     return found
 
@@ -155,7 +155,7 @@ def choose_seed(given_seed: int | None, derandomize: bool) -> int | None:
 
 def probe_settings(max_examples: int | None, derandomize: bool) -> settings:
     base = settings(
-        _profile(), database=None, deadline=None, report_multiple_bugs=False,
+        _settings_from_env(), database=None, deadline=None, report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
         phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

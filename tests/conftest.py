@@ -1,6 +1,6 @@
 """Test-suite configuration: the Hypothesis profile comes from `$HYPOTHESIS_PROFILE`
 (`dev` by default; CI sets `ci`; `thorough` for long searches), see
-`betweencut.properties.profiles`. The `spark` fixture is the one local SparkSession that every
+`betweencut.properties.settings`. The `spark` fixture is the one local SparkSession that every
 Spark test of a run shares (tests marked `spark`, run by their own step of `.ci/run`).
 
 The command line has no wall-clock budget unless `--budget` is given (its default limits are
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from betweencut.properties.profiles import load_profile_from_env
+from betweencut.properties.settings import load_settings_from_env
 
-load_profile_from_env()
+load_settings_from_env()
 
 
 @pytest.fixture(scope="session")

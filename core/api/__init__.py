@@ -9,7 +9,8 @@
 * `audit_depth(height, tau=, params= | epsilon=, delta=, ...)`: Theorem 5.4 at any height;
 * `audit(group=None)`: every registered claim (the main job);
 * `audit_corpus(size=0, names=())`: the sparse-vector corpus against the literature;
-* `margins(epsilon, delta, ...)`: the additive margins against the height (Table 1).
+* `margins(epsilon, delta, ...)`: the additive margins against the height (Table 1), a
+  `Margins` (`as_json()`, `text()`).
 
 Every audit answers with one verdict shape (`holds`, `worst`, `refutation`, `rows`,
 `as_json()`, `text()`, `exit_status`). This package composes every layer (core, proofs,
@@ -21,9 +22,9 @@ from __future__ import annotations
 from betweencut.api.claims import ClaimsVerdict, audit
 from betweencut.api.corpus import CorpusVerdict, audit_corpus
 from betweencut.api.depth import audit_depth
-from betweencut.api.margins import margins
+from betweencut.api.margins import Margins, margins
 from betweencut.api.mechanism import audit_mechanism
 from betweencut.api.release import calibrate, classify
 
-__all__ = ["ClaimsVerdict", "CorpusVerdict", "audit", "audit_corpus", "audit_depth",
+__all__ = ["ClaimsVerdict", "CorpusVerdict", "Margins", "audit", "audit_corpus", "audit_depth",
            "audit_mechanism", "calibrate", "classify", "margins"]

@@ -4,7 +4,6 @@ answered as a `ClaimsVerdict` (`holds`, `worst`, `refutation`, `rows`, `as_json(
 
 from __future__ import annotations
 
-import json
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -144,8 +143,6 @@ class ClaimsVerdict:
                 "rows": [row.as_json(diagnostics) for row in self.rows],
                 "assumes": self.assumes.as_json()}
 
-    def to_json(self) -> str:
-        return json.dumps(self.as_json())
 
     def __str__(self) -> str:
         """`text()`: printing the answer shows what `betweencut audit` prints (issue 36)."""

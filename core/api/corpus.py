@@ -3,7 +3,6 @@ user's `run(q, test)` over the same pairs (issue 16), as one `CorpusVerdict`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,8 +55,6 @@ class CorpusVerdict:
                 "refutation": self.refutation,
                 "rows": [row.as_json(with_header=False) for row in self.rows]}
 
-    def to_json(self) -> str:
-        return json.dumps(self.as_json())
 
     def __str__(self) -> str:
         """`text()`: printing the answer shows what `betweencut audit corpus` prints."""

@@ -15,7 +15,7 @@ from typing import Any
 from betweencut.api.load import in_user_code
 from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
-from betweencut.calibration import path_query_bound
+from betweencut.calibration import AccountantKind, path_query_bound
 from betweencut.errors import ParameterError, shown
 from betweencut.params import Params
 from betweencut.proofs import assumes as a
@@ -37,7 +37,7 @@ def audit_depth(
     lam: object = None,
     R: object = None,
     on: str = "transcript",
-    accountant: str = "paper",
+    accountant: str | AccountantKind = AccountantKind.PAPER,
     count: int | None = None,
     search: int = 20,
     arity: int = 2,
@@ -60,7 +60,7 @@ def audit_depth(
     (`betweencut.boundary.purity`) before it is built; the verdict states "pure: verified".
     Raises: `ParameterError`, `Undecided`, `NotPure` (a `MechanismError`) under strict mode.
     """
-    from betweencut.api.mechanism import calibration_of
+    from betweencut.proofs.privacy.accountants import Chosen
     from betweencut.proofs.privacy.depth.audit import (
         audit_profiles,
         claimed_points,
@@ -69,6 +69,7 @@ def audit_depth(
     )
     from betweencut.proofs.privacy.depth.paths import PathProfile, check_seams
 
+    chosen = Chosen.of(accountant)  # the accountant's name read once, on this route
     if isinstance(height, bool) or not isinstance(height, int) or not 1 <= height <= MAX_HEIGHT:
         raise ParameterError("height", height, "an integer 1 <= h <= 2^64 - 1")
     if on not in ON:
@@ -92,9 +93,9 @@ def audit_depth(
             if epsilon is None or delta is None:
                 raise ParameterError("epsilon" if epsilon is None else "delta", None,
                                      "epsilon and delta go together")
-            cal = calibration_of(accountant, height, epsilon, delta)
+            cal = chosen.calibrate(height, epsilon, delta)
             params = cal.params(tau)
-            info["calibrated"] = f"({cal.epsilon}, {cal.delta}) by the {accountant} accountant"
+            info["calibrated"] = f"({cal.epsilon}, {cal.delta}) by the {chosen} accountant"
             promise = (cal.epsilon, cal.delta)
     if params.lam > 1:
         raise ParameterError("lambda", shown(params.lam), "0 < lambda <= 1 (Theorem 5.4)")
@@ -102,7 +103,7 @@ def audit_depth(
         raise ParameterError("tau", shown(params.tau), f"tau >= E = {params.margin.exact_str()} "
                              f"~ {params.margin.approx():.6g} (off-path nodes guarded Light)")
     L = path_query_bound(height)
-    bounds = depth_bounds(accountant, L, params)
+    bounds = chosen.depth_bounds(L, params)
     tree = kary_tree(arity, height)
     if not isinstance(strict, bool):
         raise ParameterError("strict", strict, "True or False")
@@ -144,8 +145,7 @@ def audit_depth(
         audit.rows.extend(found.rows)
         rows_of(found.rows)
         tried = found.tried
-    text = ("Theorem 5.4, Eq. (22)" if accountant == "paper" else "the tight accountant's "
-            "bound") + ": (r*lambda, delta_r)-DP for r = 1..L"
+    text = f"{chosen.depth_text}: (r*lambda, delta_r)-DP for r = 1..L"
     points = [(b.eps, b.exact) for b in bounds]
     promised_rows: list[Any] = []
     if promise is not None:  # the calibration's own (ε, δ), which need not be any rλ
@@ -164,7 +164,7 @@ def audit_depth(
         audit.rows.extend(kept.rows)
     claim = Claim(text, tuple(points), (on,),
                   parameters={"L": L, "lambda": params.lam, "R": params.R.exact_str(),
-                              "accountant": accountant, "points": claimed_points(bounds)})
+                              "accountant": str(chosen), "points": claimed_points(bounds)})
     subject: dict[str, object] = {
         "mechanism": variant.__name__, "tree": f"complete {arity}-ary tree, h = {height}",
         "parameters": {"tau": params.tau, "lambda": params.lam, "R": params.R.exact_str(),
@@ -187,19 +187,3 @@ def audit_depth(
         a.profiles_audited(verdict.pairs, None if single else tried), a.OTHER_PROFILES),
         strict)
     return verdict
-
-
-def depth_bounds(accountant: str, L: int, params: Params) -> list[Any]:
-    """The claimed `(r, rλ, δ_r)` at depth: Eq. (22) ("paper") or the tight accountant."""
-    from betweencut.proofs.privacy.depth.audit import paper_bounds
-    from betweencut.proofs.privacy.depth.transcript import ClaimedBound
-
-    if accountant == "paper":
-        return paper_bounds(L, params)
-    if accountant != "tight":
-        raise ParameterError("accountant", accountant, "paper or tight")
-    from betweencut.proofs.privacy.accountants.accountant import accountant as named
-
-    tight = named("tight", L=L, lam=params.lam, R=params.R)
-    return [ClaimedBound.of(r, r * params.lam, tight.delta_upper(r * params.lam))
-            for r in range(1, L + 1)]

@@ -34,7 +34,8 @@ from betweencut.baselines.privtree import SEAMS
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
 from betweencut.notation import parse_database, parse_record
-from betweencut.proofs.verdict import Claim, Release, Verdict
+from betweencut.proofs.privacy.audit.run import epsilon_facts
+from betweencut.proofs.verdict import Claim, Release, Verdict, dp_point
 
 MAX_PRIVTREE_SIZE = 1000  # the count DP's table is (depth + 1)·(N + 1) exact ratios
 LIST_CAP = 50000  # pairs listed (before the classes of equal law are merged)
@@ -50,7 +51,7 @@ def audit_privtree(
     user: UserMechanism, pairs: Iterable[tuple[object, object]] | None, *,
     exhaustive: int | None, search: int | None, epsilon: object, delta: object,
     claim: object, on: str | Sequence[str] | None, baseline: object, tree: object,
-    height: object, tau: object, lam: object, R: object, accountant: str,
+    height: object, tau: object, lam: object, R: object,
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
     relation: Any = None,
 ) -> Verdict:
@@ -68,21 +69,11 @@ def audit_privtree(
                              "carries its own public box")
     if baseline is not None:
         raise ParameterError("baseline", baseline, "none for a PrivTree (audit each one)")
-    if accountant != "paper":
-        raise ParameterError("accountant", accountant, "the default: it calibrates BetweenCut, "
-                             "a PrivTree carries its own noise")
     if on not in (None, Release.OUTPUT, [Release.OUTPUT], (Release.OUTPUT,)):
         raise ParameterError("on", on, "'output' (a PrivTree releases its partition)")
     if claim is not None:
         raise ParameterError("claim", claim, "epsilon= and delta= for a PrivTree")
-    from betweencut.api.mechanism import claim_point
-
-    if epsilon is None or delta is None:  # the one not given, named (issue 36 item 4)
-        raise ParameterError("epsilon" if epsilon is None else "delta", None,
-                             "epsilon= and delta= state the (epsilon, delta)-DP claim audited")
-    eps, dlt = claim_point((epsilon, delta))
-    if not dlt < 1:
-        raise ParameterError("delta", dlt, "0 <= delta < 1")
+    eps, dlt = dp_point(epsilon, delta)
     for name, n in (("exhaustive", exhaustive), ("search", search)):
         if n is not None and (isinstance(n, bool) or not isinstance(n, int)
                               or not 0 <= n <= MAX_PRIVTREE_SIZE):
@@ -166,7 +157,6 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
 
     out.assumes = _assumes(mech, cache, covered, len(chosen), certified(out.rows))
     if bound is not None:
-        from betweencut.api.mechanism import epsilon_facts
         from betweencut.notation import database_text, record_text
 
         out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),

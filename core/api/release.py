@@ -10,26 +10,24 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from betweencut.calibration import Calibration
+from betweencut.calibration import AccountantKind, Calibration
 from betweencut.classifier import Classification, Diagnostics, Progress, plan
 from betweencut.classifier import classify as classify_leaves
 from betweencut.errors import ParameterError
 
-ACCOUNTANTS = ("paper", "tight")
-
 
 def calibrate(height: object, epsilon: object, delta: object,
-              accountant: str = "paper") -> Calibration:
+              accountant: str | AccountantKind = AccountantKind.PAPER) -> Calibration:
     """The calibration of `(h, ε, δ)`: Theorem 5.5's ("paper", the default) or the tight
     accountant's ("tight": the smallest margin `E` whose certified `δ(ε) <= δ`, never above
     Theorem 5.5's). `ParameterError` names what is out of range."""
-    from betweencut.api.mechanism import calibration_of
+    from betweencut.proofs.privacy.accountants import Chosen
 
-    return calibration_of(accountant, height, epsilon, delta)  # type: ignore[arg-type]
+    return Chosen.of(accountant).calibrate(height, epsilon, delta)
 
 
 def classify(
@@ -40,7 +38,7 @@ def classify(
     epsilon: object,
     delta: object,
     engine: str | None = None,
-    accountant: str = "paper",
+    accountant: str | AccountantKind = AccountantKind.PAPER,
     column: str | None = None,
     skip_null: bool = False,
     spark_master: str | None = None,
@@ -49,6 +47,7 @@ def classify(
     glob: bool = False,
     max_candidates: int | None = None,
     engine_log: bool = False,
+    field: Sequence[str] = (),
 ) -> Classification:
     """The Heavy set of `tree` for the records of `source`, `(ε, δ)`-DP (Theorem 5.5, or the
     tight accountant's certified bound) with the deterministic margin `E` (Theorem 5.6).
@@ -64,15 +63,19 @@ def classify(
     `max_candidates` (duckdb, spark): the candidate nodes the exact stage holds in memory, the
     rest on disk (a public budget: the same release either way, `betweencut.engines.candidates`);
     `engine_log` (spark): let Spark's Java log reach stderr.
+    `field` (duckdb, spark, Parquet): the records are this path of fields into the struct
+    `column` (`column` itself is always the column of that exact name, dots and all;
+    `betweencut.engines.sources.record_column`).
     Raises `ParameterError` (a public parameter, before any record is read), `RecordError`
     (a record that does not fit the public tree, naming its line or row).
     """
-    if accountant not in ACCOUNTANTS:
-        raise ParameterError("accountant", accountant, ", ".join(ACCOUNTANTS))
+    from betweencut.proofs.privacy.accountants import Chosen
+
+    by = Chosen.of(accountant)  # the accountant's name read once, on this route
     t, _, _, _ = plan(tree, tau, epsilon, delta)  # every public check before reading records
-    cal = calibrate(t.height, epsilon, delta, accountant)
+    cal = by.calibrate(t.height, epsilon, delta)
     if source is None or not isinstance(source, str | os.PathLike):
-        if engine not in (None, "memory") or column is not None:
+        if engine not in (None, "memory") or column is not None or field:
             raise ParameterError("engine", engine, "memory for records given in Python (duckdb "
                                  "and spark read CSV or Parquet files; column goes with them)")
         if source is None:
@@ -84,7 +87,8 @@ def classify(
     from betweencut.engines.common import Source
     from betweencut.engines.select import choose_engine
 
-    files = Source.of(str(Path(source)), column, skip_null=skip_null, pattern=glob)
+    files = Source.of(str(Path(source)), column, skip_null=skip_null, pattern=glob,
+                      field=field)
     chosen = choose_engine(engine, files, spark_master)
     if chosen == "memory":
         if max_candidates is not None or engine_log:

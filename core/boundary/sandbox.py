@@ -185,7 +185,7 @@ class _Session:
             self.refused = exc
         return exc
 
-    def profile(self, frame: types.FrameType, event: str, arg: Any) -> None:
+    def hook(self, frame: types.FrameType, event: str, arg: Any) -> None:
         # The caller's module first: in the package's code (most calls) nothing else is read.
         if event == "c_call":
             if _TRUSTED.get(frame.f_globals.get("__name__")) or not _from_user(frame):
@@ -232,7 +232,7 @@ def _start() -> _Session | None:
     _numpy_watch()
     session = _Session()
     _SESSIONS[ident] = session
-    sys.setprofile(session.profile)
+    sys.setprofile(session.hook)
     return session
 
 
@@ -281,7 +281,7 @@ def package_call(fn: Callable[..., T]) -> Callable[..., T]:
         try:
             return fn(*args, **kwargs)
         finally:
-            sys.setprofile(session.profile)
+            sys.setprofile(session.hook)
 
     return call
 

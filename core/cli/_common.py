@@ -188,8 +188,20 @@ def report_time(args: argparse.Namespace, tracker: Tracker) -> None:
         print(f"{tracker.label}: {tracker.seconds():.1f} s", file=sys.stderr)
 
 
+ACCOUNTANT_NAMES = ("paper", "tight")  # the names `AccountantKind` reads (a test checks it)
+
+
+def accountant_kind(text: str) -> Any:
+    """`--accountant NAME` read once, as an `AccountantKind` (imported when an argument is
+    parsed, not when the parser is built: building it stays light)."""
+    from betweencut.calibration import AccountantKind
+
+    return AccountantKind.of(text, "--accountant")
+
+
 def add_accountant_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--accountant", choices=("paper", "tight"), default="paper",
+    p.add_argument("--accountant", type=accountant_kind, choices=ACCOUNTANT_NAMES,
+                   default=ACCOUNTANT_NAMES[0],
                    help="paper: Theorem 5.5 (default); tight: the smallest margin E whose "
                         "certified delta(eps) <= delta under KOV's optimal composition or "
                         "Theorem 5.4 (never above paper's E)")

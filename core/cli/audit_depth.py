@@ -13,7 +13,6 @@ Exit 0 all hold, 1 refuted, 2 bad usage, 3 undecided.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -60,36 +59,26 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import audit_depth
+    from betweencut.proofs.verdict import StreamedVerdict
 
-    written = 0
-
-    def write(rows: list[Any]) -> None:
-        # streamed, one pair at a time: the rows' exact values are most of the output (tens of
-        # MB at h = 2^64 - 1); each pair's values are dropped once written
-        nonlocal written
-        for row in rows:
-            sys.stdout.write(("," if written else "") + json.dumps(row.as_json()))
-            written += 1
-
+    # --json streams the rows, one pair at a time: their exact values are most of the output
+    # (tens of MB at h = 2^64 - 1); each pair's values are dropped once written
+    stream = StreamedVerdict(sys.stdout.write) if args.json else None
     tracker = tracker_of(args, "audit depth")
 
     def bar(items: list[Any]) -> Any:
         return tracker.items(items, len(items), "profile")
 
-    if args.json:
-        sys.stdout.write('{"rows": [')
     with tracking(tracker):
         verdict = audit_depth(
             args.height, tau=args.tau, lam=args.lam, R=args.R, epsilon=args.epsilon,
             delta=args.delta, on=args.on, accountant=args.accountant, count=args.count,
             search=args.search if args.count is None else 0, progress=bar,
-            each=write if args.json else None)
-    if args.json:
-        tail = verdict.as_json(rows=False)
-        del tail["rows"]
-        sys.stdout.write("], " + json.dumps(tail)[1:] + "\n")
-    else:
+            each=None if stream is None else stream.rows)
+    if stream is None:
         print(verdict.text())
+    else:
+        stream.close(verdict)
     sys.stdout.flush()
     report_time(args, tracker)
     return verdict.exit_status

@@ -59,8 +59,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         "and Parquet, out of core; betweencut[duckdb]) or spark "
                         "(betweencut[spark]); duckdb and spark need tau >= E")
     p.add_argument("--column",
-                   help="the record column of a CSV or Parquet INPUT (a path a/b/c or leaf "
-                        "indices 0/1/1; an integer column: leaf numbers of a k-ary tree)")
+                   help="the record column of a CSV or Parquet INPUT, named exactly (a.b is "
+                        "the column named a.b, never a struct's field): a path a/b/c or leaf "
+                        "indices 0/1/1; an integer column: leaf numbers of a k-ary tree")
+    p.add_argument("--field", action="append", metavar="NAME",
+                   help="with --column S of a Parquet INPUT (--engine duckdb or spark): the "
+                        "records are the field NAME of the struct column S, named exactly; "
+                        "repeat it for a path into nested structs (--column s --field b "
+                        "--field c reads s's field b's field c)")
     p.add_argument("--skip-null", action="store_true",
                    help="skip null records (counted under --diagnostics) instead of refusing them")
     p.add_argument("--spark-master", metavar="URL",
@@ -69,9 +75,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="with --engine duckdb|spark: candidate nodes held in memory (default "
                         "50,000,000, about 25 bytes each); beyond them the exact stage reads "
                         "them from disk: slower, the same release, never a refusal")
-    p.add_argument("--engine-log", action="store_true",
-                   help="with --engine spark: let Spark's own (Java) log reach stderr at WARN "
-                        "(silenced by default)")
     add_accountant_flag(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--diagnostics", action="store_true",
@@ -82,7 +85,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         "terminal (public facts only; the elapsed time only with --diagnostics)")
     p.add_argument("--debug", action="store_true",
                    help="on an input error, also print the message of the library that "
-                        "raised it (DuckDB, Spark, the csv module, the operating system)")
+                        "raised it (DuckDB, Spark, the csv module, the operating system); "
+                        "with --engine spark, let Spark's own (Java) log reach stderr at WARN "
+                        "(without --debug stderr holds only betweencut's lines)")
     p.add_argument("--seed", type=positive_int("seed", 0, 2**63),
                    help="seed the sampler for a reproducible run (not for release: the default "
                         "draws from the operating system's CSPRNG)")
@@ -117,13 +122,12 @@ def run(args: argparse.Namespace) -> int:
     from betweencut.validate import text_lines
 
     tree = _public_tree(args)
-    if args.input in (None, "-") and (args.column is not None
+    if args.input in (None, "-") and (args.column is not None or args.field
                                       or args.engine not in (None, "memory")):
-        raise UsageError("--column and --engine duckdb|spark go with a CSV or Parquet INPUT")
+        raise UsageError("--column, --field and --engine duckdb|spark go with a CSV or Parquet "
+                         "INPUT")
     if args.input in (None, "-") and args.glob:
         raise UsageError("--glob goes with an INPUT pattern")
-    if args.engine_log and args.engine != "spark":
-        raise UsageError("--engine-log goes with --engine spark")
     status = StatusLine("classify", force=args.progress, elapsed=args.diagnostics)
     source: Any = args.input
     if args.input == "-":
@@ -134,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
                           engine=args.engine, accountant=args.accountant, column=args.column,
                           skip_null=args.skip_null, spark_master=args.spark_master,
                           seed=args.seed, progress=status, glob=args.glob,
-                          max_candidates=args.max_candidates, engine_log=args.engine_log)
+                          max_candidates=args.max_candidates, field=args.field or (),
+                          engine_log=args.debug and args.engine == "spark")
     finally:
         status.close()
     print_release(result, args.json, sys.stdout)

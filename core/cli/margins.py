@@ -79,48 +79,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import margins
-    from betweencut.baselines.margins import ALL, LABELS
 
-    data = margins(args.epsilon, args.delta, beta=args.beta, arity=args.arity,
-                   heights=args.heights, tau=args.tau, ghazi_m=args.ghazi_m,
-                   max_log2_height=args.max_log2_height, accountant=args.accountant)
+    table = margins(args.epsilon, args.delta, beta=args.beta, arity=args.arity,
+                    heights=args.heights, tau=args.tau, ghazi_m=args.ghazi_m,
+                    max_log2_height=args.max_log2_height, accountant=args.accountant)
     if args.plot:
         plot(args, args.plot)
-    if args.json:
-        print(json.dumps(data))
-        return 0
-    par = data["parameters"]
-    print(f"Additive margins, eps = {par['epsilon']}, delta = {par['delta']}, beta = "
-          f"{par['beta']}, arity = {par['arity']}, Ghazi: M = {par['ghazi_M']}, "
-          f"tau = {par['tau']}")
-    print(f"{'margin':<28}" + "".join(f"{'h=' + str(r['h']):>14}" for r in data["rows"]))
-    for name in ALL:
-        cells = "".join(
-            f"{'undefined':>14}" if r[name] is None else _cell(r[name]) for r in data["rows"])
-        print(f"{LABELS[name]:<28}{cells}")
-    if args.accountant == "tight":
-        cells = "".join(_cell(r["betweencut_tight"]) for r in data["rows"])
-        print(f"{'BetweenCut, tight accountant':<28}{cells}")
-    for reading in ("L", "log2h"):
-        cells = "".join(f"{r[f'eq25_{reading}_bounds_E']!s:>14}" for r in data["rows"])
-        print(f"{'Eq. 25 X=' + reading + ' bounds E':<28}{cells}")
-    print("crossover (least h from which BetweenCut's margin is <= the baseline's):")
-    for c in data["crossover"]:
-        h = c["height"]
-        where = ("none below " + c["searched_heights_below"]) if h is None else (
-            f"h = {h}" if h < 10**9 else f"h = 2^{h.bit_length() - 1}" if h & (h - 1) == 0
-            else f"h ~ 2^{c['log2_height']}")
-        tail = " (certified for every larger h)" if c["certified_for_all_larger_h"] else (
-            "" if c["height"] is None else f" (checked up to {c['searched_heights_below']})")
-        print(f"  {LABELS[c['baseline']]:<28}{where}{tail}")
-    for note in data["notes"]:
-        print(f"  note: {note}")
+    print(json.dumps(table.as_json()) if args.json else table.text())
     return 0
-
-
-def _cell(value: object) -> str:
-    """A table cell: a float to 6 significant digits, or its text ("inf")."""
-    return f"{value:>14.6g}" if isinstance(value, float | int) else f"{value!s:>14}"
 
 
 def plot(args: argparse.Namespace, path: str) -> None:

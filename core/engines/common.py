@@ -40,10 +40,11 @@ CSV data rows after the header); in a text file by its line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
+from typing import Any, NoReturn
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +53,7 @@ from betweencut.classifier import Progress as Progress  # the engines' progress(
 from betweencut.engines.sources import FORMATS as FORMATS
 from betweencut.engines.sources import column_index as column_index
 from betweencut.engines.sources import csv_rows as sources_csv_rows
-from betweencut.engines.sources import resolve
+from betweencut.engines.sources import no_field, resolve
 from betweencut.errors import BetweenCutError, MissingExtra, ParameterError, RecordError
 from betweencut.guarded_bt import GuardedBT
 from betweencut.params import Params
@@ -95,28 +96,44 @@ def require(module: str, extra: str, engine: str) -> ModuleType:
 
 @dataclass(frozen=True)
 class Source:
-    """The private input: files of one format, the record column, and what to do with nulls."""
+    """The private input: files of one format, the record column (and the path of fields into
+    it, when it is a struct: `betweencut.engines.sources.record_column`), and what to do with
+    nulls."""
 
     files: tuple[str, ...]
     format: str
     column: str | None = None
     skip_null: bool = False
+    field: tuple[str, ...] = ()
 
     @staticmethod
     def of(path: str, column: str | None = None, *, skip_null: bool = False,
-           pattern: bool = False) -> Source:
+           pattern: bool = False, field: Sequence[str] = ()) -> Source:
         """`path` is a file or a directory (its data files), read as named; with `pattern` a
         glob. Resolved by `betweencut.engines.sources.resolve`, in its public order."""
+        field = check_field(field)
         files, kind = resolve(path, pattern=pattern)
         if kind == "text" and column is not None:
             raise ParameterError("column", column, "no --column for a text file (one record "
                                  "a line)")
-        return Source(files, kind, column, skip_null)
+        if kind == "text":
+            no_field(field, column)
+        return Source(files, kind, column, skip_null, field)
+
+
+def check_field(field: object) -> tuple[str, ...]:
+    """A path of struct fields: a sequence of non-empty names (`--field`, repeated)."""
+    if isinstance(field, str) or not isinstance(field, Sequence) \
+            or not all(isinstance(f, str) and f and "\x00" not in f for f in field):
+        raise ParameterError("field", field, "a list of field names, each non-empty text "
+                             "(--field b --field c: the field c of the struct field b)")
+    return tuple(field)
 
 
 def csv_rows(source: Source) -> Iterator[tuple[str, int, str | None]]:
     """(file, row, value) of the record column of CSV files, rows from 1 after the header; an
     empty field is a null record (`betweencut.engines.sources.CsvTable`)."""
+    no_field(source.field, source.column)
     return sources_csv_rows(source.files, source.column)
 
 
@@ -189,6 +206,35 @@ def explain(tree: PublicTree, file: str, row: int, value: str | None, skip_null:
         raise SourceRecordError(file, row, f"record {value!r} writes {END_OF_RECORD} out: leave "
                                 "it off (a shorter record ends in it)")
 
+
+
+def refuse_record(codec: TreeCodec, source: Source, kind: str, file: str, row: int,
+                  value: Any) -> NoReturn:
+    """Raise the error of the first record an engine refused (`value` as the engine read it,
+    in an integer or string column), in the words of the text reader."""
+    if value is None:
+        raise null_record(file, row)
+    if kind == "integer":
+        codec.leaf_of_number(int(value), file, row)
+    explain(codec.tree, file, row, str(value), source.skip_null)
+    raise SourceRecordError(file, row, f"record {value!r} was refused by the engine")
+
+
+def refuse_in_text(codec: TreeCodec, source: Source, column: str) -> NoReturn:
+    """The engine refused a record its own search did not find: for CSV files, raise the error
+    of the first record the text reader refuses (the rows found again by Python's csv reader,
+    in file order); else, or if none, say that the engine and the text reader disagree."""
+    if source.format == "csv":
+        for file, number, value in csv_rows(Source(source.files, "csv", column,
+                                                   source.skip_null)):
+            explain(codec.tree, file, number, value, source.skip_null)
+    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
+                            "reader accepts")
+
+
+def silent(_message: str) -> None:
+    """A progress callback that says nothing."""
+    return None
 
 # -- the cut and the exact stage ------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ columns (Parquet) name leaves of a complete k-ary tree by their index in public 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from betweencut.depo import depth_order
@@ -27,16 +28,16 @@ from betweencut.engines.common import (
     EngineResult,
     Progress,
     Source,
-    SourceRecordError,
     TreeCodec,
     candidate_cut,
-    csv_rows,
-    explain,
-    null_record,
+    column_index,
+    refuse_in_text,
+    refuse_record,
     require,
+    silent,
     split_depth,
 )
-from betweencut.engines.sources import duckdb_sql
+from betweencut.engines.sources import duckdb_sql, duckdb_value
 from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
@@ -55,7 +56,8 @@ def reader_sql(source: Source, *, locate: bool = False) -> str:
     if source.format not in ("parquet", "csv"):
         raise ParameterError("engine", "duckdb", "CSV or Parquet input (text files: --engine "
                              "memory)")
-    return duckdb_sql(source.files, source.format, source.column, locate=locate)
+    return duckdb_sql(source.files, source.format, source.column, locate=locate,
+                      field=source.field)
 
 
 # Python's str.strip() as one regular expression (RE2 matches code points): DuckDB's
@@ -64,9 +66,10 @@ EDGE_WHITESPACE = "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE)
 STRIP_SQL = f"'^[{EDGE_WHITESPACE}]+|[{EDGE_WHITESPACE}]+$'"
 
 
-def columns_sql(kind: str, column: str) -> str:
-    """The select list that names the record `rec` and, for text records, its components `p`."""
-    rec = quote(column)
+def columns_sql(kind: str, column: str, field: Sequence[str] = ()) -> str:
+    """The select list that names the record `rec` (the column, or the field path `field` into
+    it: `betweencut.engines.sources.duckdb_value`) and, for text records, its components `p`."""
+    rec = duckdb_value(column, field)
     if kind == "integer":
         return f"{rec} AS rec"
     return f"{rec} AS rec, string_split(trim(regexp_replace({rec}, {STRIP_SQL}, '', 'g'), '/'), " \
@@ -193,15 +196,12 @@ def column_kind(con: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
     described = con.execute(f"DESCRIBE SELECT * FROM {reader_sql(source)}",
                             {"files": list(source.files)}).fetchall()
     names = [row[0] for row in described]
-    column = source.column
-    if column is None:
-        if len(names) != 1:
-            raise ParameterError("column", None, "one of the columns: " + ", ".join(names[:20]),
-                                 "--column names the record column")
-        column = names[0]
-    if column not in names:
-        raise ParameterError("column", column, "one of the columns: " + ", ".join(names[:20]))
+    column = names[column_index(names, source.column, source.files[0])]
     kind = str(described[names.index(column)][1]).upper()
+    if source.field:  # the field's type (the path was resolved from the footers already)
+        kind = str(con.execute(f"DESCRIBE SELECT {duckdb_value(column, source.field)} AS rec "
+                               f"FROM {reader_sql(source)}",
+                               {"files": list(source.files)}).fetchall()[0][1]).upper()
     if kind == "VARCHAR":
         return column, "string"
     if kind in INTEGER_TYPES:
@@ -229,16 +229,20 @@ def classify(
     DuckDB (a temporary table, spilled under `memory_limit`) and are fetched one depth at a
     time into a `CandidateSink` (in memory up to `max_candidates`, on disk beyond).
     `progress(message)` hears the stages and depths (public facts only)."""
-    say = progress if progress is not None else _silent
+    say = progress if progress is not None else silent
     start = time.perf_counter()
     cut = candidate_cut(params)
     with CandidateSink(codec.height, max_candidates) as sink:
         con = connect(threads, memory_limit, sink.path("duckdb"))
         say("duckdb: reading the schema")
         column, kind = column_kind(con, source, codec)
-        query = prefix_sql(codec, code_sql(codec, kind), columns_sql(kind, column),
-                           reader_sql(source), cut,
-                           distinct=quote(column) if kind == "string" else None)
+        if kind == "string":  # each distinct text, named rec in `texts`, encoded once
+            columns = columns_sql(kind, "rec")
+            distinct: str | None = f"{duckdb_value(column, source.field)} AS rec"
+        else:
+            columns, distinct = columns_sql(kind, column, source.field), None
+        query = prefix_sql(codec, code_sql(codec, kind), columns, reader_sql(source), cut,
+                           distinct=distinct)
         bind: dict[str, object] = {"files": list(source.files)}
         if kind == "string":
             bind |= {"names": list(codec.names), "ws": WHITESPACE}
@@ -270,10 +274,6 @@ def classify(
         })
 
 
-def _silent(_message: str) -> None:
-    return None
-
-
 def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, column: str,
                      bind: dict[str, object]) -> None:
     """Find the first malformed (or null) record in file order and raise its error."""
@@ -282,21 +282,10 @@ def _raise_first_bad(con: Any, source: Source, codec: TreeCodec, kind: str, colu
     if source.format == "parquet":
         row = con.execute(
             f"SELECT filename, file_row_number, rec FROM (SELECT filename, file_row_number, "
-            f"{columns_sql(kind, column)} FROM {reader_sql(source, locate=True)}) "
+            f"{columns_sql(kind, column, source.field)} FROM {reader_sql(source, locate=True)}) "
             f"WHERE {bad} ORDER BY list_position($files, filename), file_row_number LIMIT 1",
             bind,
         ).fetchone()
         if row is not None:
-            file, number, value = str(row[0]), int(row[1]) + 1, row[2]
-            if value is None:
-                raise null_record(file, number)
-            if kind == "integer":
-                codec.leaf_of_number(int(value), file, number)
-            explain(codec.tree, file, number, str(value), source.skip_null)
-            raise SourceRecordError(file, number, f"record {value!r} was refused by the engine")
-    else:  # CSV: the rows are found again by Python's csv reader, in file order
-        for file, number, value in csv_rows(Source(source.files, "csv", column,
-                                                   source.skip_null)):
-            explain(codec.tree, file, number, value, source.skip_null)
-    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
-                            "reader accepts")
+            refuse_record(codec, source, kind, str(row[0]), int(row[1]) + 1, row[2])
+    refuse_in_text(codec, source, column)

@@ -27,7 +27,10 @@ MAX_DEPTH = 64
 PHYSICAL = ("BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY",
             "FIXED_LEN_BYTE_ARRAY")
 UTF8, INTEGER_CONVERTED = 0, range(11, 19)  # ConvertedType UTF8; UINT_8 .. INT_64
+MAP_CONVERTED, LIST_CONVERTED = (1, 2), 3  # ConvertedType MAP, MAP_KEY_VALUE; LIST
 STRING_LOGICAL, INTEGER_LOGICAL = 1, 10  # LogicalType union fields STRING and INTEGER
+MAP_LOGICAL, LIST_LOGICAL = 2, 3  # LogicalType union fields MAP and LIST
+REPEATED = 2  # FieldRepetitionType
 
 
 class FooterError(ValueError):
@@ -40,10 +43,13 @@ class FooterError(ValueError):
 
 @dataclass(frozen=True)
 class Column:
-    """A top-level column: its name and kind (`string`, `integer`, or the physical type)."""
+    """A column or a field of a struct: its name, its kind (`string`, `integer`, the physical
+    type, or for a group `struct`, `list` or `map`; `list` too for a repeated field) and, for a
+    struct, its fields in file order."""
 
     name: str
     kind: str
+    fields: tuple[Column, ...] = ()
 
 
 def schema(path: str) -> tuple[Column, ...]:
@@ -76,27 +82,51 @@ def schema(path: str) -> tuple[Column, ...]:
 def _top_level(elements: list[dict[int, object]]) -> tuple[Column, ...]:
     if not elements:
         raise FooterError("its footer has no schema")
+    columns, _ = _children(elements, 1, _int(elements[0].get(5, 0)))
+    return columns
+
+
+def _children(elements: list[dict[int, object]], i: int, count: int
+              ) -> tuple[tuple[Column, ...], int]:
+    """`count` columns from `elements[i]` on, each with its subtree (the schema is the tree's
+    pre-order, each group saying how many children follow); and the index after them. Every
+    step takes one element or raises, so a schema of n elements takes O(n) steps; nesting is
+    bounded by `MAX_DEPTH`."""
     columns: list[Column] = []
-    i = 1
-    for _ in range(_int(elements[0].get(5, 0))):
+    stack: list[tuple[int, list[Column], dict[int, object]]] = []  # (children left, found, group)
+    left, found = count, columns
+    while True:
+        while left == 0:
+            if not stack:
+                return tuple(columns), i
+            left, parent, group = stack.pop()
+            parent.append(_column(group, tuple(found)))
+            found = parent
         if i >= len(elements):
             raise FooterError("its schema is shorter than it says")
         element = elements[i]
-        name = str(element.get(4, ""))
-        children = _int(element.get(5, 0))
-        columns.append(Column(name, "group" if children else _kind(element)))
-        i = _skip_subtree(elements, i)
-    return tuple(columns)
-
-
-def _skip_subtree(elements: list[dict[int, object]], i: int) -> int:
-    pending = 1
-    while pending:
-        if i >= len(elements):
-            raise FooterError("its schema is shorter than it says")
-        pending += _int(elements[i].get(5, 0)) - 1
         i += 1
-    return i
+        left -= 1
+        children = _int(element.get(5, 0))
+        if children:
+            if len(stack) >= MAX_DEPTH:
+                raise FooterError(f"its schema nests groups more than {MAX_DEPTH} deep")
+            stack.append((left, found, element))
+            left, found = children, []
+        else:
+            found.append(_column(element, ()))
+
+
+def _column(element: dict[int, object], fields: tuple[Column, ...]) -> Column:
+    name = str(element.get(4, ""))
+    converted, logical = element.get(6), element.get(10)
+    if element.get(3) == REPEATED or converted == LIST_CONVERTED or logical == LIST_LOGICAL:
+        return Column(name, "list")
+    if not fields:
+        return Column(name, _kind(element))
+    if converted in MAP_CONVERTED or logical == MAP_LOGICAL:
+        return Column(name, "map")
+    return Column(name, "struct", fields)
 
 
 def _int(value: object) -> int:

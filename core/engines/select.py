@@ -22,6 +22,10 @@ def choose_engine(engine: str | None, source: Source | None,
         raise ParameterError("engine", engine, ", ".join(ENGINES))
     kind = "text" if source is None else source.format
     chosen = engine or ("memory" if kind == "text" else "duckdb")
+    if chosen == "memory" and source is not None and source.field:
+        raise ParameterError("field", source.field[0], "with --engine duckdb or spark (the "
+                             "memory engine reads no struct column: Parquet is read by duckdb "
+                             "or spark)")
     if chosen == "memory" and kind == "parquet":
         raise ParameterError("engine", chosen, "duckdb or spark for Parquet input")
     if chosen != "memory" and kind == "text":

@@ -22,6 +22,14 @@ class (`[*]`), so its glob matches the path alone; Spark as `file:` paths with i
 Where a dependency cannot name a file at all it is refused with what to do (`duckdb_files`,
 `spark_paths`).
 
+**One record column** (`record_column`): `--column NAME` is the column of that exact name
+(`a.b` is the column named `a.b`, never a field of a struct `a`; no quoting, no pattern). A
+field of a struct column is asked for by its own syntax, `--column a --field b` (repeated for a
+path of fields into nested structs, `--field b --field c`; each field's name exact too), and
+only in Parquet, read by DuckDB or Spark. The column and its fields are resolved once, from
+the Parquet footers (`check_parquet`), before any engine reads a record; each engine is then
+given the same path (`duckdb_value`, `spark_value`), written so that neither parses a dot.
+
 **One CSV reading** for the memory, DuckDB and Spark engines: see `csv_table`. **Errors**: every
 exception a dependency raises while an engine reads (DuckDB, Spark, the csv module, codecs, the
 OS) becomes an `InputFileError` naming the file, where in it when known, and what to do; the
@@ -352,15 +360,16 @@ def _quoted(name: str) -> str:
 
 
 def duckdb_sql(files: Sequence[str], kind: str, column: str | None, *,
-               locate: bool = False) -> str:
+               locate: bool = False, field: Sequence[str] = ()) -> str:
     """DuckDB's table expression for the files (bound as `$files`, escaped in SQL): Parquet as
     it is, CSV in the `CsvTable` dialect with only the record column, named as in the header."""
     duckdb_files(files)  # refuses what DuckDB cannot name
     names = r"list_transform($files, lambda f: regexp_replace(f, '([*?\[\]])', '[\1]', 'g'))"
     if kind == "parquet":
-        check_parquet(files, column)
+        check_parquet(files, column, field)
         extra = ", filename = true, file_row_number = true" if locate else ""
         return f"read_parquet({names}{extra})"
+    no_field(field, column)
     table = csv_table(files, column)
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(table.header)))
     located = ", filename" if locate else ""
@@ -370,14 +379,16 @@ def duckdb_sql(files: Sequence[str], kind: str, column: str | None, *,
             f"escape = '\"', encoding = 'utf-8'{', filename = true' if locate else ''}))")
 
 
-def spark_frame(spark: Any, files: Sequence[str], kind: str, column: str | None) -> Any:
+def spark_frame(spark: Any, files: Sequence[str], kind: str, column: str | None,
+                field: Sequence[str] = ()) -> Any:
     """Spark's DataFrame of the files: Parquet as it is, CSV in the `CsvTable` dialect with
     only the record column, named as in the header (an empty field null)."""
     paths = spark_paths(files)
     reader = spark.read.option("__globPaths__", "false")
     if kind == "parquet":
-        check_parquet(files, column)
+        check_parquet(files, column, field)
         return reader.parquet(*paths)
+    no_field(field, column)
     from pyspark.sql import functions as F
 
     table = csv_table(files, column)
@@ -394,14 +405,74 @@ def spark_name(column: str) -> str:
     return "`" + column.replace("`", "``") + "`"
 
 
-def check_parquet(files: Sequence[str], column: str | None) -> tuple[parquet_footer.Column, ...]:
+def duckdb_value(column: str, field: Sequence[str] = ()) -> str:
+    """The record value in DuckDB's SQL: the column quoted (a dot in it is part of the name),
+    then each field of `field` by `struct_extract` with the name as a string literal."""
+    value = _quoted(column)
+    for name in field:
+        value = f"struct_extract({value}, '{name.replace(chr(39), chr(39) * 2)}')"
+    return value
+
+
+def spark_value(column: str, field: Sequence[str] = ()) -> Any:
+    """The record value as a Spark column: the column by its literal name (`spark_name`),
+    then each field by `getField`, which takes the name as a literal (no dot is parsed)."""
+    from pyspark.sql import functions as F
+
+    value = F.col(spark_name(column))
+    for name in field:
+        value = value.getField(name)
+    return value
+
+
+def no_field(field: Sequence[str], column: str | None) -> None:
+    """Refuse a field path where the input has no struct column (CSV or text)."""
+    if field:
+        raise ParameterError("field", field[0], "only for a struct column of Parquet input "
+                             "(a CSV column or a text line holds text, which has no fields)")
+
+
+def record_column(columns: Sequence[parquet_footer.Column], column: str | None,
+                  field: Sequence[str], path: str) -> parquet_footer.Column:
+    """The record column of a Parquet input: `column` by its exact name (or the only column),
+    then down `field`, a path of fields into nested structs (`--field`, each name exact). Ends
+    on a column that is not a struct; a struct reached without a field left, a field of a
+    column that is not a struct, or a field not there is refused naming `--field`."""
+    if field and column is None:
+        raise ParameterError("column", None, "the struct column whose field --field names")
+    names = [c.name for c in columns]
+    found = columns[column_index(names, column, path)]
+    walked = found.name
+    for name in field:
+        if found.kind != "struct":
+            raise ParameterError("field", name, f"a field of a struct column; {walked} in "
+                                 f"{path} is not a struct (it holds {found.kind})")
+        inner = [c.name for c in found.fields]
+        if name not in inner:
+            shown = ", ".join(inner[:20])
+            raise ParameterError("field", name, f"one of the fields of the struct {walked} in "
+                                 f"{path} (names are matched exactly): {shown}")
+        found = found.fields[inner.index(name)]
+        walked += f" --field {name}"
+    if found.kind == "struct":
+        shown = ", ".join(c.name for c in found.fields[:20])
+        raise ParameterError("field" if field else "column", field[-1] if field else walked,
+                             f"a column of paths or leaf numbers; {walked} is a struct: "
+                             f"--field names one of its fields ({shown})")
+    return found
+
+
+def check_parquet(files: Sequence[str], column: str | None, field: Sequence[str] = ()
+                  ) -> tuple[parquet_footer.Column, ...]:
     """Every file is Parquet (magic bytes, a footer that decodes) with the same columns, and
-    holds the record column; returns the columns. Read from the footers alone."""
-    return _check_parquet(tuple(files), column, tuple(_signature(f) for f in files))
+    holds the record column, and `field` down it (`record_column`); returns the columns. Read
+    from the footers alone."""
+    return _check_parquet(tuple(files), column, tuple(field),
+                          tuple(_signature(f) for f in files))
 
 
 @functools.lru_cache(maxsize=16)
-def _check_parquet(files: tuple[str, ...], column: str | None,
+def _check_parquet(files: tuple[str, ...], column: str | None, field: tuple[str, ...],
                    signature: tuple[tuple[int, int, int], ...]
                    ) -> tuple[parquet_footer.Column, ...]:
     first: tuple[parquet_footer.Column, ...] | None = None
@@ -420,8 +491,7 @@ def _check_parquet(files: tuple[str, ...], column: str | None,
             raise InputFileError(path, f"its columns ({shown}) differ from those of "
                                  f"{files[0]}", "every Parquet file of one input has the "
                                  "same columns and types")
-    names = [c.name for c in first or ()]
-    column_index(names, column, files[0])
+    record_column(first or (), column, field, files[0])
     return first or ()
 
 

@@ -51,7 +51,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,16 +63,16 @@ from betweencut.engines.common import (
     IntArray,
     Progress,
     Source,
-    SourceRecordError,
     TreeCodec,
     candidate_cut,
-    csv_rows,
-    explain,
-    null_record,
+    column_index,
+    refuse_in_text,
+    refuse_record,
     require,
+    silent,
     split_depth,
 )
-from betweencut.engines.sources import spark_frame, spark_name
+from betweencut.engines.sources import spark_frame, spark_name, spark_value
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.params import Params
@@ -165,21 +165,17 @@ def read(spark: Any, source: Source) -> Any:
     if source.format not in ("parquet", "csv"):
         raise ParameterError("engine", "spark", "CSV or Parquet input (text files: --engine "
                              "memory)")
-    return spark_frame(spark, source.files, source.format, source.column)
+    return spark_frame(spark, source.files, source.format, source.column, source.field)
 
 
 def column_kind(frame: Any, source: Source, codec: TreeCodec) -> tuple[str, str]:
     """The record column and its kind (`string` or `integer`), from the schema alone."""
     names = list(frame.columns)
-    column = source.column
-    if column is None:
-        if len(names) != 1:
-            raise ParameterError("column", None, "one of the columns: " + ", ".join(names[:20]),
-                                 "--column names the record column")
-        column = names[0]
-    if column not in names:
-        raise ParameterError("column", column, "one of the columns: " + ", ".join(names[:20]))
-    kind = type(frame.schema[column].dataType).__name__
+    column = names[column_index(names, source.column, source.files[0])]
+    data_type = frame.schema[column].dataType
+    for name in source.field:  # resolved from the footers already (`sources.record_column`)
+        data_type = data_type[name].dataType
+    kind = type(data_type).__name__
     if kind == "StringType":
         return column, "string"
     if kind in INTEGER_TYPES and not codec.tree.end_of_record:
@@ -188,12 +184,13 @@ def column_kind(frame: Any, source: Source, codec: TreeCodec) -> tuple[str, str]
                          "(leaf numbers of a k-ary tree)", f"it holds {kind}")
 
 
-def code_column(codec: TreeCodec, kind: str, column: str) -> Any:
-    """The record's leaf code: NULL if malformed, -1 if null (as `duckdb.code_sql`)."""
+def code_column(codec: TreeCodec, kind: str, column: str, field: Sequence[str] = ()) -> Any:
+    """The record's leaf code: NULL if malformed, -1 if null (as `duckdb.code_sql`); the record
+    is the column, or the field path `field` into it (`sources.spark_value`)."""
     from pyspark.sql import functions as F
 
     h, r = codec.height, codec.radix
-    rec = F.col(spark_name(column))
+    rec = spark_value(column, field)
     if kind == "integer":
         code = F.when((rec >= 0) & (rec < F.lit(codec.leaves)), rec.cast("long"))
         return F.when(rec.isNull(), F.lit(-1).cast("long")).otherwise(code)
@@ -240,7 +237,7 @@ def classify(
     (class loading, code generation and the JVM's compilation of the hot loops: a fixed cost of
     start-up, counted with the session's in the `seconds_session` diagnostic, that the first run
     would otherwise pay on its records)."""
-    say = progress if progress is not None else _silent
+    say = progress if progress is not None else silent
     start = time.perf_counter()
     cut = candidate_cut(params)
     say("spark: starting the session")
@@ -256,7 +253,7 @@ def classify(
         error.detail = f"{type(exc).__name__}: {exc}"  # type: ignore[attr-defined]
         raise error from exc
     frame = read(spark, source)
-    plan = _Plan(codec, cut, *column_kind(frame, source, codec))
+    plan = _Plan(codec, cut, *column_kind(frame, source, codec), field=source.field)
     if not getattr(spark, "_betweencut_warm", False):
         with _warm_up_records(spark, frame, source, plan) as (records, what):
             say(f"spark: warming up (both jobs' plans on {what})")
@@ -305,7 +302,7 @@ def _warm_up_records(spark: Any, frame: Any, source: Source, plan: _Plan
     generated and compiled already (the first real run about a quarter of a second faster on
     bench/engines.py's 10^7 records); otherwise the first `WARM_UP_RECORDS` records (a limit
     changes the plans: less of the warm-up carries over)."""
-    if source.format != "parquet" or plan.kind != "integer" \
+    if source.format != "parquet" or plan.kind != "integer" or plan.field \
             or not spark.sparkContext.master.startswith("local"):
         yield frame.limit(WARM_UP_RECORDS), "the first records"
         return
@@ -328,8 +325,10 @@ def _warm_up_records(spark: Any, frame: Any, source: Source, plan: _Plan
 class _Plan:
     """The two jobs of the module docstring for one tree, cut and record column."""
 
-    def __init__(self, codec: TreeCodec, cut: int, column: str, kind: str) -> None:
+    def __init__(self, codec: TreeCodec, cut: int, column: str, kind: str,
+                 field: Sequence[str] = ()) -> None:
         self.codec, self.cut, self.column, self.kind = codec, cut, column, kind
+        self.field = tuple(field)  # the path of struct fields into `column`, if any
         h = codec.height
         self.split = min(split_depth(codec, SPLIT_GROUPS), h - 1)
         self.top = codec.radix ** (h - 1 - self.split)  # code div top: the prefix at `split`
@@ -340,10 +339,11 @@ class _Plan:
         from pyspark.sql import functions as F
 
         if self.kind == "string":
-            texts = records.groupBy(F.col(spark_name(self.column)).alias("rec")) \
+            texts = records.groupBy(spark_value(self.column, self.field).alias("rec")) \
                 .agg(F.count(F.lit(1)).alias("w"))
             return texts.select(code_column(self.codec, self.kind, "rec").alias("code"), "w")
-        return records.select(code_column(self.codec, self.kind, self.column).alias("code"))
+        return records.select(code_column(self.codec, self.kind, self.column, self.field)
+                              .alias("code"))
 
     def weight(self) -> Any:
         from pyspark.sql import functions as F
@@ -369,7 +369,7 @@ class _Plan:
 
         if self.kind == "string":
             return codes.filter(F.col("code") >= 0)
-        rec = F.col(spark_name(self.column))
+        rec = spark_value(self.column, self.field)
         return records.filter((rec >= 0) & (rec < F.lit(self.codec.leaves))) \
             .select(rec.cast("long").alias("code"))
 
@@ -510,35 +510,23 @@ def _stream(rows: Iterable[Any], sink: CandidateSink, chunk: int = 1 << 16) -> N
         sink.add(depth, np.array(codes, np.int64), np.array(counts, np.int64))
 
 
-def _silent(_message: str) -> None:
-    return None
-
-
 def _raise_first_bad(spark: Any, frame: Any, source: Source, codec: TreeCodec, kind: str,
                      column: str) -> None:
     """Find the first malformed (or null) record in file order and raise its error."""
     from pyspark.sql import functions as F
 
     if source.format == "parquet":
-        code = code_column(codec, kind, column)
+        code = code_column(codec, kind, column, source.field)
         bad = code.isNull() if source.skip_null else (code.isNull() | (code == -1))
         for file in source.files:  # file order; rows within a file by their row index
-            one = read(spark, Source((file,), "parquet", column, source.skip_null))
+            one = read(spark, Source((file,), "parquet", column, source.skip_null,
+                                     source.field))
             hits = one.select(F.col("_metadata.row_index").alias("row"),
                               F.col(spark_name(column))) \
                 .filter(bad).orderBy("row").limit(1).collect()
             if hits:
-                number, value = int(hits[0]["row"]) + 1, hits[0][column]
-                if value is None:
-                    raise null_record(file, number)
-                if kind == "integer":
-                    codec.leaf_of_number(int(value), file, number)
-                explain(codec.tree, file, number, str(value), source.skip_null)
-                raise SourceRecordError(file, number, f"record {value!r} was refused by the "
-                                        "engine")
-    else:
-        for file, number, value in csv_rows(Source(source.files, "csv", column,
-                                                   source.skip_null)):
-            explain(codec.tree, file, number, value, source.skip_null)
-    raise SourceRecordError(source.files[0], 0, "the engine refused a record that the text "
-                            "reader accepts")
+                value = hits[0][column]
+                for name in source.field:  # down the struct to the record
+                    value = None if value is None else value[name]
+                refuse_record(codec, source, kind, file, int(hits[0]["row"]) + 1, value)
+    refuse_in_text(codec, source, column)

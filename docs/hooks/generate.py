@@ -146,7 +146,7 @@ def registered_checkers() -> dict[str, tuple[str, tuple[str, ...]]]:
     import betweencut.properties.heavy_only
     import betweencut.properties.margin
     import betweencut.properties.predicates  # noqa: F401  (they register the structural claims)
-    from betweencut.proofs.registry import CLAIMS, audit_cases
+    from betweencut.proofs import CLAIMS, audit_cases
 
     audit_cases()  # imports every checker module of proofs/
     found = {}

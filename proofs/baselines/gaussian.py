@@ -34,7 +34,7 @@ from betweencut.proofs.registry import claim, register_audit
 
 __all__ = [
     "BW_CLAIM", "CKS_CLAIM", "EPS_POINTS", "check_analytic_gaussian_mechanism",
-    "check_discrete_gaussian_profile",
+    "check_discrete_gaussian_mechanism",
 ]
 
 BW_CLAIM = "Analytic Gaussian mechanism (Balle, Wang 2018, Theorem 8)"
@@ -66,10 +66,10 @@ def _compare(claimed: Enclosure, computed: Enclosure) -> tuple[str, int, tuple[F
 
 
 def _verdicts(name: str, params: dict[str, object], eps_points: Sequence[Fraction],
-              closed_form: ClosedForm, profile: ClosedForm, method: str) -> list[Certificate]:
+              closed_form: ClosedForm, computed: ClosedForm, method: str) -> list[Certificate]:
     out = []
     for eps in eps_points:
-        verdict, prec, (c_lo, c_hi, d_lo, d_hi) = _compare(closed_form(eps), profile(eps))
+        verdict, prec, (c_lo, c_hi, d_lo, d_hi) = _compare(closed_form(eps), computed(eps))
         quantities = {"eps": eps, "closed_form": [c_lo, c_hi], "enclosure": [d_lo, d_hi],
                       "bits": prec}
         if verdict == "disjoint":
@@ -108,7 +108,7 @@ def check_analytic_gaussian_mechanism(
 
 
 @claim(CKS_CLAIM, "delta(eps) = P(Y > eps s2/D - D/2) - e^eps P(Y > eps s2/D + D/2)")
-def check_discrete_gaussian_profile(
+def check_discrete_gaussian_mechanism(
     sigma2: Fraction = Fraction(2), sensitivity: int = 1,
     eps_points: Sequence[Fraction] = EPS_POINTS, closed_form: ClosedForm | None = None,
 ) -> list[Certificate]:
@@ -145,4 +145,4 @@ def audit_analytic_gaussian() -> list[Certificate]:
 
 @register_audit("gaussian", CKS_CLAIM)
 def audit_discrete_gaussian() -> list[Certificate]:
-    return check_discrete_gaussian_profile()
+    return check_discrete_gaussian_mechanism()

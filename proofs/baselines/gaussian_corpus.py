@@ -40,7 +40,7 @@ from betweencut.proofs.privacy.audit.mechanism import (
     display,
     output_text,
 )
-from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
+from betweencut.proofs.privacy.divergence.joint import epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import Mechanism, Neighbour
 from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     CertifiedJoint,

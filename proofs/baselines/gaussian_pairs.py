@@ -123,7 +123,7 @@ class GaussianGridPair:
         eps = Fraction(eps)
         if eps < 0:
             raise ParameterError("eps", eps, "eps >= 0")
-        lower = self.joint.profile(eps).delta
+        lower = self.joint.divergence(eps).delta
         upper = self._upper(eps, True).maximum(self._upper(eps, False))
 
         def at(prec: int) -> Bounds:
@@ -147,7 +147,7 @@ def discrete_gaussian_delta(eps: Fraction, sigma2: Fraction, sensitivity: int) -
         window = range(min(0, sensitivity) - t, max(0, sensitivity) + t + 1)
         p: dict[Hashable, ExpPoly] = {y: weight(y, law.sigma2) for y in window}
         q: dict[Hashable, ExpPoly] = {y: weight(y - sensitivity, law.sigma2) for y in window}
-        windowed = ExactJoint(p, q).profile(eps).delta  # exact, unnormalised
+        windowed = ExactJoint(p, q).divergence(eps).delta  # exact, unnormalised
         d_lo, d_hi = windowed.enclose(prec + GUARD_BITS)
         z_lo, z_hi = law.normaliser.enclose(prec)
         _, tail = tail_bound(t, law.sigma2).enclose(prec + GUARD_BITS)

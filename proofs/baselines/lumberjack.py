@@ -54,7 +54,7 @@ def ncdf_iv(z: Any) -> Any:
     return (1 + _erf_iv(z / iv.sqrt(2))) / 2
 
 
-def gaussian_profile(cal: LumberjackCalibration, prec: int) -> tuple[Fraction, Fraction]:
+def gaussian_delta_bounds(cal: LumberjackCalibration, prec: int) -> tuple[Fraction, Fraction]:
     """Certified bounds of `δ_G(ε)` for `μ = sqrt(L)/σ` at `ε = cal.epsilon`."""
     with iv_precision(prec):
         sigma = iv.sqrt(q(cal.sigma_sq_coeff) * iv.log(q(cal.sigma_sq_arg)))
@@ -84,7 +84,7 @@ def check_lumberjack_calibration(cal: LumberjackCalibration) -> Certificate:
     half = cal.delta / 2
 
     def decided(prec: int) -> tuple[Fraction, Fraction] | None:
-        lo, hi = gaussian_profile(cal, prec)
+        lo, hi = gaussian_delta_bounds(cal, prec)
         return (lo, hi) if hi <= half or lo > half else None
 
     (lo, hi), _ = refine(decided, lambda: f"{CLAIM}: delta_G vs delta/2", 128)

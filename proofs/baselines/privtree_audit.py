@@ -83,7 +83,7 @@ from betweencut.proofs.laws.factors import law_key
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
 from betweencut.proofs.privacy.divergence.factored import FactoredJoint
-from betweencut.proofs.privacy.divergence.profiles import Joint, Law, PairProfile
+from betweencut.proofs.privacy.divergence.joint import Joint, Law, PairCurve
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, with_record
 from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
@@ -93,10 +93,9 @@ from betweencut.tree import Node
 
 __all__ = [
     "CURVE_SEQUENCES", "MAX_CELLS", "DecompositionMismatch", "DirectPrivTreeCache",
-    "PairEpsilon", "PrivTreeLawCache", "PrunedTest", "answer_sequences", "as_points", "domain",
-    "dp_pair", "epsilon_bound",
-    "exhaustive_pairs", "keep_set", "multiplicities", "multiplicity_pairs", "pair_count",
-    "path_counts", "privtree_run", "profile",
+    "PairEpsilon", "PrivTreeLawCache", "PrunedTest", "answer_sequences", "as_points",
+    "counts_key", "domain", "dp_pair", "epsilon_bound", "exhaustive_pairs", "keep_set",
+    "multiplicities", "multiplicity_pairs", "pair_count", "path_counts", "privtree_run",
 ]
 
 MAX_CELLS = 1 << 16  # pair lists name every cell of the public box
@@ -170,7 +169,7 @@ def path_counts(mech: PrivTree, db: Database, z: Point) -> dict[Box, int]:
     return out
 
 
-def profile(mech: PrivTree, db: Database, z: Point) -> tuple[tuple[Box, int], ...]:
+def counts_key(mech: PrivTree, db: Database, z: Point) -> tuple[tuple[Box, int], ...]:
     """The counts of `D` on the boxes of `T_z`: with `z` they fix the law of `(D, D + z)`."""
     return tuple(sorted(path_counts(mech, db, z).items()))
 
@@ -190,7 +189,7 @@ class PrivTreeLawCache(LawCache):
         super().__init__(privtree_run(mech), None, limit)
         self.mech = mech
         self.refusal = reduction_refusal(mech)
-        self.factored_from = CURVE_BOXES  # larger T_z: the profile kept factored (make_joint)
+        self.factored_from = CURVE_BOXES  # larger T_z: the divergence kept factored (make_joint)
         self.reduced_laws: dict[tuple[Database, frozenset[Box]],
                                 tuple[Law, frozenset[tuple[Hashable, object]]]] = {}
 
@@ -226,8 +225,8 @@ class PrivTreeLawCache(LawCache):
                 "under D and D + z (a seam with hidden state)")
         return p, q
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
-        """The pair's profile: exact (`Joint`) from the reduced laws, or from the whole run
+    def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
+        """The pair's divergence: exact (`Joint`) from the reduced laws, or from the whole run
         when the decomposition does not apply; past `factored_from` boxes of `T_z` (answer
         sequences of as many two-term factors) with `P(S)`, `Q(S)` kept factored
         (`FactoredJoint`: the event decided exactly, its probabilities certified)."""
@@ -330,7 +329,7 @@ def _dedup(mech: PrivTree, pairs: Iterator[Pair]) -> list[Pair]:
     seen: set[tuple[Node, tuple[tuple[Box, int], ...]]] = set()
     out: list[Pair] = []
     for db, z in pairs:
-        key = (z, profile(mech, db, z))
+        key = (z, counts_key(mech, db, z))
         if key not in seen:
             seen.add(key)
             out.append((db, z))
@@ -345,7 +344,7 @@ def _size(size: int, cap: int) -> None:
 
 
 def exhaustive_pairs(mech: PrivTree, size: int, cap: int = 20000) -> list[Pair]:
-    """Every `(D, z)` with `|D| <= size`, one per class of equal law (`profile`); refused when
+    """Every `(D, z)` with `|D| <= size`, one per class of equal law (`counts_key`); refused when
     more than `cap` pairs would have to be listed (`ParameterError`)."""
     _size(size, cap)
     total = pair_count(mech, size)

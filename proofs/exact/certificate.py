@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -46,9 +45,6 @@ class Certificate:
             "method": self.method, "quantities": jsonable(self.quantities),
             "verdict": self.verdict, "scope": self.scope,
         }
-
-    def to_json(self) -> str:
-        return json.dumps(self.as_json(), sort_keys=True)
 
 
 class ClaimRefuted(BetweenCutError):

@@ -29,8 +29,9 @@ from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import claim
 
 __all__ = [
-    "DPBound", "ExactNumber", "check_lemma_4_1", "delta0", "exp_minus_lam_R_minus_1",
-    "lemma_4_1_bound", "q_lambda", "theorem_5_4_bound", "theorem_5_4_profile",
+    "DPBound", "ExactNumber", "as_log_real", "check_lemma_4_1", "delta0",
+    "exp_minus_lam_R_minus_1", "lemma_4_1_bound", "q_lambda", "theorem_5_4_bound",
+    "theorem_5_4_point",
 ]
 
 ExactNumber = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -52,7 +53,8 @@ def _positive_lambda(lam: Fraction, at_most_one: bool) -> Fraction:
     return lam
 
 
-def _as_logreal(R: LogReal | Fraction | int) -> LogReal:
+def as_log_real(R: LogReal | Fraction | int) -> LogReal:
+    """`R` as a `LogReal` (a rational or a `LogReal` given; `ParameterError` otherwise)."""
     if isinstance(R, LogReal):
         return R
     if isinstance(R, Fraction | int) and not isinstance(R, bool):
@@ -80,7 +82,7 @@ def exp_minus_lam_R_minus_1(lam: Fraction, R: LogReal | Fraction | int) -> ExpPo
     (`betweencut.proofs.exact.interval`) for such an `R`.
     """
     lam = _positive_lambda(lam, at_most_one=False)
-    R = _as_logreal(R)
+    R = as_log_real(R)
     if R.compare(1) < 0:
         raise ParameterError("R", R, "R >= 1")
     base = ExpPoly.exp(-lam * (R.const - 1))
@@ -135,10 +137,10 @@ def theorem_5_4_bound(L: int, lam: Fraction, R: LogReal | Fraction | int, r: int
     Preconditions (checked): integers `1 <= r <= L`, rational `0 < λ <= 1`, `R >= 1` rational
     or a `LogReal` with `λ·coeff` an integer. It is `lemma_4_1_bound(L, r, λ, δ0, q_λ).delta`.
     """
-    return theorem_5_4_profile(L, lam, R, r).delta
+    return theorem_5_4_point(L, lam, R, r).delta
 
 
-def theorem_5_4_profile(L: int, lam: Fraction, R: LogReal | Fraction | int, r: int) -> DPBound:
+def theorem_5_4_point(L: int, lam: Fraction, R: LogReal | Fraction | int, r: int) -> DPBound:
     """Theorem 5.4: the pair `(rλ, δ)` with `δ = theorem_5_4_bound(L, λ, R, r)`."""
     _check_r(r, L, "L")
     lam = _positive_lambda(lam, at_most_one=True)
@@ -190,7 +192,7 @@ def check_theorem_5_4_bound_models(L: int, lam: Fraction, R: LogReal | Fraction 
     from betweencut.proofs.exact.arith import enclose, sign
     from betweencut.proofs.exact.interval import bounds, interval_theorem_5_4_bound
 
-    Rl = _as_logreal(R)
+    Rl = as_log_real(R)
     params = {"L": L, "lambda": lam, "R": Rl.exact_str(), "r": r}
     box = interval_theorem_5_4_bound(L, lam, Rl, r, prec)
     lo, hi = bounds(box)

@@ -24,6 +24,7 @@ from typing import Any
 from betweencut.betweencut import BetweenCut, Run, path_counts
 from betweencut.calibration import path_query_bound
 from betweencut.errors import BetweenCutError, ParameterError
+from betweencut.exact import midpoint_float
 from betweencut.guarded_bt import BT
 from betweencut.marking import Assignment, Labels
 from betweencut.noisy_test import Outcome
@@ -77,8 +78,7 @@ def _decimal(x: Fraction, digits: int) -> str:
 
 def midpoint(x: Number) -> float:
     """A float for plotting only: the midpoint of a certified enclosure."""
-    lo, hi = enclose(x, 64)
-    return float((lo + hi) / 2)
+    return midpoint_float(*enclose(x, 64))
 
 
 # -- GuardedBT's law (notebook 1) --------------------------------------------------------------

@@ -27,11 +27,11 @@ from betweencut.betweencut import BetweenCut
 from betweencut.calibration import Calibration, calibrate
 from betweencut.exact import LogReal, as_rational
 from betweencut.params import Params
-from betweencut.proofs.exact.arith import ExpPoly, certainly_le, enclose
+from betweencut.proofs.exact.arith import ExpPoly, certainly_le
 from betweencut.proofs.privacy.accountants.accountant import UpperDelta, accountant
 from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
 from betweencut.proofs.privacy.depth.paths import PathProfile
-from betweencut.properties.teaching.basics import certified_decimal
+from betweencut.properties.teaching.basics import certified_decimal, midpoint
 from betweencut.tree import kary_tree
 
 #: Heights up to this one audit the whole single-leaf band; deeper ones the guard pairs only.
@@ -143,24 +143,19 @@ def format_depth_table(points: Sequence[DepthPoint]) -> str:
     return "\n".join(lines)
 
 
-def _mid(x: Any) -> float:
-    lo, hi = enclose(x, 64)
-    return float((lo + hi) / 2)  # display only
-
-
 def plot_depth(ax: Any, points: Sequence[DepthPoint]) -> None:
     """δ at `ε` against `log2(h + 1)`: paper bound, tight bound and the best exact `δ` found
     (floats from certified enclosures, display only; the y range is fitted to the curves)."""
     xs = [math.log2(p.height + 1) for p in points]
-    ax.plot(xs, [_mid(p.paper) for p in points], "o-", color="tab:red",
+    ax.plot(xs, [midpoint(p.paper) for p in points], "o-", color="tab:red",
             label="paper bound (Theorem 5.4)")
-    ax.plot(xs, [_mid(p.tight) for p in points], "s--", color="tab:blue",
+    ax.plot(xs, [midpoint(p.tight) for p in points], "s--", color="tab:blue",
             label="certified accountant (tight)")
-    ax.plot(xs, [_mid(p.exact) for p in points], "^-", color="tab:green",
+    ax.plot(xs, [midpoint(p.exact) for p in points], "^-", color="tab:green",
             label="best exact δ found (single-leaf pairs)")
     ax.set_xlabel("log2(h + 1)  (= L, the queries on one path)")
     ax.set_ylabel("δ(ε)")
-    ys = [_mid(x) for p in points for x in (p.paper, p.tight, p.exact)]
+    ys = [midpoint(x) for p in points for x in (p.paper, p.tight, p.exact)]
     ax.set_ylim(min(ys) * 0.97, max(ys) * 1.02)
     ax.legend(fontsize="small", loc="lower right")
 

@@ -35,7 +35,7 @@ from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str
 from betweencut.proofs.laws.bt_laws import guarded_exact_law
 from betweencut.proofs.laws.tct import q_lambda, theorem_5_4_bound
 from betweencut.properties.teaching.basics import node_name, query_steps
-from betweencut.properties.teaching.privacy import profile_curve
+from betweencut.properties.teaching.privacy import delta_curve
 from betweencut.tree import Node, PublicTree
 
 #: int, Fraction, ExpPoly, ExpRational, a sympy expression or a string (see `as_exact`).
@@ -225,14 +225,21 @@ def _wrong(what: str, answer: object, expected: ExpPoly | ExpRational | Fraction
     return WrongAnswer(f"{what} is not {answer}" + (f": {answer} is {way}" if way else ""))
 
 
+
+def _check_number(answer: ExactAnswer, value: ExpPoly | ExpRational | Fraction, what: str,
+                  shown: str) -> str:
+    """`correct: <shown>` when `answer` is exactly `value`, else `WrongAnswer` on `what`."""
+    if not _same_number(answer, value):
+        raise _wrong(what, answer, value)
+    return _correct(shown)
+
 # -- notebook 1: GuardedBT -------------------------------------------------------------------
 @answer_required('an exact number (an int, a Fraction or a string such as "1 - exp(-1)/2")')
 def check_law_value(mechanism: BT, count: int, outcome: Outcome, answer: ExactAnswer) -> str:
     """Exercise: the exact probability `P(mechanism(count) = outcome)` (Alg. 1 / Alg. 4)."""
     value = guarded_exact_law(mechanism, count)[outcome]
-    if not _same_number(answer, value):
-        raise _wrong(f"P({outcome.value}) at c = {count}", answer, value)
-    return _correct(f"P({outcome.value}) at c = {count} is {exact_str(value)}")
+    return _check_number(answer, value, f"P({outcome.value}) at c = {count}",
+                         f"P({outcome.value}) at c = {count} is {exact_str(value)}")
 
 
 @answer_required('an integer count')
@@ -259,9 +266,8 @@ def check_guard_cut(mechanism: BT, side: Outcome, answer: object) -> str:
 def check_q_lambda(lam: Fraction, answer: ExactAnswer) -> str:
     """Exercise: `q_λ = (1 - e^{-2})/(1 + e^λ)` (Eq. (16), Lemma 5.2, Eq. (99)) exactly."""
     value = q_lambda(Fraction(lam))
-    if not _same_number(answer, value):
-        raise _wrong(f"q_lambda at lambda = {lam}", answer, value)
-    return _correct(f"q_lambda = {exact_str(value)}")
+    return _check_number(answer, value, f"q_lambda at lambda = {lam}",
+                         f"q_lambda = {exact_str(value)}")
 
 
 # -- notebook 2: BetweenCut step by step --------------------------------------------------------
@@ -313,21 +319,19 @@ def check_theorem_5_4_delta(
 ) -> str:
     """Exercise: Theorem 5.4's `δ_r = (L/2)·e^{-λ(R-1)} + 1{r<L}·(1 - q_λ)^r` (Eq. (22))."""
     value = theorem_5_4_bound(L, Fraction(lam), R, r)
-    if not _same_number(answer, value):
-        raise _wrong(f"delta_{r} of Theorem 5.4", answer, value)
-    return _correct(f"delta_{r} = {exact_str(value)}")
+    return _check_number(answer, value, f"delta_{r} of Theorem 5.4",
+                         f"delta_{r} = {exact_str(value)}")
 
 
 @answer_required('an exact number (a string such as "(1 - exp(-1))/2")')
-def check_profile_value(
+def check_delta_value(
     tree: PublicTree, params: Params, db: Sequence[Node], z: Node, eps: Fraction,
     answer: ExactAnswer, variant: type[BetweenCut] = BetweenCut,
 ) -> str:
     """Exercise: the exact enumerated `δ(ε)` of the transcript on the pair `(D, D + z)`."""
-    value = profile_curve(tree, params, db, z, [eps], variant)[0].delta
-    if not _same_number(answer, value):
-        raise _wrong(f"delta({eps}) on this pair", answer, value)
-    return _correct(f"delta({eps}) = {exact_str(value)}")
+    value = delta_curve(tree, params, db, z, [eps], variant)[0].delta
+    return _check_number(answer, value, f"delta({eps}) on this pair",
+                         f"delta({eps}) = {exact_str(value)}")
 
 
 @answer_required('an integer r')
@@ -341,7 +345,7 @@ def check_pure_multiple(
     if r < 1:
         raise WrongAnswer(f"r = {r} should be at least 1")
     lam = params.lam
-    at, below = profile_curve(tree, params, db, z, [r * lam, (r - 1) * lam], variant)
+    at, below = delta_curve(tree, params, db, z, [r * lam, (r - 1) * lam], variant)
     if not at.delta.is_zero():
         raise WrongAnswer(f"delta({r}*lambda) is not 0: r = {r} is too small")
     if below.delta.is_zero():
@@ -398,9 +402,8 @@ def check_privtree_scale(epsilon: object, answer: ExactAnswer) -> str:
     from betweencut.baselines.privtree import PrivTree, box_of
 
     value = PrivTree.of(box_of((0, 2)), epsilon).scale
-    if not _same_number(answer, value):
-        raise _wrong(f"the scale at epsilon = {epsilon}", answer, value)
-    return _correct(f"lambda_PT = {value}")
+    return _check_number(answer, value, f"the scale at epsilon = {epsilon}",
+                         f"lambda_PT = {value}")
 
 
 @answer_required('an exact number (an expression of mech.depth_penalty)')
@@ -408,10 +411,9 @@ def check_privtree_score(mechanism: object, n_points: int, depth: int,
                          answer: ExactAnswer) -> str:
     """Exercise: the biased, clamped score `b̂_v = max(n_v − δ_PT·ℓ, θ − δ_PT)`."""
     value = mechanism.score(n_points, depth)  # type: ignore[attr-defined]
-    if not _same_number(answer, value):
-        raise _wrong(f"the score of a node at depth {depth} with {n_points} points", answer,
-                     value)
-    return _correct(f"b_hat = {value}")
+    return _check_number(
+        answer, value, f"the score of a node at depth {depth} with {n_points} points",
+        f"b_hat = {value}")
 
 
 @answer_required('a box ((x0, x1), (y0, y1))')
@@ -459,6 +461,5 @@ def check_single_leaf_delta(height: int, params: Params, count: int, eps: Fracti
     from betweencut.properties.teaching.depth import single_leaf_delta
 
     value = single_leaf_delta(height, params, count, eps)
-    if not _same_number(answer, value):
-        raise _wrong(f"delta({eps}) of the pair {count} vs {count + 1}", answer, value)
-    return _correct(f"delta({eps}) = {exact_str(value)}")
+    return _check_number(answer, value, f"delta({eps}) of the pair {count} vs {count + 1}",
+                         f"delta({eps}) = {exact_str(value)}")

@@ -1,10 +1,10 @@
 """Helpers for the teaching notebooks on privacy, exactly (notebook 3) and PrivTree (notebook 5).
 
 Like `betweencut.properties.teaching.basics`, they only read what the package computes: the exact
-enumerated profiles of `betweencut.proofs.privacy.claims.checkers`, Theorem 5.4's bound, PrivTree's
-release and
-its exact check. Floats are made at the last moment, for plotting, from certified enclosures;
-every comparison printed as a verdict goes through the gate `betweencut.proofs.exact.arith.sign`.
+enumerated `δ(ε)` curves of `betweencut.proofs.privacy.claims.checkers`, Theorem 5.4's bound,
+PrivTree's release and its exact check. Floats are made at the last moment, for plotting, from
+certified enclosures; every comparison printed as a verdict goes through the gate
+`betweencut.proofs.exact.arith.sign`.
 """
 
 from __future__ import annotations
@@ -24,25 +24,25 @@ from betweencut.tree import Node, PublicTree
 
 # -- privacy, exactly (notebook 3) -------------------------------------------------------------
 @dataclass(frozen=True)
-class ProfilePoint:
+class CurvePoint:
     """`δ(ε)` of one neighbouring pair at one rational `ε`, exact (an `ExpPoly`)."""
 
     eps: Fraction
     delta: Any
 
 
-def profile_curve(
+def delta_curve(
     tree: PublicTree, params: Params, db: Sequence[Node], z: Node, eps_grid: Iterable[Fraction],
     variant: type[BetweenCut] = BetweenCut, on: str = "transcript",
-) -> list[ProfilePoint]:
-    """The exact privacy profile `δ(ε) = max` of both hockey-stick divergences between the
+) -> list[CurvePoint]:
+    """The exact privacy curve `δ(ε) = max` of both hockey-stick divergences between the
     enumerated laws of `variant` on `D` and `D + z` (`betweencut.proofs.privacy.claims.checkers`),
     on a grid."""
     from betweencut.proofs.privacy.claims.setup import betweencut_cache
 
     cache = betweencut_cache(tree, params, variant)
     d = tuple(sorted(db))
-    return [ProfilePoint(Fraction(e), cache.profile(d, z, on, Fraction(e)).delta)
+    return [CurvePoint(Fraction(e), cache.divergence(d, z, on, Fraction(e)).delta)
             for e in eps_grid]
 
 
@@ -54,8 +54,8 @@ def bound_steps(tree: PublicTree, params: Params) -> list[tuple[Fraction, Any]]:
 
 
 def crossings(
-    curves: Mapping[str, Sequence[ProfilePoint]], bound: Sequence[tuple[Fraction, Any]],
-) -> list[tuple[str, int, ProfilePoint, Any]]:
+    curves: Mapping[str, Sequence[CurvePoint]], bound: Sequence[tuple[Fraction, Any]],
+) -> list[tuple[str, int, CurvePoint, Any]]:
     """Every `(curve, r, point, δ_r)` where the enumerated `δ(rλ)` exceeds the bound `δ_r`,
     decided by the exact gate `betweencut.proofs.exact.arith.sign` (never by the plotted float)."""
     found = []
@@ -67,7 +67,7 @@ def crossings(
     return found
 
 
-def _draw_profiles(ax: Any, curves: Mapping[str, Sequence[ProfilePoint]],
+def _draw_curves(ax: Any, curves: Mapping[str, Sequence[CurvePoint]],
                    bound: Sequence[tuple[Fraction, Any]], log: bool, labels: bool) -> None:
     for k, (name, points) in enumerate(curves.items()):
         shown = [p for p in points if not log or sign(p.delta) > 0]  # log scale: drop exact 0s
@@ -87,16 +87,16 @@ def _draw_profiles(ax: Any, curves: Mapping[str, Sequence[ProfilePoint]],
                 mew=2, zorder=5, label=None)
 
 
-def plot_profiles(
-    ax: Any, curves: Mapping[str, Sequence[ProfilePoint]], bound: Sequence[tuple[Fraction, Any]],
+def plot_curves(
+    ax: Any, curves: Mapping[str, Sequence[CurvePoint]], bound: Sequence[tuple[Fraction, Any]],
     log: bool = False,
 ) -> None:
-    """Each enumerated profile against `ε`, and Theorem 5.4's bound as a staircase: `δ(ε)` is
+    """Each enumerated curve against `ε`, and Theorem 5.4's bound as a staircase: `δ(ε)` is
     non-increasing, so the point `(rλ, δ_r)` bounds `δ` on `[rλ, (r+1)λ)` too.
 
-    Every point where a profile crosses the bound (decided exactly, see `crossings`) is ringed
+    Every point where a curve crosses the bound (decided exactly, see `crossings`) is ringed
     in red and named, with both numbers, on either scale."""
-    _draw_profiles(ax, curves, bound, log, labels=True)
+    _draw_curves(ax, curves, bound, log, labels=True)
     for k, (name, r, at, delta_r) in enumerate(crossings(curves, bound)):
         text = (f"{name.split(' (')[0]} crosses the bound at r = {r}:\n"
                 f"δ({at.eps}) = {certified_decimal(at.delta, 3)} > "
@@ -113,10 +113,10 @@ def plot_profiles(
 
 
 def format_bound_check(
-    curves: Mapping[str, Sequence[ProfilePoint]], bound: Sequence[tuple[Fraction, Any]],
+    curves: Mapping[str, Sequence[CurvePoint]], bound: Sequence[tuple[Fraction, Any]],
     digits: int = 5,
 ) -> str:
-    """For each `r`: the exact bound and, per profile, `δ(rλ)` with the verdict of the exact
+    """For each `r`: the exact bound and, per curve, `δ(rλ)` with the verdict of the exact
     comparison `δ(rλ) <= δ_r` (decided by the gate `betweencut.proofs.exact.arith.sign`)."""
     lines = []
     for r, (eps, delta_r) in enumerate(bound, start=1):

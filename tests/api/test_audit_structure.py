@@ -59,3 +59,25 @@ def test_main_audit_rows_are_exactly_the_registered_claims() -> None:
     result = audit()
     assert result["holds"]
     assert {r["claim"] for r in result["rows"]} == set(CLAIMS)
+
+
+def test_audit_cases_are_listed_in_the_checkers_order_whatever_was_imported_first() -> None:
+    """The main audit lists its groups in `checkers.ORDER`: importing a checker module early (the
+    parser reaching an accountant, say) no longer reorders the printed audit (README's example)."""
+    import subprocess
+    import sys
+
+    from betweencut.proofs.checkers import ORDER
+
+    listed = [c.run.__module__ for c in audit_cases() if c.run.__module__.startswith(
+        "betweencut.proofs.")]
+    assert set(listed) <= set(ORDER)
+    assert listed == sorted(listed, key=ORDER.index)
+    script = ("import betweencut.proofs.privacy.accountants.tight_calibration\n"
+              "from betweencut.proofs import audit_cases\n"
+              "print([c.title for c in audit_cases() if c.run.__module__.startswith("
+              "'betweencut.proofs.')])")
+    early = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    assert early == repr([c.title for c in audit_cases()
+                          if c.run.__module__.startswith("betweencut.proofs.")])

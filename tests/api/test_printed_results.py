@@ -74,7 +74,8 @@ def test_every_audit_result_prints_its_text_and_validates() -> None:
         assert str(result) == result.text()
         assert len(repr(result)) < 300 and "\n" not in repr(result)
     margins = betweencut.margins(1, "1/20", heights=(3,))
-    jsonschema.validate(margins, schema("margins"))
+    jsonschema.validate(margins.as_json(), schema("margins"))
+    assert str(margins) == margins.text() and margins.text().startswith("Additive margins")
 
 
 def test_ergonomics_dir_float_and_tree_repr() -> None:

@@ -107,13 +107,13 @@ def test_theorem_5_4_delta_accepts_the_reference_and_rejects_the_wrong_r() -> No
         exercises.check_theorem_5_4_delta(4, Fraction(1), 6, 4, "exp(-5)")
 
 
-def test_profile_value_accepts_the_reference_and_rejects_a_wrong_value() -> None:
-    ok = exercises.check_profile_value(TREE3, PARAMS3, D3, Z3, Fraction(1), "(1 - exp(-1))/4")
+def test_delta_value_accepts_the_reference_and_rejects_a_wrong_value() -> None:
+    ok = exercises.check_delta_value(TREE3, PARAMS3, D3, Z3, Fraction(1), "(1 - exp(-1))/4")
     assert ok.startswith("correct")
     with pytest.raises(WrongAnswer):
-        exercises.check_profile_value(TREE3, PARAMS3, D3, Z3, Fraction(1), "(1 - exp(-1))/2")
+        exercises.check_delta_value(TREE3, PARAMS3, D3, Z3, Fraction(1), "(1 - exp(-1))/2")
     with pytest.raises(WrongAnswer):  # delta(2) is exactly 0, not delta(1)
-        exercises.check_profile_value(TREE3, PARAMS3, D3, Z3, Fraction(2), "(1 - exp(-1))/4")
+        exercises.check_delta_value(TREE3, PARAMS3, D3, Z3, Fraction(2), "(1 - exp(-1))/4")
 
 
 def test_pure_multiple_accepts_the_reference_and_rejects_neighbours() -> None:

@@ -21,11 +21,11 @@ from betweencut.properties.heavy_only import (
     check_ancestor_closed,
     check_heavy_classifier,
 )
-from betweencut.properties.profiles import ENV_VAR
 from betweencut.properties.pytest_plugin import (  # noqa: F401  (fixtures)
     betweencut_check,
     betweencut_heavy_check,
 )
+from betweencut.properties.settings import ENV_VAR
 from betweencut.properties.violation import PropertyViolation
 from betweencut.tree import Node, PublicTree, kary_tree
 

@@ -72,7 +72,7 @@ def test_single_leaf_delta_agrees_with_direct_enumeration() -> None:
     small, tree = Params.of(3, 1, 2), kary_tree(2, 3)
     for count, eps in ((0, Fraction(1)), (0, Fraction(2)), (2, Fraction(1))):
         grouped = depth.single_leaf_delta(3, small, count, eps)
-        direct = privacy.profile_curve(tree, small, [(0, 0, 0)] * count, (0, 0, 0), [eps])[0]
+        direct = privacy.delta_curve(tree, small, [(0, 0, 0)] * count, (0, 0, 0), [eps])[0]
         assert (grouped - direct.delta).is_zero(), (count, eps)
 
 

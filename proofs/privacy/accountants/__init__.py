@@ -6,8 +6,9 @@ Holds one class per accountant, each implementing the `Accountant` protocol (inp
 dominating pair, `envelope`), and `Minimum`, the pointwise minimum of accountants (`tight`)
 (`accountant`); the calibration by the tight accountant (`tight_calibration`); the accountants'
 checkable steps and their validation by enumeration (`claims`). The lookups by name are here:
-`accountant(name, L=, lam=, R=)` and `calibrate_by(name, h, ε, δ)`, which the CLI and the
-library both call.
+`accountant(name, L=, lam=, R=)` and `calibrate_by(name, h, ε, δ)`; the accountant a user
+chose, as a value the API reads once and the audits ask (`chosen.Chosen`: calibration, claimed
+points, the claim's words).
 
 May import: everything below it in `proofs` and every other subpackage of `proofs.privacy`.
 """
@@ -21,6 +22,7 @@ from betweencut.proofs.privacy.accountants.accountant import (
     PaperAccountant,
     accountant,
 )
+from betweencut.proofs.privacy.accountants.chosen import Chosen
 from betweencut.proofs.privacy.accountants.tight_calibration import (
     CALIBRATIONS,
     calibrate_by,
@@ -28,6 +30,6 @@ from betweencut.proofs.privacy.accountants.tight_calibration import (
 )
 
 __all__ = [
-    "ACCOUNTANTS", "CALIBRATIONS", "Accountant", "EnvelopeAccountant", "KovAccountant", "Minimum",
-    "PaperAccountant", "accountant", "calibrate_by", "calibrate_tight",
+    "ACCOUNTANTS", "CALIBRATIONS", "Accountant", "Chosen", "EnvelopeAccountant", "KovAccountant",
+    "Minimum", "PaperAccountant", "accountant", "calibrate_by", "calibrate_tight",
 ]

@@ -65,8 +65,8 @@ from betweencut.bisection import certified_bisect, grid_midpoint
 from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import LogReal, interval_bounds
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, enclose
+from betweencut.proofs.laws.tct import as_log_real, lemma_4_1_bound, q_lambda, theorem_5_4_bound
 from betweencut.proofs.laws.tct import delta0 as exact_delta0
-from betweencut.proofs.laws.tct import lemma_4_1_bound, q_lambda, theorem_5_4_bound
 from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper
 from betweencut.proofs.privacy.accountants.kov import kov_delta, kov_delta_float
 
@@ -126,19 +126,11 @@ class Accountant(Protocol):
     def describe(self) -> dict[str, object]: ...
 
 
-def _as_logreal(R: LogReal | Fraction | int) -> LogReal:
-    if isinstance(R, LogReal):
-        return R
-    if isinstance(R, Fraction | int) and not isinstance(R, bool):
-        return LogReal(Fraction(R))
-    raise ParameterError("R", R, "a rational R >= 1 or a LogReal const + coeff*ln(arg)")
-
-
 def delta0_upper(lam: Fraction, R: LogReal | Fraction | int) -> ExpPoly | Fraction:
     """`δ0 = ½·e^{-λ(R-1)}` (Eq. (19)) exactly when `λ·coeff` is an integer (`tct.delta0`),
     else a certified rational UPPER bound: `-λ(R-1)` is enclosed by mpmath intervals and `e^x`
     of its upper end by `ExpPoly` enclosures, both rounded outward."""
-    R = _as_logreal(R)
+    R = as_log_real(R)
     try:
         return exact_delta0(lam, R)
     except ParameterError:
@@ -191,7 +183,7 @@ class TranscriptAccountant:
     @classmethod
     def of(cls, L: int, lam: Fraction, R: LogReal | Fraction | int) -> Self:
         """The accountant for these inputs (`R` a rational or a `LogReal`), checked."""
-        return cls(L, lam, _as_logreal(R))
+        return cls(L, lam, as_log_real(R))
 
     @property
     def claim(self) -> str:

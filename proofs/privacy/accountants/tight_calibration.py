@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Final
 
 from betweencut.bisection import certified_bisect
-from betweencut.calibration import Calibration, calibrate, check_privacy_budget
+from betweencut.calibration import AccountantKind, Calibration, calibrate, check_privacy_budget
 from betweencut.errors import ParameterError, Undecided, public_height
 from betweencut.exact import LogReal, certified_sign
 from betweencut.proofs.exact.arith import certainly_le, exact_str
@@ -152,7 +152,7 @@ def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibrati
             "height", h, f"h < 2^{MAX_TIGHT_L} for the tight accountant (L <= {MAX_TIGHT_L}); "
             "Theorem 5.5's calibration (the paper accountant) takes any height")
     eps, dlt = check_privacy_budget(epsilon, delta)
-    paper = dataclasses.replace(calibrate(h, eps, dlt), accountant="tight")
+    paper = dataclasses.replace(calibrate(h, eps, dlt), accountant=AccountantKind.TIGHT)
     lam = _search(paper.L, eps, dlt)
     if lam is None:
         return paper
@@ -165,20 +165,19 @@ def calibrate_tight(height: object, epsilon: object, delta: object) -> Calibrati
     big_e = big_r + w
     if not _smaller(big_e, paper.E):
         return paper
-    return Calibration(h, eps, dlt, paper.L, paper.r0, paper.r, lam, w, big_r, big_e, "tight")
+    return Calibration(h, eps, dlt, paper.L, paper.r0, paper.r, lam, w, big_r, big_e,
+                       AccountantKind.TIGHT)
 
 
-CALIBRATIONS: Final = ("paper", "tight")
+CALIBRATIONS: Final = tuple(k.value for k in AccountantKind)
+CALIBRATE: Final = {AccountantKind.PAPER: calibrate, AccountantKind.TIGHT: calibrate_tight}
 
 
-def calibrate_by(name: str, height: object, epsilon: object, delta: object) -> Calibration:
-    """The calibration of the accountant `name` for public `(h, ε, δ)`: `paper` (Theorem 5.5)
-    or `tight` (`calibrate_tight`); the one lookup by name (the CLI and the library call it)."""
-    if name == "tight":
-        return calibrate_tight(height, epsilon, delta)
-    if name == "paper":
-        return calibrate(height, epsilon, delta)
-    raise ParameterError("accountant", name, ", ".join(CALIBRATIONS))
+def calibrate_by(name: str | AccountantKind, height: object, epsilon: object,
+                 delta: object) -> Calibration:
+    """The calibration of the accountant `name` (read by `AccountantKind.of`) for public
+    `(h, ε, δ)`: `paper` (Theorem 5.5) or `tight` (`calibrate_tight`)."""
+    return CALIBRATE[AccountantKind.of(name)](height, epsilon, delta)
 
 
 @claim(CLAIM)

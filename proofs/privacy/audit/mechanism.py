@@ -39,7 +39,7 @@ from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick
+from betweencut.proofs.privacy.divergence.joint import HockeyStick
 from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     LawCache,
@@ -216,10 +216,10 @@ def check_point(
     audited (a note on any other error)."""
     try:
         if pair is not None and pair.replaced is not None:
-            stick = cache.pair_joint(pair, on).profile(eps)
+            stick = cache.pair_joint(pair, on).divergence(eps)
             holds = sign(stick.delta - bound) <= 0
             return PointResult(pair.first, (), on, eps, stick.delta, bound, holds, stick, pair)
-        stick = cache.profile(db, z, on, eps)
+        stick = cache.divergence(db, z, on, eps)
     except (MechanismError, MechanismNotReplayable) as exc:
         raise type(exc)(f"{exc} (auditing the pair {_audited(db, z, pair)})") from None
     except BaseException as exc:  # a user's PrivTree seam: the caller names the mechanism

@@ -8,7 +8,7 @@ neighbouring pair
 reports every pair and maximal `ε` range where `δ_candidate(ε) > δ_baseline(ε)`, with exact ends.
 Each reported range carries a rational witness `ε` inside it at which the excess is re-decided by
 the gate from the two curves, and cross-checked against the hockey-stick divergence computed
-directly from the two laws (`LawCache.make_joint`: `profiles.Joint`, or `ExactJoint` for a
+directly from the two laws (`LawCache.make_joint`: `joint.Joint`, or `ExactJoint` for a
 shared-noise mechanism), so a report never rests on the curve code alone.
 """
 
@@ -65,7 +65,7 @@ class Regression:
     baseline_delta: ExpRational
     certified: bool = False
 
-    def to_json(self) -> dict[str, object]:
+    def as_json(self) -> dict[str, object]:
         return {
             "D": database_text(self.db), "z": record_text(self.z),
             "on": self.on,
@@ -181,7 +181,7 @@ def _witnessed(
     (ours, _), (_, base) = (at_rational(c, eps) for c in curves)
     for cache, curve in ((mine, curves[0]), (theirs, curves[1])):
         c_lo, c_hi = at_rational(curve, eps)
-        direct = cache.make_joint(db, z, on).profile(eps).delta  # hockey stick from the laws
+        direct = cache.make_joint(db, z, on).divergence(eps).delta  # hockey stick from the laws
         if not _agree(c_lo, c_hi, direct):
             raise RegressionError("curve", f"[{exact_str(c_lo)}, {exact_str(c_hi)}]",
                                   f"the direct profile at eps = {eps}: {exact_str(direct)}")

@@ -3,7 +3,7 @@
 For a public tree, parameters and a neighbouring pair `(D, D + z)`, the real BetweenCut code
 (Alg. 3) is enumerated on both databases (`betweencut.proofs.privacy.enumeration.transcripts`) and
 the exact privacy
-profile `δ(ε)` (`betweencut.proofs.privacy.divergence.profiles`) is compared at `ε = rλ`, `r =
+profile `δ(ε)` (`betweencut.proofs.privacy.divergence.joint`) is compared at `ε = rλ`, `r =
 1..L`, with the
 bound of Theorem 5.4 (`betweencut.proofs.laws.tct.theorem_5_4_bound`, Eq. (22)/(113)):
 
@@ -68,7 +68,7 @@ def check_lemma_c_1(
 
     Preconditions: `0 < λ <= 1`, `R >= 1`, `db` and `z` leaves of `tree`; `cache` (default
     Alg. 3's) of a mechanism built with `params` on `tree` (checked, `ParameterError`).
-    Checks: the exact profile `δ(rλ)` of `Tr(D)` vs `Tr(D + z)` (both directions, every
+    Checks: the exact `δ(rλ)` of `Tr(D)` vs `Tr(D + z)` (both directions, every
     transcript enumerated by running the cache's mechanism) is `<=` Theorem 5.4's bound, by
     the gate; `λ`, `R`, hence every `ε = rλ` and bound, are those of `params`.
     Returns: a Certificate (method `enumerated`) stating the claim (`L`, `claimed`: every
@@ -118,7 +118,7 @@ def check_theorem_5_5_enumerated(
     """Claim: Theorem 5.5, Eq. (23): calibrated BetweenCut is `(ε, δ)`-DP (by enumeration).
 
     Preconditions: `cal = calibrate(tree.height, ε, δ)`; `db`, `z` leaves of `tree`.
-    Checks: the exact profile at `ε` (`= r·λ`, rational) is `<= δ`, by the gate; `R` is a
+    Checks: the exact `δ(ε)` at `ε` (`= r·λ`, rational) is `<= δ`, by the gate; `R` is a
     `LogReal`, the guards use GuardedBT's exact integer cut points.
     Returns: a Certificate stating the claim (`epsilon`, `delta`, `claimed`) and the
     calibration it rests on (`L`, `lambda`, `R`, the `accountant` that chose them), with the

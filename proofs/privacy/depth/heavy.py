@@ -57,9 +57,9 @@ from betweencut.proofs.privacy.depth.exact_values import ExactTables, Violating
 from betweencut.proofs.privacy.depth.paths import (
     OUTCOME_INDEX,
     PathProfile,
+    Search,
     Signature,
-    interval_key,
-    midpoint,
+    interval_search,
 )
 from betweencut.proofs.privacy.depth.transcript import (
     Boxes,
@@ -73,9 +73,9 @@ from betweencut.proofs.privacy.depth.transcript import (
     rows_from_sums,
     violating_by_r,
 )
-from betweencut.proofs.privacy.divergence.profiles import (
+from betweencut.proofs.privacy.divergence.joint import (
     HockeyStick,
-    PairProfile,
+    PairCurve,
     bag_exceeds,
     check_eps,
 )
@@ -88,6 +88,7 @@ __all__ = [
 
 TailKey = tuple[Signature | None, Signature | None]  # from node b: (L then all H, B); None: none
 HeavyKey = tuple[Signature, TailKey]  # (shared prefix, tails)
+Found = tuple[dict[HeavyKey, int], Signature | None]  # a search's outputs and right tail
 Supports = tuple[tuple[Outcome, ...], ...]
 
 
@@ -117,23 +118,14 @@ def heavy_outputs(
     width = 3 * profile.segments
     zero: Signature = (0,) * width
     supports = [support(k) for k in range(profile.segments)]
-    memo: dict[tuple[int, int, int], tuple[dict[HeavyKey, int], Signature | None]] = {}
 
     def unit(k: int, s: Outcome) -> Signature:
         i = 3 * k + OUTCOME_INDEX[s]
         return (*zero[:i], 1, *zero[i + 1:])
 
-    def search(i: int, j: int) -> tuple[dict[HeavyKey, int], Signature | None]:
+    def step(i: int, j: int, m: int, k: int, search: Search[Found]) -> Found:
         """Outputs with boundary `i..j` (their `B` node inside `[i, j]`), prefixes relative to
         the interval, and the all-`H` tail to the boundary `j + 1` (None if impossible)."""
-        if i > j:
-            return {}, zero
-        key = interval_key(profile, i, j)
-        found = memo.get(key)
-        if found is not None:
-            return found
-        m = midpoint(i, j)
-        k = profile.segment(m)
         out: dict[HeavyKey, int] = {}
         right: Signature | None = None
         if Outcome.H in supports[k]:
@@ -155,10 +147,10 @@ def heavy_outputs(
         if tail_l is not None or tail_b is not None:  # boundary m: L then all H, or B at m
             here: HeavyKey = (zero, (tail_l, tail_b))
             out[here] = out.get(here, 0) + 1
-        memo[key] = (out, right)
         return out, right
 
-    found, right = search(0, profile.height - 1)
+    empty: Found = ({}, zero)
+    found, right = interval_search(profile, empty, step)(0, profile.height - 1)
     outputs = Counter(found)
     if right is not None:  # boundary h: every answer H (or guarded H)
         outputs[(zero, (right, None))] += 1
@@ -194,7 +186,7 @@ def _table_of(outputs: Counter[HeavyKey], segments: int) -> Table:
     return keys, [outputs[k] for k in keys], matrix, index, tails
 
 
-class HeavyJoint(PairProfile):
+class HeavyJoint(PairCurve):
     """The Heavy-set laws of one path profile under `D` and `D + z`, grouped by output kind.
 
     `transcript` is the grouped transcript pair (`depth.depth_pair`: laws, `λ`, bags);

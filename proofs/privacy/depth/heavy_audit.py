@@ -2,7 +2,7 @@
 
 The Heavy set is a function of the transcript, so Theorem 5.4 for it is implied by the
 transcript check (`depth_audit.check_theorem_5_4_at_depth`) by post-processing; this checker
-computes the Heavy set's own exact profile (`betweencut.proofs.privacy.depth.heavy`), confirms
+computes the Heavy set's own exact `δ(ε)` (`betweencut.proofs.privacy.depth.heavy`), confirms
 the bound on it and confirms that it never exceeds the transcript's at the same `ε`, and reports
 how much smaller it is (what users release is the Heavy set).
 """

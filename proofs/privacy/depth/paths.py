@@ -37,6 +37,7 @@ import bisect
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from betweencut.betweencut import SEAMS as BETWEENCUT_SEAMS
 from betweencut.betweencut import BetweenCut
@@ -49,8 +50,8 @@ from betweencut.notation import EMPTY_RECORD, database_text, run_text
 from betweencut.tree import Node
 
 __all__ = [
-    "MAX_HEIGHT", "OUTCOME_INDEX", "PathProfile", "Signature", "check_seams", "midpoint",
-    "path_signatures", "sequence_count",
+    "MAX_HEIGHT", "OUTCOME_INDEX", "PathProfile", "Search", "Signature", "check_seams",
+    "interval_key", "interval_search", "midpoint", "path_signatures", "sequence_count",
 ]
 
 MAX_HEIGHT = (1 << 64) - 1
@@ -69,6 +70,33 @@ def interval_key(profile: PathProfile, i: int, j: int) -> tuple[int, int, int]:
     the segment matter (the laws are the same at every depth of it), else the interval."""
     k_i, k_j = profile.segment(i), profile.segment(j)
     return (0, j - i + 1, k_i) if k_i == k_j else (1, i, j)
+
+
+T = TypeVar("T")
+Search = Callable[[int, int], T]
+
+
+def interval_search(
+    profile: PathProfile, empty: T,
+    step: Callable[[int, int, int, int, Search[T]], T],
+) -> Search[T]:
+    """DepO's binary search down the path (Alg. 2), memoised by interval class: `search(i, j)`
+    is `empty` for `i > j`, else `step(i, j, m, k, search)` at the midpoint `m` of segment
+    `k`, computed once per `interval_key` (the one copy of the memo, for the signatures of
+    the transcript and the Heavy sets alike; at most `O(segments² · log h)` intervals)."""
+    memo: dict[tuple[int, int, int], T] = {}
+
+    def search(i: int, j: int) -> T:
+        if i > j:
+            return empty
+        key = interval_key(profile, i, j)
+        found = memo.get(key)
+        if found is None:
+            m = midpoint(i, j)
+            found = memo[key] = step(i, j, m, profile.segment(m), search)
+        return found
+
+    return search
 
 
 @dataclass(frozen=True)
@@ -206,22 +234,14 @@ def path_signatures(
     """
     width = 3 * profile.segments
     zero: Signature = (0,) * width
-    memo: dict[tuple[int, int, int], Counter[Signature]] = {}
     supports = [support(k) for k in range(profile.segments)]
 
     def unit(sig: Signature, k: int, s: Outcome) -> Signature:
         i = 3 * k + OUTCOME_INDEX[s]
         return (*sig[:i], sig[i] + 1, *sig[i + 1:])
 
-    def search(i: int, j: int) -> Mapping[Signature, int]:
-        if i > j:
-            return {zero: 1}
-        key = interval_key(profile, i, j)
-        found = memo.get(key)
-        if found is not None:
-            return found
-        m = midpoint(i, j)
-        k = profile.segment(m)
+    def step(i: int, j: int, m: int, k: int, search: Search[Mapping[Signature, int]]
+             ) -> Mapping[Signature, int]:
         out: Counter[Signature] = Counter()
         for s in supports[k]:
             if s is Outcome.B:
@@ -230,9 +250,10 @@ def path_signatures(
             rest = search(i, m - 1) if s is Outcome.L else search(m + 1, j)
             for sig, n in rest.items():
                 out[unit(sig, k, s)] += n
-        memo[key] = out
         return out
 
+    empty: Mapping[Signature, int] = {zero: 1}
+    search = interval_search(profile, empty, step)
     return Counter(search(0, profile.height - 1))
 
 

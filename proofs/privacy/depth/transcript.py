@@ -13,7 +13,7 @@ enumeration produces (`Joint.pairs`), and the tests compare the two *as data*, e
 
 Two evaluations, one set of decisions:
 
-* `PathJoint` is a `Joint` (`betweencut.proofs.privacy.divergence.profiles`): its `hockey_stick` is
+* `PathJoint` is a `Joint` (`betweencut.proofs.privacy.divergence.joint`): its `hockey_stick` is
   the
   package's exact one, a `bag_exceeds` decision per group (certified boxes, exact `ExpPoly`
   sign when they straddle). Used for small cases and as the reference in tests.
@@ -66,7 +66,7 @@ from betweencut.proofs.privacy.depth.paths import (
     check_seams,
     path_signatures,
 )
-from betweencut.proofs.privacy.divergence.profiles import Joint, Law, bag_exceeds
+from betweencut.proofs.privacy.divergence.joint import Joint, Law, bag_exceeds
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law
 from betweencut.proofs.verdict import SHOWN_EVENT, Direction, Refutation, Row
 from betweencut.tree import PublicTree

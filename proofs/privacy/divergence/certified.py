@@ -111,9 +111,9 @@ class CertifiedCurve:
         """Exact bounds `(lower(ε), upper(ε))` of `δ(ε)`."""
         return self.lower.at(eps), self.upper.at(eps)
 
-    def to_json(self) -> dict[str, object]:
+    def as_json(self) -> dict[str, object]:
         """Both bounds piece by piece (exact ends, display floats) and the bits they took."""
-        return {"bits": self.bits, "lower": self.lower.to_json(), "upper": self.upper.to_json()}
+        return {"bits": self.bits, "lower": self.lower.as_json(), "upper": self.upper.as_json()}
 
     def samples(self, eps_max: Fraction, n: int = 200) -> list[tuple[float, float]]:
         """`(ε, δ(ε))` as floats on a grid of `[0, eps_max]`, `δ` the midpoint of its bounds (for

@@ -8,7 +8,7 @@ region of a discrete Laplace value: `betweencut.proofs.laws.released.dlap_region
 there the two laws are `p·f(y - c)` and `q·f(y - c2)` (`Shift`). Any pair of laws the field's
 primitives release splits this way (`betweencut.proofs.privacy.enumeration.noise_kind`).
 
-`ComponentJoint` is the `PairProfile` of such a split: `δ_{P‖Q}(ε)` is the sum over atoms of
+`ComponentJoint` is the `PairCurve` of such a split: `δ_{P‖Q}(ε)` is the sum over atoms of
 `(p - e^ε·q)_+` (exact) and over shifted parts of their closed forms (exact for the Laplace
 with `p/q` a power of `e`; certified otherwise); `curve()` is the exact privacy curve when
 every component is an atom. Splitting is lossless for every divergence: an `f`-divergence (the
@@ -28,7 +28,7 @@ from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.released import Shift, Value
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile, check_eps
+from betweencut.proofs.privacy.divergence.joint import HockeyStick, PairCurve, check_eps
 from betweencut.proofs.verdict import Direction
 
 __all__ = ["Component", "ComponentJoint", "NoExactCurve"]
@@ -57,16 +57,16 @@ class Component:
 
 class NoExactCurve(ParameterError):
     """The laws have a part whose likelihood ratio takes infinitely many values (a released
-    continuous or discrete Gaussian value that moves): their profile is certified point by
-    point (`profile(ε)`), and there is no exact curve `δ(ε)` to draw."""
+    continuous or discrete Gaussian value that moves): their `δ(ε)` is certified point by
+    point (`divergence(ε)`), and there is no exact curve `δ(ε)` to draw."""
 
 
 def _exact(x: Value) -> bool:
     return isinstance(x, ExpRational)
 
 
-class ComponentJoint(PairProfile):
-    """The privacy profile of two laws split into components (module docstring)."""
+class ComponentJoint(PairCurve):
+    """The `δ(ε)` curve of two laws split into components (module docstring)."""
 
     def __init__(self, components: Sequence[Component]) -> None:
         self.components = tuple(components)
@@ -111,7 +111,7 @@ class ComponentJoint(PairProfile):
         return HockeyStick(eps, cast(ExpPoly, delta), len(event), cast(ExpPoly, _total(p_parts)),
                            cast(ExpPoly, _total(q_parts)), Direction.of(forward), lambda: shown)
 
-    def profile(self, eps: Fraction) -> HockeyStick:
+    def divergence(self, eps: Fraction) -> HockeyStick:
         """`max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))`: decided exactly when both are exact, else the maximum
         of the two enclosures (the event shown: the direction with the larger lower bound)."""
         forward, backward = self.hockey_stick(eps, True), self.hockey_stick(eps, False)
@@ -124,11 +124,11 @@ class ComponentJoint(PairProfile):
 
     def curve(self) -> PrivacyCurve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` when every component is an atom
-        (`ParameterError` otherwise: a moving continuous value has a certified profile, point by
-        point, through `profile(ε)`)."""
+        (`ParameterError` otherwise: a moving continuous value has a certified `δ(ε)`, point by
+        point, through `divergence(ε)`)."""
         if not all(part.atom for part in self.components):
             raise NoExactCurve("curve", "a released continuous value", "laws whose outputs "
-                               "are finitely many atoms; use profile(eps) (certified)")
+                               "are finitely many atoms; use divergence(eps) (certified)")
 
         def atoms(forward: bool) -> list[tuple[ExpPoly, ExpPoly, tuple[ExpPoly, ExpPoly]]]:
             out = []

@@ -13,7 +13,7 @@ Every point `ε` the curve needs is `ln x` for an exact positive `x` (`LogOf`: a
 `ln(P(o)/Q(o))`, a crossing of two pieces `ln((A - A')/(B - B'))`, a rational `r` is `ln e^r`),
 and `ln x <= ln y` iff `x <= y`, decided by the gate `betweencut.proofs.exact.arith.sign`
 (certified enclosures first, the exact sign when they overlap). No float decides anything:
-floats appear only in `display`/`to_json`.
+floats appear only in `display`/`as_json`.
 
 `epsilon_at_delta(t)` is the smallest `ε >= 0` with `δ(ε) <= t`, exactly `ln((A_j - t)/B_j)` on
 the piece where the curve crosses `t` (or 0, or None for `+∞`). For any mechanism whose pair
@@ -35,7 +35,7 @@ from betweencut.errors import ParameterError
 from betweencut.exact import iv_endpoints, iv_precision, midpoint_float, refine
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.laws.factors import Bag, bag_value, bags_value
-from betweencut.proofs.privacy.divergence.profiles import Law
+from betweencut.proofs.privacy.divergence.joint import Law
 
 __all__ = [
     "Interval", "LogOf", "Piece", "PrivacyCurve", "curve_of_laws", "direction_curve",
@@ -225,7 +225,7 @@ class PrivacyCurve:
                 _append(out, Piece(s_lo, s_hi, best.a, best.b))
         return PrivacyCurve(tuple(out))
 
-    def to_json(self) -> list[dict[str, object]]:
+    def as_json(self) -> list[dict[str, object]]:
         """Each piece with exact strings and display floats (`hi` null: unbounded)."""
         rows: list[dict[str, object]] = []
         for p in self.pieces:

@@ -1,6 +1,6 @@
 """A pair's hockey stick from factored law values: no product of factors is expanded.
 
-The exact profile (`profiles.Joint`) decides which outputs are in the violating event `S` by
+The exact divergence (`joint.Joint`) decides which outputs are in the violating event `S` by
 comparing their two bags (shared factors cancelled, certified enclosures first, the exact sign
 when they straddle), then expands `P(S) = Σ_bags n·Π factors` and `Q(S)` as `ExpPoly`s. A bag
 of `k` distinct two-term factors expands to up to `2^k` terms: on a deep PrivTree path (`T_z`
@@ -10,7 +10,7 @@ and keeps `P(S)` and `Q(S)` factored: each is a certified real (`Enclosure`, `fa
 whose bounds at `prec` bits are sums of products of the factors' own certified enclosures
 (`ExpPoly.enclose`, every product and sum rounded outward), refined by the package's one sign
 gate (`betweencut.exact.certified_sign`: 64, 128, ... bits up to the cap, `Undecided` only
-there). An empty event is the exact 0, and a profile whose two directions are exact is decided
+there). An empty event is the exact 0, and a divergence whose two directions are exact is decided
 exactly; otherwise `δ(ε)` is the certified maximum of the two directions (`components`' rule).
 The verdict states such a `δ` as an enclosure (`verdict.certified`). Tested against `Joint`
 on small PrivTree domains, both cells: the exact `δ`, `P(S)` and `Q(S)` lie in the
@@ -27,7 +27,7 @@ from typing import cast
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
 from betweencut.proofs.laws.factors import Bag, factor_value
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Joint
+from betweencut.proofs.privacy.divergence.joint import HockeyStick, Joint
 
 __all__ = ["FactoredJoint", "factor_bounds", "factored_sum"]
 
@@ -79,7 +79,7 @@ class FactoredJoint(Joint):
         return (cast(ExpPoly, factored_sum(in_p, "P(S)")),
                 cast(ExpPoly, factored_sum(in_q, "Q(S)")))
 
-    def profile(self, eps: Fraction) -> HockeyStick:
+    def divergence(self, eps: Fraction) -> HockeyStick:
         """`max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))`: exactly when both are exact (empty events), else the
         certified maximum of the two (the event shown: the larger lower bound's direction)."""
         forward, backward = self.hockey_stick(eps, True), self.hockey_stick(eps, False)

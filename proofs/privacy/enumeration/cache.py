@@ -20,7 +20,7 @@ from betweencut.errors import ParameterError
 from betweencut.noisy_test import NoisyTest
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import curve_of_laws
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, Joint, Law, PairProfile
+from betweencut.proofs.privacy.divergence.joint import HockeyStick, Joint, Law, PairCurve
 from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
     Enumeration,
@@ -184,7 +184,7 @@ class LawCache:
         self.kept = 0  # answer sequences held in `enumerations`
         self.grouped: dict[tuple[Database, str], Law] = {}
         self.transcripts = 0
-        self._joints: tuple[tuple[Database, object], dict[str, PairProfile]] = (((), ()), {})
+        self._joints: tuple[tuple[Database, object], dict[str, PairCurve]] = (((), ()), {})
         self.other: LawCache | None = None  # the cache of another kind, once one was asked
 
     def switch(self, asked: ForeignQuery) -> LawCache:
@@ -252,21 +252,21 @@ class LawCache:
             self.grouped[key] = found
         return found
 
-    def joint(self, db: Database, z: Node, on: str) -> PairProfile:
+    def joint(self, db: Database, z: Node, on: str) -> PairCurve:
         """The two laws of `(D, D + z)` grouped for comparison (kept for the current pair)."""
         found = self.current(db, z).get(on)
         if found is None:
             found = self.current(db, z)[on] = self.make_joint(db, z, on)
         return found
 
-    def current(self, db: Database, z: Node | Database) -> dict[str, PairProfile]:
+    def current(self, db: Database, z: Node | Database) -> dict[str, PairCurve]:
         """The joints of the pair last asked for, every projection (cleared on a new pair);
         `z` the added record, or the other database of a replace-one pair."""
         if self._joints[0] != (db, z):
             self._joints = ((db, z), {})
         return self._joints[1]
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+    def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
         if self.other is None:
             try:
                 return Joint(self.law(db, on), self.law(with_record(db, z), on))
@@ -274,8 +274,8 @@ class LawCache:
                 self.switch(asked)
         return self.delegated(lambda other: other.make_joint(db, z, on))
 
-    def profile(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
-        return self.joint(db, z, on).profile(eps)
+    def divergence(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
+        return self.joint(db, z, on).divergence(eps)
 
     def direct(self) -> LawCache:
         """`fresh()`, kept: the cache that answers pairs no shortcut covers (replace-one)."""
@@ -284,7 +284,7 @@ class LawCache:
             found = self.__dict__["_direct"] = self.fresh()
         return found
 
-    def pair_joint(self, pair: Neighbour, on: str) -> PairProfile:
+    def pair_joint(self, pair: Neighbour, on: str) -> PairCurve:
         """The two laws of any neighbouring pair: an add/remove one through `joint` (and this
         cache's shortcuts), a replace-one one from laws enumerated directly (`direct()`)."""
         if pair.added is not None:
@@ -298,7 +298,7 @@ class LawCache:
             found = self.current(*key)[on] = self.make_pair_joint(pair.first, pair.second, on)
         return found
 
-    def make_pair_joint(self, first: Database, second: Database, on: str) -> PairProfile:
+    def make_pair_joint(self, first: Database, second: Database, on: str) -> PairCurve:
         if self.other is None:
             try:
                 return Joint(self.law(first, on), self.law(second, on))

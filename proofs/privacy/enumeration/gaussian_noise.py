@@ -12,7 +12,7 @@ checks); only the probability of a sequence changes:
   `∫ φ(r)·Π ½erfc(...) dr` with the tail mass added to the upper bound), hence every
   probability of a sequence that asks Gaussian noise is an `Enclosure`.
 
-`CertifiedJoint` is the privacy profile of two such laws: `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε Q(o))_+`
+`CertifiedJoint` is the `δ(ε)` curve of two such laws: `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε Q(o))_+`
 as an enclosure, each term's positive part taken on its bounds (no sign of a term is ever
 decided, so outputs with `P(o) = e^ε Q(o)` cannot make it undecidable); exact terms (both laws
 exact) are decided exactly. A verdict compares the enclosure of `δ` with the claimed `δ`
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union, cast
 
-from betweencut.boundary.encoding import ReleaseKey, project_key, release_of
+from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
 from betweencut.noisy_queries import (
     GAUSSIAN,
@@ -47,7 +47,7 @@ from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.certified import CertifiedCurve, certified_curve
-from betweencut.proofs.privacy.divergence.profiles import HockeyStick, PairProfile
+from betweencut.proofs.privacy.divergence.joint import HockeyStick, PairCurve
 from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
     CacheFactory,
@@ -61,6 +61,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     WholeLawCache,
     answer_sequences,
     hockey_stick,
+    projected_values,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.tree import Node
@@ -141,11 +142,7 @@ class CertifiedLaw:
         return Enclosure.sum(self.values.values(), "the total probability")
 
     def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, Probability]:
-        grouped: dict[Hashable, list[Probability]] = {}
-        for o, v in self.values.items():
-            key = project_key(project, cast(ReleaseKey, o), self.outputs[o])
-            grouped.setdefault(key, []).append(v)
-        return {key: _sum(values) for key, values in grouped.items()}
+        return projected_values(self.values, self.outputs, project, _sum)
 
 
 def _sum(values: Sequence[Probability]) -> Probability:
@@ -188,8 +185,8 @@ def enumerate_certified(run: Callable[[QueryTest], Hashable], limit: int = DEFAU
     return law
 
 
-class CertifiedJoint(PairProfile):
-    """The privacy profile of two laws whose probabilities are exact or enclosed.
+class CertifiedJoint(PairCurve):
+    """The `δ(ε)` curve of two laws whose probabilities are exact or enclosed.
 
     `hockey_stick(ε)` is `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+` as an `Enclosure` (positive parts
     on bounds; exact terms decided exactly); its event is the outputs whose term is certainly
@@ -204,7 +201,7 @@ class CertifiedJoint(PairProfile):
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         return hockey_stick(self.p, self.q, self.outputs, eps, forward, Enclosure.sum)
 
-    def profile(self, eps: Fraction) -> HockeyStick:
+    def divergence(self, eps: Fraction) -> HockeyStick:
         """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` as an enclosure (no comparison decided); the
         event, `P(S)`, `Q(S)` and direction are those of the direction with the larger lower
         bound at 64 bits."""

@@ -39,7 +39,7 @@ from betweencut.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.packed import Packer
 from betweencut.proofs.laws.factors import Bag, bags_value, factor_value
-from betweencut.proofs.privacy.divergence.profiles import PairProfile
+from betweencut.proofs.privacy.divergence.joint import PairCurve
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, Mechanism, with_record
 from betweencut.proofs.privacy.enumeration.pair_classes import (
     AlignedJoint,
@@ -249,7 +249,7 @@ class SharedTreeCache(LawCache):
         """The representatives: their outcome trees weigh every other database."""
         return set(self.representatives.values())
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairProfile:
+    def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
         """As `LawCache.make_joint`; when both databases can be weighed on one outcome tree,
         the exact `AlignedJoint` (grouped answer sequences) instead of comparing every output."""
         other = with_record(db, z)

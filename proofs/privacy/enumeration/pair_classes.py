@@ -42,10 +42,10 @@ from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds
 from betweencut.proofs.exact.packed import Packer
 from betweencut.proofs.laws.factors import Bag
-from betweencut.proofs.privacy.divergence.profiles import (
+from betweencut.proofs.privacy.divergence.joint import (
     SHOWN,
     HockeyStick,
-    PairProfile,
+    PairCurve,
     bag_exceeds,
     bags_box,
     check_eps,
@@ -282,8 +282,8 @@ def _sums(rows: Ints, group: Ints, packed: Sequence[int], n: int) -> list[int]:
     return out
 
 
-class AlignedJoint(PairProfile):
-    """The profile of `(D, D + z)` on one projection, from the shared outcome tree."""
+class AlignedJoint(PairCurve):
+    """The `δ(ε)` curve of `(D, D + z)` on one projection, from the shared outcome tree."""
 
     def __init__(
         self, table: OutcomeTable, classes: PairClasses, weights: tuple[Weights, Weights],

@@ -9,8 +9,8 @@ exact probability: comparisons sharing a draw `ρ` are independent given `ρ`, s
 is a product over draws of `∫ f(r)·Π g_i(r) dr` (`betweencut.proofs.laws.noisy_laws`), times the
 noisy-max and fresh-noise factors. Sequences of probability exactly 0 are dropped.
 
-`ExactJoint` is the privacy profile of two such laws (the `PairProfile` interface of
-`betweencut.proofs.privacy.divergence.profiles`), so the same `audit_pairs` (through
+`ExactJoint` is the `δ(ε)` curve of two such laws (the `PairCurve` interface of
+`betweencut.proofs.privacy.divergence.joint`), so the same `audit_pairs` (through
 `QueryLawCache`),
 `epsilon_for_delta` and counterexamples apply; `infinite_loss_event` finds an output with
 `Q = 0 < P` (private at no ε).
@@ -42,10 +42,10 @@ from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.enclosure import Enclosure, exp_bounds, positive_excess
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
-from betweencut.proofs.privacy.divergence.profiles import (
+from betweencut.proofs.privacy.divergence.joint import (
     HockeyStick,
     Law,
-    PairProfile,
+    PairCurve,
     check_eps,
     epsilon_for_delta,
 )
@@ -74,13 +74,14 @@ from betweencut.tree import Node
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
     "Walking", "WholeLawCache", "answer_sequences", "enumerate_queries", "epsilon_at_delta",
-    "grouped_probability", "hockey_stick", "infinite_loss_event", "sequence_probability", "walk",
+    "grouped_probability", "hockey_stick", "infinite_loss_event", "projected_values",
+    "sequence_probability", "walk",
 ]
 
 QueryMechanism = Callable[[Database, QueryTest], Hashable]
 V = TypeVar("V")
 L = TypeVar("L", bound="ProjectableLaw[Any]")
-J = TypeVar("J", bound=PairProfile)
+J = TypeVar("J", bound=PairCurve)
 Log = list[tuple[AboveThreshold | NoisyMax, bool | int]]
 DEFAULT_LIMIT = 200_000
 TICK = 256  # answer sequences between two looks at the time budget (and progress)
@@ -260,11 +261,21 @@ class QueryLaw:
         return out
 
     def projected(self, project: Callable[[Hashable], Hashable]) -> dict[Hashable, ExpPoly]:
-        out: dict[Hashable, ExpPoly] = {}
-        for o, v in self.values.items():
-            key = project_key(project, cast(ReleaseKey, o), self.outputs[o])
-            out[key] = out[key] + v if key in out else v
-        return out
+        return projected_values(self.values, self.outputs, project,
+                                lambda values: cast(ExpPoly, exact_total(values, "P(output)")))
+
+
+def projected_values(
+    values: Mapping[Hashable, V], outputs: Mapping[Hashable, object],
+    project: Callable[[Hashable], Hashable], total: Callable[[list[V]], V],
+) -> dict[Hashable, V]:
+    """A law's values (keyed by `ReleaseKey`) summed by `total` per projected release
+    (`project_key` of each release as first met, `outputs`): the one grouping, for exact laws
+    (`QueryLaw`) and certified ones (`gaussian_noise.CertifiedLaw`)."""
+    grouped: dict[Hashable, list[V]] = {}
+    for o, v in values.items():
+        grouped.setdefault(project_key(project, cast(ReleaseKey, o), outputs[o]), []).append(v)
+    return {key: total(group) for key, group in grouped.items()}
 
 
 def answer_sequences(run: Callable[[QueryTest], Hashable], limit: int = DEFAULT_LIMIT,
@@ -414,8 +425,8 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
                        cast(ExpPoly, q_event), Direction.of(forward), lambda: shown)
 
 
-class ExactJoint(PairProfile):
-    """The privacy profile of two exact laws (outputs -> `ExpPoly`), both directions."""
+class ExactJoint(PairCurve):
+    """The `δ(ε)` curve of two exact laws (outputs -> `ExpPoly`), both directions."""
 
     def __init__(self, p: Mapping[Hashable, ExpPoly], q: Mapping[Hashable, ExpPoly]) -> None:
         self.p, self.q = p, q
@@ -570,7 +581,7 @@ def epsilon_at_delta(
     width: Fraction = Fraction(1, 1024), eps_max: Fraction = Fraction(64),
 ) -> tuple[Fraction, Fraction] | None:
     """The smallest `ε` with `δ_(D, D+z)(ε) <= delta`, certified to an interval `(lo, hi]` of
-    `width` (`epsilon_for_delta` on the exact profile); None when no `ε <= eps_max` suffices
+    `width` (`epsilon_for_delta` on the exact curve); None when no `ε <= eps_max` suffices
     (e.g. an output with `Q = 0 < P` of probability above `delta`)."""
     joint = QueryLawCache(run).make_joint(db, z, "output")
     return epsilon_for_delta(joint, Fraction(delta), width, eps_max)

@@ -13,7 +13,7 @@ Probabilities are kept factored (`betweencut.proofs.laws.factors`): the probabil
 answer sequence is the product of the law values of its answers, a multiset of factor keys (a
 `Bag`). Many leaves share a bag (every count-0 node off the data answers with the same law),
 `bag_value` turns a bag into an exact `ExpPoly` once, and the profiles
-(`betweencut.proofs.privacy.divergence.profiles`) cancel the factors two neighbouring databases
+(`betweencut.proofs.privacy.divergence.joint`) cancel the factors two neighbouring databases
 share (off the added record's path both answer with the same law: Eq. 4) before any comparison.
 """
 

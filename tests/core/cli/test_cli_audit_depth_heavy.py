@@ -36,7 +36,7 @@ def test_audit_depth_on_heavy_same_shape_and_equal_to_enumeration(
     from betweencut.params import Params
     from betweencut.proofs.exact.arith import exact_str
     from betweencut.proofs.privacy.depth.paths import PathProfile
-    from betweencut.proofs.privacy.divergence.profiles import Joint
+    from betweencut.proofs.privacy.divergence.joint import Joint
     from betweencut.tree import kary_tree
 
     mechanism = BetweenCut(kary_tree(2, 7), Params.of(Fraction(4), Fraction(1, 2), Fraction(2)))
@@ -44,7 +44,7 @@ def test_audit_depth_on_heavy_same_shape_and_equal_to_enumeration(
     db, z = PathProfile.single_leaf(7, 2).database()
     joint = Joint(cache.law(db, "heavy"), cache.law(tuple(sorted((*db, z))), "heavy"))
     for row in heavy["rows"]:
-        expected = joint.profile(Fraction(row["eps"])).delta
+        expected = joint.divergence(Fraction(row["eps"])).delta
         # the same number (the row's text has one common denominator: read both exactly)
         diff = sympy.sympify(row["delta_exact"]) - sympy.sympify(exact_str(expected))
         assert sympy.expand(diff) == 0

@@ -60,7 +60,7 @@ def test_cli_refutes_the_closed_cell_rule_with_two_copies_of_a_point(
     assert out["claim"]["text"] == "(1, 0)-DP"
     # the exact P and Q are those of the pair, enumerated by the decomposition
     mech = privtree_rules()["closed"]
-    stick = PrivTreeLawCache(mech).profile(as_points({(4,): 2}), (4,), "output", 1)
+    stick = PrivTreeLawCache(mech).divergence(as_points({(4,): 2}), (4,), "output", 1)
     assert (w["P"], w["Q"]) == (exact_str(stick.p_event), exact_str(stick.q_event))
     assert 1.22 < out["epsilon_at_delta"] < 1.23 and out["curve"]
 

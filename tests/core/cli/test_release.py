@@ -20,9 +20,9 @@ from betweencut.cli.release import (
     DIAGNOSTICS_HEADER,
     PUBLIC_KEYS,
     ReleaseLeak,
-    release_dict,
 )
 from betweencut.errors import ParameterError
+from betweencut.release import release_dict
 from betweencut.tree import kary_tree
 
 PRIVACY = ["--epsilon", "1", "--delta", "0.05"]

@@ -114,3 +114,22 @@ def test_the_cli_refuses_the_issues_file_with_one_line(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False, timeout=120)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "not a readable Parquet file" in done.stderr
+
+
+def test_nested_columns_are_read_with_their_fields(tmp_path: Path) -> None:
+    """Structs keep their fields (nested too); lists and maps are `list` and `map` and keep
+    none, so a `--field` path never goes into them; the top-level order is the file's."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "nested.parquet"
+    duckdb.connect().execute(
+        "COPY (SELECT '0/0/0' AS \"a.b\", {'b': '1/1/1', 'c': {'d': 3}} AS a, ['x'] AS l, "
+        "MAP {'k': 'v'} AS m, [{'b': 'y'}] AS ls FROM range(2)) "
+        f"TO '{path}' (FORMAT parquet)")
+    columns = {c.name: c for c in schema(str(path))}
+    assert list(columns) == ["a.b", "a", "l", "m", "ls"]
+    assert columns["a.b"] == parquet_footer.Column("a.b", "string")
+    assert columns["a"] == parquet_footer.Column("a", "struct", (
+        parquet_footer.Column("b", "string"),
+        parquet_footer.Column("c", "struct", (parquet_footer.Column("d", "integer"),))))
+    assert [columns[n].kind for n in ("l", "m", "ls")] == ["list", "map", "list"]
+    assert all(columns[n].fields == () for n in ("l", "m", "ls"))

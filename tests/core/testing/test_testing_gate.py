@@ -263,14 +263,14 @@ def test_search_is_derandomised_unless_seeded(mech: ModuleType,
     assert run() == plain
     from hypothesis import settings
 
-    from betweencut.properties.profiles import load_profile_from_env
+    from betweencut.properties.settings import load_settings_from_env
 
     for profile in ("ci", "thorough"):  # whatever HYPOTHESIS_PROFILE says
         settings.load_profile(profile)
         try:
             assert run() == plain
         finally:
-            load_profile_from_env()
+            load_settings_from_env()
     seeded = run(seed=7)
     assert "pairs: search=6 seeded with 7 (seed=7, or BETWEENCUT_SEED=7 pytest ..." in seeded
     monkeypatch.setenv(SEED_ENV, "7")

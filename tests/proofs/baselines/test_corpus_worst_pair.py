@@ -28,7 +28,7 @@ from betweencut.proofs.baselines.corpus import corpus_rows_all
 from betweencut.proofs.baselines.corpus_rows import PRIVATE, pairs_for
 from betweencut.proofs.baselines.corpus_scale import Listing
 from betweencut.proofs.exact.arith import enclose
-from betweencut.proofs.privacy.divergence.profiles import Law
+from betweencut.proofs.privacy.divergence.joint import Law
 from betweencut.proofs.verdict import Relation
 
 ROWS = {row.name: row for row in corpus_rows_all()}

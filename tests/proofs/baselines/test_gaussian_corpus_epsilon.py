@@ -1,5 +1,5 @@
 """A refuted Gaussian corpus row reports its largest `ε` at the claimed `δ` over the pairs,
-certified as an enclosure (issue 35): checked against each pair's certified profile computed
+certified as an enclosure (issue 35): checked against each pair's certified divergence computed
 apart (no pair needs more than the upper end; the reported pair needs more than the lower end),
 and a row private at no `(ε, δ)` reports no finite `ε`."""
 
@@ -42,9 +42,9 @@ def test_refuted_gaussian_row_reports_its_largest_epsilon_at_delta() -> None:
     at_lo = []
     for pair in pairs:
         joint = cache.pair_joint(pair, "output")
-        assert sign(joint.profile(hi).delta - delta) <= 0  # no pair needs more than hi
+        assert sign(joint.divergence(hi).delta - delta) <= 0  # no pair needs more than hi
         if lo > 0:
-            at_lo.append(sign(joint.profile(lo).delta - delta) > 0)
+            at_lo.append(sign(joint.divergence(lo).delta - delta) > 0)
     assert lo == 0 or any(at_lo)  # some pair needs more than lo: the enclosure is not vacuous
     assert shown["D"] is not None and shown["z"]
     as_json = found.as_json()

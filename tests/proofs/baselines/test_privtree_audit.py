@@ -20,18 +20,18 @@ from betweencut.proofs.baselines.privtree_audit import (
     DecompositionMismatch,
     PrivTreeLawCache,
     as_points,
+    counts_key,
     dp_pair,
     exhaustive_pairs,
     keep_set,
     multiplicities,
     multiplicity_pairs,
     privtree_run,
-    profile,
 )
 from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss, privtree_rules
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
-from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 
@@ -142,8 +142,8 @@ def test_a_variant_replacing_run_falls_back_to_direct_enumeration() -> None:
     assert fast.refusal is not None and "run" in fast.refusal
     db, z = as_points({(6,): 4}), (6,)  # fewer copies are clamped alike at depth 2
     for eps in EPS:
-        a = fast.profile(db, z, "output", eps)
-        b = slow.profile(db, z, "output", eps)
+        a = fast.divergence(db, z, "output", eps)
+        b = slow.divergence(db, z, "output", eps)
         assert sign(a.delta - b.delta) == 0 and sign(a.p_event - b.p_event) == 0
     forced = PrivTreeLawCache(leaky)
     forced.refusal = None  # what the cut back laws would say: wrong for this variant
@@ -156,8 +156,8 @@ def test_a_variant_replacing_run_falls_back_to_direct_enumeration() -> None:
     cache = PrivTreeLawCache(other)
     direct = LawCache(privtree_run(other))
     one = as_points({(0,): 1})
-    assert sign(cache.profile(one, (7,), "output", Fraction(1)).delta
-                - direct.profile(one, (7,), "output", Fraction(1)).delta) == 0
+    assert sign(cache.divergence(one, (7,), "output", Fraction(1)).delta
+                - direct.divergence(one, (7,), "output", Fraction(1)).delta) == 0
 
 
 def test_seams_set_on_the_instance_reduced_or_direct_equal_the_real_run() -> None:
@@ -176,7 +176,7 @@ def test_seams_set_on_the_instance_reduced_or_direct_equal_the_real_run() -> Non
     assert symmetry_refusal(leaky) == fast.refusal
     db, z = as_points({(6,): 4}), (6,)
     for eps in EPS:
-        a, b = fast.profile(db, z, "output", eps), slow.profile(db, z, "output", eps)
+        a, b = fast.divergence(db, z, "output", eps), slow.divergence(db, z, "output", eps)
         assert sign(a.delta - b.delta) == 0 and sign(a.p_event - b.p_event) == 0
     scored = PrivTree.of(((0, 8),), 1)
     no_penalty = variant(NoPenalty, scored)
@@ -208,7 +208,7 @@ def test_a_seam_with_hidden_state_is_caught() -> None:
 
     cache = PrivTreeLawCache(variant(Counting, RULES["half-open"]))
     with pytest.raises((DecompositionMismatch, MechanismNotReplayable)):
-        cache.profile(as_points({(0,): 1}), (7,), "output", Fraction(1))
+        cache.divergence(as_points({(0,): 1}), (7,), "output", Fraction(1))
 
 
 def test_closed_rule_refuted_by_audit_mechanism_with_two_copies_of_a_point() -> None:
@@ -223,7 +223,7 @@ def test_closed_rule_refuted_by_audit_mechanism_with_two_copies_of_a_point() -> 
     stick = verdict.worst.stick
     assert sign(stick.p_event - stick.q_event * Fraction(0)) > 0  # P(S) > 0, exact
     # the same pair, enumerated directly on the whole real run: the same exact P(S), Q(S)
-    direct = LawCache(privtree_run(mech)).profile(verdict.worst.db, (4,), "output", Fraction(1))
+    direct = LawCache(privtree_run(mech)).divergence(verdict.worst.db, (4,), "output", Fraction(1))
     assert sign(direct.p_event - stick.p_event) == 0
     assert sign(direct.q_event - stick.q_event) == 0
     assert sign(direct.delta) > 0
@@ -247,7 +247,7 @@ def test_halved_noise_variant_is_refuted_and_agrees_with_direct_enumeration() ->
     verdict = audit_pairs(privtree_run(leaky), exhaustive_pairs(leaky, 1),
                               [(leaky.epsilon, 0)], cache=fast)
     assert not verdict.holds and verdict.worst is not None
-    direct = LawCache(privtree_run(leaky)).profile(verdict.worst.db, verdict.worst.z, "output",
+    direct = LawCache(privtree_run(leaky)).divergence(verdict.worst.db, verdict.worst.z, "output",
                                                     leaky.epsilon)
     assert sign(direct.delta - verdict.worst.delta) == 0 and sign(direct.delta) > 0
 
@@ -271,7 +271,7 @@ def test_deduplicated_pairs_stand_for_every_pair_of_their_class() -> None:
     for name in ("half-open", "closed"):
         mech = MECHS[name]
         cache = PrivTreeLawCache(mech)
-        reps = {(z, profile(mech, db, z)): (db, z) for db, z in exhaustive_pairs(mech, 2)}
+        reps = {(z, counts_key(mech, db, z)): (db, z) for db, z in exhaustive_pairs(mech, 2)}
         cells = [(x,) for x in range(8)]
         every = [(as_points(c), z) for c in [{}, *({p: 1} for p in cells),
                                              *({p: 1, q: 1} for p in cells for q in cells
@@ -279,9 +279,9 @@ def test_deduplicated_pairs_stand_for_every_pair_of_their_class() -> None:
                  for z in cells]
         assert len(reps) < len(every)
         for db, z in every:
-            rep_db, rep_z = reps[z, profile(mech, db, z)]
-            a = cache.profile(db, z, "output", Fraction(1, 2)).delta
-            b = cache.profile(rep_db, rep_z, "output", Fraction(1, 2)).delta
+            rep_db, rep_z = reps[z, counts_key(mech, db, z)]
+            a = cache.divergence(db, z, "output", Fraction(1, 2)).delta
+            b = cache.divergence(rep_db, rep_z, "output", Fraction(1, 2)).delta
             assert sign(a - b) == 0, (name, db, z)
 
 

@@ -231,7 +231,7 @@ def test_answer_sequences_are_counted_exactly_and_the_budget_is_kept() -> None:
         DirectPrivTreeCache(closed((0, 64))).law((), "output")
     tight = PrivTreeLawCache(mech, limit=5)
     with pytest.raises(EnumerationBudgetExceeded, match="counted"):
-        tight.profile(as_points({(8,): 4}), (8,), "output", Fraction(1))
+        tight.divergence(as_points({(8,): 4}), (8,), "output", Fraction(1))
 
 
 def test_copies_search_parameters_are_validated() -> None:

@@ -42,7 +42,7 @@ from betweencut.proofs.laws.tct import (
     q_lambda,
     theorem_5_4_bound,
 )
-from betweencut.proofs.registry import audit_cases
+from betweencut.proofs import audit_cases
 
 xis = st.fractions(min_value=F(101, 100), max_value=F(12), max_denominator=100)
 

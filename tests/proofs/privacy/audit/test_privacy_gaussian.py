@@ -33,13 +33,13 @@ from betweencut.proofs.baselines.corpus import CORPUS
 from betweencut.proofs.baselines.gaussian import (
     EPS_POINTS,
     check_analytic_gaussian_mechanism,
-    check_discrete_gaussian_profile,
+    check_discrete_gaussian_mechanism,
 )
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.discrete_gaussian import cks_delta
 from betweencut.proofs.laws.gaussian import analytic_gaussian_delta, flint_available
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
-from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
+from betweencut.proofs.privacy.divergence.joint import epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache
 from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     GaussianLawCache,
@@ -89,16 +89,16 @@ def test_analytic_gaussian_mechanism_at_small_sigma_is_decided_at_the_default_gr
             closed_form=lambda eps: analytic_gaussian_delta(eps, sigma / 2, F(1)))
 
 
-def test_discrete_gaussian_profile_cks_theorem_7() -> None:
-    certs = check_discrete_gaussian_profile()
+def test_discrete_gaussian_mechanism_cks_theorem_7() -> None:
+    certs = check_discrete_gaussian_mechanism()
     assert len(certs) == len(EPS_POINTS)
     for cert in certs:
         lo, hi = cert.quantities["enclosure"]  # type: ignore[misc]
         assert hi - lo < F(1, 2**60)  # certified equal to within 2^-60
     with pytest.raises(ClaimRefuted, match="Canonne"):
-        check_discrete_gaussian_profile(closed_form=lambda eps: cks_delta(eps, F(1), 1))
+        check_discrete_gaussian_mechanism(closed_form=lambda eps: cks_delta(eps, F(1), 1))
     with pytest.raises(ClaimRefuted):  # a wrong sensitivity in the closed form
-        check_discrete_gaussian_profile(closed_form=lambda eps: cks_delta(eps, F(2), 2))
+        check_discrete_gaussian_mechanism(closed_form=lambda eps: cks_delta(eps, F(2), 2))
 
 
 def test_the_grid_pair_is_enclosed_from_both_sides() -> None:
@@ -109,7 +109,7 @@ def test_the_grid_pair_is_enclosed_from_both_sides() -> None:
 
     pair = GaussianGridPair(F(1), F(1), steps=8)
     eps = F(1, 3)
-    lower = pair.joint.profile(eps).delta.enclose(64)
+    lower = pair.joint.divergence(eps).delta.enclose(64)
     upper = pair._upper(eps, True).maximum(pair._upper(eps, False)).enclose(64)
     closed = analytic_gaussian_delta(eps, F(1), F(1)).enclose(64)
     assert lower[1] < closed[0] <= closed[1] < upper[0]
@@ -143,7 +143,7 @@ def test_identical_laws_are_decided_exactly_at_eps_zero() -> None:
     """A record that moves no query gives the same law: δ(0) = 0 exactly, not undecided."""
     cache = GaussianLawCache(svt)
     joint = cache.make_joint((), (1, 1, 1), "output")
-    assert joint.profile(F(0)).delta.is_zero()
+    assert joint.divergence(F(0)).delta.is_zero()
     found = epsilon_for_delta(cache.make_joint((), (2, 2, 0), "output"), F(0), F(1, 8), F(16))
     assert found is not None and F(3) < found[1] <= F(7, 2)  # the largest pure loss, ~3.36
 

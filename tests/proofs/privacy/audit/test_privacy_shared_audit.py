@@ -190,7 +190,7 @@ def test_curve_and_epsilon_at_delta_agree_with_the_bisection(row, delta) -> None
     assert curve is not None
     joint = QueryLawCache(run).make_joint(worst.db, worst.z, "output")
     for eps in (F(0), F(1, 3), row.eps, F(5, 2)):  # the curve is the profile, exactly
-        assert sign(curve.at(eps) - joint.profile(eps).delta) == 0
+        assert sign(curve.at(eps) - joint.divergence(eps).delta) == 0
     assert verdict.cache is not None
     for db, z in _pairs(row.m):  # every pair, not only the worst (noisy max: ε_at_δ > 0)
         at = pair_curve(verdict.cache, db, z, "output").epsilon_at_delta(delta)
@@ -213,8 +213,8 @@ def test_fresh_hook_returns_a_direct_cache_of_the_same_kind() -> None:
     plain = QueryLawCache(run)
     assert plain.fresh() is plain
     db, z = (), (2, 2, 2)
-    assert pair_curve(lying, db, z, "output").to_json() == plain.curve(db, z, "output").to_json()
-    assert lying.curve(db, z, "output").to_json() != plain.curve(db, z, "output").to_json()
+    assert pair_curve(lying, db, z, "output").as_json() == plain.curve(db, z, "output").as_json()
+    assert lying.curve(db, z, "output").as_json() != plain.curve(db, z, "output").as_json()
     fresh_noise = LawCache(lambda d, t: len(d))
     assert fresh_noise.fresh() is fresh_noise
     assert type(type("Shortcut", (LawCache,), {})(fresh_noise.run).fresh()) is LawCache

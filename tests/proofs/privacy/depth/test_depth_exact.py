@@ -157,7 +157,7 @@ def test_tables_equal_the_grouped_pairs_exact_profile(pure: None, backend: str) 
             rows = _rows(mechanism, [profile])
         for row in rows:
             assert row.tables is not None and row.tables.backend == backend
-            assert row.delta_exact() == pair.profile(row.eps).delta, (profile, row.r)
+            assert row.delta_exact() == pair.divergence(row.eps).delta, (profile, row.r)
             assert _parse(row.delta_exact_str()) == row.delta_exact()
 
 
@@ -207,7 +207,7 @@ def test_heavy_set_rows_flint_equals_pure_and_reads_back(pure: None) -> None:
     for profile in single_leaf_band(small)[::3]:
         pair = heavy_pair(small, profile)
         for row in rows_on(small, profile, paper_bounds(4, PARAMS), on="heavy"):
-            assert row.delta_exact() == pair.profile(row.eps).delta, (profile, row.r)
+            assert row.delta_exact() == pair.divergence(row.eps).delta, (profile, row.r)
 
 
 def test_a_forgotten_row_computes_the_same_value_again() -> None:

@@ -50,7 +50,7 @@ from betweencut.proofs.privacy.depth.transcript import (
     depth_pair,
     profile_rows,
 )
-from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.registry import CLAIMS
 from betweencut.sparse import sparse_between_cut
@@ -84,7 +84,7 @@ def _assert_equal(pair: PathJoint, joint: Joint, profile: PathProfile, params: P
     assert pair.pairs == joint.pairs, profile
     bounds = paper_bounds(profile.height.bit_length(), params)
     for row in profile_rows(pair, profile, bounds, exact=True):
-        expected = joint.profile(row.eps).delta
+        expected = joint.divergence(row.eps).delta
         assert row.delta_exact() == expected, (profile, row.r)
         lo, hi = expected.enclose(80)
         assert row.delta_lo <= hi and lo <= row.delta_hi, (profile, row.r)
@@ -416,7 +416,7 @@ def test_depth_rows_follow_the_claimed_points_not_the_query() -> None:
     joint = _enumerated(tree, params, profile)
     assert [row.eps for row in rows] == eps
     for row in rows:
-        assert sign(row.delta_exact() - joint.profile(row.eps).delta) == 0
+        assert sign(row.delta_exact() - joint.divergence(row.eps).delta) == 0
     backwards = [ClaimedBound.of(r, e, Fraction(1, 10))
                   for r, e in enumerate(reversed(eps), start=1)]
     with pytest.raises(ParameterError, match="increasing"):

@@ -43,7 +43,7 @@ from betweencut.proofs.privacy.depth.heavy_audit import (
 from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile, path_signatures
 from betweencut.proofs.privacy.depth.search import search_profiles
 from betweencut.proofs.privacy.depth.transcript import profile_rows
-from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.registry import CLAIMS
 from betweencut.tree import PublicTree, kary_tree
@@ -70,8 +70,8 @@ def _same(pair: HeavyJoint, joint: Joint, profile: PathProfile, params: Params) 
         return False
     bounds = paper_bounds(profile.height.bit_length(), params)
     for row in heavy_rows(pair, profile, bounds, exact=True):
-        expected = joint.profile(row.eps).delta
-        if row.delta_exact() != expected or pair.profile(row.eps).delta != expected:
+        expected = joint.divergence(row.eps).delta
+        if row.delta_exact() != expected or pair.divergence(row.eps).delta != expected:
             return False
         lo, hi = expected.enclose(80)
         assert row.delta_lo <= hi and lo <= row.delta_hi, (profile, row.r)
@@ -154,7 +154,7 @@ def test_a_wrong_merge_is_caught() -> None:
             caught += not _same(wrong, joint, profile, params)
             bounds = paper_bounds(profile.height.bit_length(), params)
             rows = heavy_rows(wrong, profile, bounds, exact=True)
-            differs += any(row.delta_exact() != joint.profile(row.eps).delta for row in rows)
+            differs += any(row.delta_exact() != joint.divergence(row.eps).delta for row in rows)
         assert caught >= 3 and differs >= 1, tree.description  # the data and some δ(rλ)
 
 

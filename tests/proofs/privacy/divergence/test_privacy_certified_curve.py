@@ -63,7 +63,7 @@ def test_bounds_enclose_the_direct_certified_hockey_stick(
     bounds equal to the exact curve."""
     p, q = _laws(ws)
     exact = certified_curve(p, q)
-    direct_exact = ExactJoint(p, q).profile(eps).delta
+    direct_exact = ExactJoint(p, q).divergence(eps).delta
     assert sign(exact.lower.at(eps) - direct_exact) == 0
     assert sign(exact.upper.at(eps) - direct_exact) == 0
     blurred_p: Law = {o: _blurred(v, F(1, 1000)) for o, v in p.items()}
@@ -71,7 +71,7 @@ def test_bounds_enclose_the_direct_certified_hockey_stick(
     curve = certified_curve(blurred_p, blurred_q)
     lo, hi = curve.at(eps)
     assert sign(lo - direct_exact) <= 0 <= sign(hi - direct_exact)
-    d_lo, d_hi = CertifiedJoint(blurred_p, blurred_q).profile(eps).delta.enclose(64)
+    d_lo, d_hi = CertifiedJoint(blurred_p, blurred_q).divergence(eps).delta.enclose(64)
     assert sign(lo - d_hi) <= 0 <= sign(hi - d_lo)
 
 

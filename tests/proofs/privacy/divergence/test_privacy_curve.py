@@ -22,7 +22,7 @@ from betweencut.proofs.privacy.divergence.curve import (
     direction_curve,
     exceeds,
 )
-from betweencut.proofs.privacy.divergence.profiles import Joint, epsilon_for_delta
+from betweencut.proofs.privacy.divergence.joint import Joint, epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 from betweencut.tree import kary_tree
 
@@ -66,7 +66,7 @@ def _laws(run: object, db: Db, z: tuple[int, ...], on: str = "output",
 
 def test_curve_agrees_with_the_direct_hockey_stick_at_rational_eps() -> None:
     """The piecewise curve, evaluated exactly, equals `max` of both directions' hockey-stick
-    divergences computed output by output (`profiles.Joint`), on a user mechanism and on the
+    divergences computed output by output (`joint.Joint`), on a user mechanism and on the
     Heavy set and transcript of BetweenCut (binary h = 3)."""
     mech = BetweenCut(TREE, BASE)
     cases = [(_laws(one_test, (), (0, 0)))]
@@ -77,7 +77,7 @@ def test_curve_agrees_with_the_direct_hockey_stick_at_rational_eps() -> None:
     for p, q in cases:
         curve = curve_of_laws(p, q)
         for eps in EPSILONS:
-            assert sign(curve.at(eps) - Joint(p, q).profile(eps).delta) == 0
+            assert sign(curve.at(eps) - Joint(p, q).divergence(eps).delta) == 0
         for lo, hi in zip(curve.breakpoints, curve.breakpoints[1:], strict=False):
             assert lo.compare(hi) < 0  # strictly increasing breakpoints
 
@@ -188,7 +188,7 @@ def test_regression_doubled_lambda_is_caught_while_its_claim_holds() -> None:
     reg = found[0]
     assert sign(reg.candidate_delta - reg.baseline_delta) > 0
     assert "privacy regression" in reg.line()
-    assert reg.to_json()["witness_eps"] == str(reg.witness)
+    assert reg.as_json()["witness_eps"] == str(reg.witness)
 
 
 @pytest.mark.parametrize("variant", [LowerGuardUp, UpperGuardDown])
@@ -255,7 +255,7 @@ def test_run_output_list_database_and_float_eps() -> None:
         audit_pairs(mech.run, [((), (0, 0))], [(Fraction(1), 0.1)])
     p, q = _laws(one_test, (), (0, 0))
     with pytest.raises(ValueError, match="eps"):
-        Joint(p, q).profile(0.5)  # type: ignore[arg-type]
+        Joint(p, q).divergence(0.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="eps"):
         curve_of_laws(p, q).at(0.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="claim_points"):
@@ -332,7 +332,7 @@ def test_curve_equals_direct_enumeration_on_random_mechanisms(
     run, _ = mech
     p, q = _laws(run, ((0, 0),), (0, 1))
     curve = curve_of_laws(p, q)
-    assert sign(curve.at(eps) - Joint(p, q).profile(eps).delta) == 0
+    assert sign(curve.at(eps) - Joint(p, q).divergence(eps).delta) == 0
     at = curve.epsilon_at_delta(target)
     if at is None:
         assert sign(curve.at(Fraction(64)) - target) > 0
@@ -356,8 +356,8 @@ def test_regressions_cover_every_eps_where_the_candidate_leaks_more(
         return
     found = find_regressions(cand[0], base[0], pair)  # type: ignore[arg-type]
     laws_c, laws_b = _laws(cand[0], ((0, 0),), (0, 1)), _laws(base[0], ((0, 0),), (0, 1))
-    d_c = Joint(*laws_c).profile(eps).delta
-    d_b = Joint(*laws_b).profile(eps).delta
+    d_c = Joint(*laws_c).divergence(eps).delta
+    d_b = Joint(*laws_b).divergence(eps).delta
     point = LogOf.rational(eps)
     leaks = sign(d_c - d_b) > 0
     if eps == 0:  # the ranges are open; one starting at 0 covers ε = 0 when it leaks there

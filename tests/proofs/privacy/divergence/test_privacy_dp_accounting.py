@@ -16,7 +16,7 @@ import pytest
 from betweencut.params import Params
 from betweencut.proofs.privacy.audit.mechanism import display
 from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
-from betweencut.proofs.privacy.divergence.profiles import Joint, Law
+from betweencut.proofs.privacy.divergence.joint import Joint, Law
 from betweencut.proofs.privacy.enumeration.cache import with_record
 from betweencut.tree import kary_tree
 

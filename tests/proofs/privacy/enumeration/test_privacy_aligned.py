@@ -125,6 +125,6 @@ def test_theorem_5_4_aligned_profile_on_a_path_longer_than_one_machine_word() ->
             fast, slow = shared.joint(db, leaf, on), direct.joint(db, leaf, on)
             assert isinstance(fast, AlignedJoint) and len(fast.table.index) > 31
             for eps in (Fraction(1, 2), Fraction(1)):
-                a, b = fast.profile(eps), slow.profile(eps)
+                a, b = fast.divergence(eps), slow.divergence(eps)
                 assert (a.delta, a.p_event, a.q_event, a.event_size) == (
                     b.delta, b.p_event, b.q_event, b.event_size)

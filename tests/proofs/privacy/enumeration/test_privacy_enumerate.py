@@ -12,7 +12,7 @@ from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
-from betweencut.proofs.privacy.divergence.profiles import Joint, Law, epsilon_for_delta
+from betweencut.proofs.privacy.divergence.joint import Joint, Law, epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
 from betweencut.tree import kary_tree
 
@@ -88,7 +88,7 @@ def test_epsilon_for_delta_brackets_the_smallest_epsilon() -> None:
     worst = ExpPoly.exp(Fraction(1, 2), 2) - 1
     assert (ExpPoly.exp(lo) - worst).sign() < 0 <= (ExpPoly.exp(hi) - worst).sign()
     assert hi - lo <= Fraction(1, 1024)
-    assert joint.profile(hi).delta.sign() <= 0 < joint.profile(lo).delta.sign()
+    assert joint.divergence(hi).delta.sign() <= 0 < joint.divergence(lo).delta.sign()
 
 
 def test_epsilon_for_delta_takes_an_exact_expression_target() -> None:
@@ -100,7 +100,7 @@ def test_epsilon_for_delta_takes_an_exact_expression_target() -> None:
     joint = Joint(p, q)
     target = ExpPoly.exp(Fraction(-2), Fraction(1, 8))  # 0.0169...
     lo, hi = epsilon_for_delta(joint, target)  # type: ignore[misc]
-    delta_at = {eps: joint.profile(eps).delta - target for eps in (lo, hi)}
+    delta_at = {eps: joint.divergence(eps).delta - target for eps in (lo, hi)}
     assert delta_at[hi].sign() <= 0 < delta_at[lo].sign()
     below = epsilon_for_delta(joint, Fraction(169, 10000))
     above = epsilon_for_delta(joint, Fraction(17, 1000))

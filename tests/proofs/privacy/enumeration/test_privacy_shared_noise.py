@@ -14,7 +14,7 @@ from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.noisy_laws import shared_answers_probability
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
-from betweencut.proofs.privacy.divergence.profiles import epsilon_for_delta
+from betweencut.proofs.privacy.divergence.joint import epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.proofs.privacy.enumeration.shared_noise import (
     ExactJoint,
@@ -68,7 +68,7 @@ def test_epsilon_at_delta_is_certified_by_bisection() -> None:
     joint = cache.make_joint((), (2,), "output")
     lo, hi = epsilon_for_delta(joint, F(0), width=F(1, 256)) or (None, None)
     assert lo is not None and hi is not None and 0 < lo < hi <= F(3, 2)
-    assert joint.profile(hi).delta.sign() <= 0 < joint.profile(lo).delta.sign()
+    assert joint.divergence(hi).delta.sign() <= 0 < joint.divergence(lo).delta.sign()
 
 
 def test_epsilon_at_delta_of_a_user_mechanism_and_of_an_infinite_loss() -> None:

@@ -1,9 +1,9 @@
-"""Hypothesis settings profiles for the property suite: `dev`, `ci`, `thorough`.
+"""Named Hypothesis settings ("profiles") for the property suite: `dev`, `ci`, `thorough`.
 
 `dev` is quick (local edits), `ci` is deterministic (`derandomize=True`: the same examples on
 every CI run, so a red build is reproducible), `thorough` searches long (`-m slow` runs, before a
 release). Select one with the environment variable `HYPOTHESIS_PROFILE` through
-`load_profile_from_env()` (the test suite's `conftest.py` does this). `mutation` is for
+`load_settings_from_env()` (the test suite's `conftest.py` does this). `mutation` is for
 `bench/mutation.py` only: deterministic and without shrinking, since a mutant is killed by
 any failure and a shrunk counterexample is not needed.
 """
@@ -14,7 +14,7 @@ import os
 
 from hypothesis import HealthCheck, Phase, settings
 
-PROFILES = ("dev", "ci", "thorough", "mutation")
+NAMES = ("dev", "ci", "thorough", "mutation")
 ENV_VAR = "HYPOTHESIS_PROFILE"
 _QUIET_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
@@ -35,7 +35,7 @@ settings.register_profile(
 )
 
 
-def load_profile_from_env(default: str = "dev") -> str:
+def load_settings_from_env(default: str = "dev") -> str:
     """Load the profile named by `$HYPOTHESIS_PROFILE` (else `default`) and return its name.
 
     An unknown name is refused with the list of known ones (Hypothesis raises `InvalidArgument`).

@@ -1,6 +1,6 @@
 """`FactoredJoint` (P(S), Q(S) kept factored, certified) answers to `Joint` (expanded, exact):
 on PrivTree's reduced laws over `[0, 2^b)`, both cells, the events are the same and every
-exact value lies in its enclosure, in both directions and for the profile; the audit through
+exact value lies in its enclosure, in both directions and for their maximum; the audit through
 the factored path gives the verdicts of the exact one. A perturbed event is not contained."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.factors import bags_value
 from betweencut.proofs.privacy.audit.mechanism import audit_pairs
 from betweencut.proofs.privacy.divergence.factored import FactoredJoint, factored_sum
-from betweencut.proofs.privacy.divergence.profiles import Joint
+from betweencut.proofs.privacy.divergence.joint import Joint
 
 EPS = (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3))
 
@@ -67,7 +67,7 @@ def test_factored_hockey_stick_contains_the_exact_one(bits: int, closed: bool) -
                 for x, y in ((a.delta, b.delta), (a.p_event, b.p_event),
                              (a.q_event, b.q_event)):
                     _contains(y, x)
-            a, b = exact.profile(eps), factored.profile(eps)
+            a, b = exact.divergence(eps), factored.divergence(eps)
             _contains(b.delta, a.delta)
             assert sign(a.delta) == sign(b.delta)
 

@@ -1,10 +1,10 @@
-"""Exact privacy profiles of two enumerated output laws (the hockey-stick divergence).
+"""Exact hockey-stick divergences of two enumerated output laws (the hockey-stick divergence).
 
 For output laws `P`, `Q` and rational `ε` (so `e^ε` is the exact monomial `ExpPoly.exp(ε)`),
 
     δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε·Q(o))_+ = P(S) - e^ε·Q(S),   S = {o : P(o) > e^ε·Q(o)},
 
-and the profile of a neighbouring pair is `δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` (Def. 2.7 with
+and the divergence of a neighbouring pair is `δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` (Def. 2.7 with
 `(ε, δ)`: both directions, kept apart and combined by max). Every term's sign is decided by the
 gate: first by certified rational enclosures of the factor bags, and only when those straddle 0
 by the exact `ExpPoly` sign (which recognises an exact zero). `S` is the violating event a
@@ -33,8 +33,8 @@ from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_v
 from betweencut.proofs.verdict import Direction
 
 __all__ = [
-    "Grouped", "HockeyStick", "Joint", "Law", "PairProfile", "bag_exceeds", "bags_box",
-    "check_eps", "epsilon_for_delta", "hockey_stick", "profile",
+    "Grouped", "HockeyStick", "Joint", "Law", "PairCurve", "bag_exceeds", "bags_box",
+    "check_eps", "divergence", "epsilon_for_delta", "hockey_stick",
 ]
 
 Grouped = Mapping[Hashable, Counter[Bag]]
@@ -130,14 +130,15 @@ class HockeyStick:
 SHOWN = 4
 
 
-class PairProfile:
-    """The privacy profile of one neighbouring pair: `hockey_stick(ε, forward)` gives
-    `δ_{P‖Q}(ε)` (forward) or `δ_{Q‖P}(ε)` exactly; `profile(ε)` takes the larger."""
+class PairCurve:
+    """The `δ(ε)` curve of one neighbouring pair (the literature's "privacy profile"; here a
+    profile is a path's counts, `PathProfile`): `hockey_stick(ε, forward)` gives `δ_{P‖Q}(ε)`
+    (forward) or `δ_{Q‖P}(ε)` exactly; `divergence(ε)` takes the larger."""
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         raise NotImplementedError
 
-    def profile(self, eps: Fraction) -> HockeyStick:
+    def divergence(self, eps: Fraction) -> HockeyStick:
         """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` (both directions), the larger one returned."""
         forward, backward = self.hockey_stick(eps, True), self.hockey_stick(eps, False)
         return forward if sign(forward.delta - backward.delta) >= 0 else backward
@@ -151,7 +152,7 @@ def check_eps(eps: Fraction) -> Fraction:
     return eps
 
 
-class Joint(PairProfile):
+class Joint(PairCurve):
     """Two laws on one output space, grouped once for every `ε` and both directions.
 
     An output given by a single answer sequence under each law contributes through its pair of
@@ -233,13 +234,13 @@ def hockey_stick(p: Law, q: Law, eps: Fraction) -> HockeyStick:
     return Joint(p, q).hockey_stick(eps)
 
 
-def profile(p: Law, q: Law, eps: Fraction) -> HockeyStick:
+def divergence(p: Law, q: Law, eps: Fraction) -> HockeyStick:
     """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` (both directions), the larger one returned."""
-    return Joint(p, q).profile(eps)
+    return Joint(p, q).divergence(eps)
 
 
 def epsilon_for_delta(
-    joint: PairProfile, target: Fraction | ExpPoly, width: Fraction = Fraction(1, 1024),
+    joint: PairCurve, target: Fraction | ExpPoly, width: Fraction = Fraction(1, 1024),
     eps_max: Fraction = Fraction(64),
 ) -> tuple[Fraction, Fraction] | None:
     """The smallest `ε` with `δ(ε) <= target`, certified to an interval `(lo, hi]` of `width`.
@@ -260,7 +261,7 @@ def epsilon_for_delta(
     target = exact
 
     def ok(eps: Fraction) -> bool:
-        return sign(joint.profile(eps).delta - target) <= 0
+        return sign(joint.divergence(eps).delta - target) <= 0
 
     if ok(Fraction(0)):
         return Fraction(0), Fraction(0)

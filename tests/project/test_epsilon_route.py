@@ -1,0 +1,155 @@
+"""The route of ε (issue 38): following ε from `betweencut audit privacy` to the hockey stick
+passes each module at most once, on the route `CONTRIBUTING.md` lists; and no string comparison
+of an accountant's name outside argument parsing (the accountant is a value past the parser).
+
+The route is measured, not read: a small audit runs in this process (isolation off), a profile
+hook records the call stack (the package's modules, outermost first) at every call of a
+function named `hockey_stick`, and each stack must hold each module in one contiguous run
+(never left and re-entered); the first stack is the route.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from cli_in_process import cli
+
+from betweencut.boundary.isolation import isolating
+
+ROOT = Path(__file__).resolve().parents[2]
+AUDIT = ["audit", "privacy", "--height", "2", "--lam", "1/2", "--R", "2", "--tau", "2",
+         "--db", "0", "--add", "1"]
+HOCKEY_STICK = "hockey_stick"
+
+
+def stack_modules(frame: FrameType | None) -> list[str]:
+    """The package's modules on the call stack from `frame` out, outermost first."""
+    found = []
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name == "betweencut" or name.startswith("betweencut."):
+            found.append(name)
+        frame = frame.f_back
+    return found[::-1]
+
+
+def runs(modules: list[str]) -> list[str]:
+    """`modules` with each run of one module written once."""
+    return [m for i, m in enumerate(modules) if i == 0 or modules[i - 1] != m]
+
+
+def reentered(modules: list[str]) -> list[str]:
+    """The modules left and entered again along `modules` (each should form one run)."""
+    once = runs(modules)
+    return sorted({m for m in once if once.count(m) > 1})
+
+
+def measured_stacks(argv: list[str]) -> tuple[int, list[list[str]]]:
+    """`betweencut ARGV` in process, isolation off: its exit status and the stack of modules
+    at every call of a function named `hockey_stick`."""
+    stacks: list[list[str]] = []
+
+    def hook(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == HOCKEY_STICK and \
+                frame.f_globals.get("__name__", "").startswith("betweencut."):
+            stacks.append(stack_modules(frame))
+
+    with isolating(False):
+        previous = sys.getprofile()
+        sys.setprofile(hook)
+        try:
+            status, _, err = cli(argv)
+        finally:
+            sys.setprofile(previous)
+    assert status == 0, err
+    return status, stacks
+
+
+def listed_route() -> list[str]:
+    """The route as `CONTRIBUTING.md` lists it (the indented block of its section)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text.split("## The route of ε", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^    (betweencut[\w.]*)\b", section, flags=re.MULTILINE)
+
+
+def test_epsilon_passes_each_module_once_on_the_listed_route() -> None:
+    _, stacks = measured_stacks(AUDIT)
+    assert stacks, f"no function named {HOCKEY_STICK} was called"
+    for stack in stacks:
+        assert reentered(stack) == [], " -> ".join(runs(stack))
+    assert runs(stacks[0]) == listed_route()
+
+
+def test_a_module_left_and_reentered_is_caught() -> None:
+    route = ["betweencut.cli", "betweencut.api.mechanism", "betweencut.proofs.x",
+             "betweencut.proofs.x", "betweencut.api.mechanism", "betweencut.proofs.y"]
+    assert reentered(route) == ["betweencut.api.mechanism"]
+    assert reentered(runs(route)[:3]) == []
+
+
+# -- the accountant a value --------------------------------------------------------------------
+
+NAMES = {"paper", "tight", "kov", "envelope"}
+# where a name is read (argument parsing): the enum's own reading and the lookups by name
+PARSERS = {("betweencut.calibration", "of"), ("betweencut.proofs.privacy.accountants.accountant",
+                                               "accountant")}
+
+
+def _names_compared(node: ast.Compare) -> bool:
+    sides = [node.left, *node.comparators]
+    for side in sides:
+        items = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+        if any(isinstance(i, ast.Constant) and i.value in NAMES for i in items):
+            return True
+    return False
+
+
+def accountant_comparisons(module: str, source: str) -> list[str]:
+    """Comparisons (`==`, `!=`, `in`, `not in`) of an accountant's name written out, outside
+    the parsers (`PARSERS`), as `module:function:line`."""
+    found = []
+
+    def visit(node: ast.AST, function: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(child, child.name)
+                continue
+            if isinstance(child, ast.Compare) and _names_compared(child) and (
+                    module, function) not in PARSERS:
+                found.append(f"{module}:{function}:{child.lineno}")
+            visit(child, function)
+
+    visit(ast.parse(source), "")
+    return found
+
+
+def test_no_string_comparison_of_an_accountant_name() -> None:
+    from test_import_cycles import modules
+
+    found = [hit for module, path in sorted(modules().items())
+             for hit in accountant_comparisons(module, path.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_a_string_comparison_of_an_accountant_name_is_caught() -> None:
+    source = ("def f(a):\n    return a == 'paper'\n"
+              "def g(a):\n    return a in ('paper', 'tight')\n"
+              "def h(a):\n    return a is Kind.PAPER\n")
+    assert accountant_comparisons("betweencut.x", source) == ["betweencut.x:f:2",
+                                                               "betweencut.x:g:4"]
+
+
+def test_the_parser_reads_every_accountant_and_nothing_else() -> None:
+    from betweencut.calibration import AccountantKind
+    from betweencut.cli._common import ACCOUNTANT_NAMES, accountant_kind
+
+    assert tuple(k.value for k in AccountantKind) == ACCOUNTANT_NAMES
+    assert [accountant_kind(n) for n in ACCOUNTANT_NAMES] == list(AccountantKind)
+    status, _, err = cli(["calibrate", "--height", "3", "--epsilon", "1", "--delta", "1/20",
+                          "--accountant", "kov"])
+    assert status == 2 and "--accountant" in err
