@@ -427,7 +427,9 @@ class Verdict:
         if self.refutation is not None:
             lines = self.refutation.lines()
             if not self.first and self.pairs > 1 and lines:  # which refutation this is
-                lines[0] += "; the worst pair audited (the largest delta(eps) - delta)"
+                lines[0] += ("; the worst pair audited (the largest delta(eps) - delta)"
+                             if getattr(self.refutation, "order", None) is None else
+                             "; the worst pair audited (the largest D_alpha - claimed)")
             out += ["  " + line for line in lines]
         else:
             out.append("  holds" + (" on every pair audited" if self.pairs > 1 else ""))
