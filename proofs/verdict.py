@@ -46,6 +46,7 @@ Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
 Value = Union[Fraction, int, ExpPoly, ExpRational, Enclosure]  # noqa: UP007
 EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED = 0, 1, 3
 SHOWN_EVENT = 4  # outputs of an event written out (`event_size` counts them all)
+SHOWN_CHARS = 240  # characters of one exact value or output written out in the text
 SHOWN_ROWS = 12  # rows in a text verdict (the JSON has them all)
 
 
@@ -303,7 +304,7 @@ class Refutation:
         return out
 
     def _event_lines(self, p_db: str, q_db: str) -> list[str]:
-        shown = ", ".join(self.event[:SHOWN_EVENT])
+        shown = ", ".join(cut(output) for output in self.event[:SHOWN_EVENT])
         more = self.event_size - min(self.event_size, SHOWN_EVENT)
         event = f"{{{shown}{', ...' if more > 0 else ''}}}"
         return [
@@ -443,7 +444,7 @@ class Verdict:
             where = (f"D = {pair['D']}, z = {pair['z']}" if "D_prime" not in pair else
                      f"D = {pair['D']}, D' = {pair['D_prime']} ({pair['z']})")
             certified = self.facts.get("epsilon_at_delta_certified")
-            own = (f"exact: {self.facts.get('epsilon_at_delta_exact')}" if not isinstance(
+            own = (f"exact: {cut(str(self.facts.get('epsilon_at_delta_exact')))}" if not isinstance(
                 certified, Mapping) else "certified, not exact: the pair's own eps lies in "
                 f"[{_shown_float(certified['in'][0])}, {_shown_float(certified['in'][1])}], "
                 f"its probabilities enclosed at {certified['bits']} bits")
@@ -522,10 +523,19 @@ def _exact_text(value: object) -> str:
     `[lo, hi]`."""
     text = getattr(value, "text", None)
     if callable(text):
-        return str(text())
+        return cut(str(text()))
     if isinstance(value, Enclosure):
         return str(value)
-    return exact_str(value)  # type: ignore[arg-type]
+    return cut(exact_str(value))  # type: ignore[arg-type]
+
+
+def cut(text: str) -> str:
+    """`text` for the text form of a verdict: whole up to `SHOWN_CHARS` characters, else its
+    head and how long it is (a deep PrivTree pair's exact eps runs to megabytes); the JSON form
+    (`as_json()`) holds every value whole."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}... ({len(text):,} characters in all; the JSON holds it whole)"
 
 
 @overload

@@ -68,6 +68,11 @@ def test_a_refuted_pair_deeper_than_the_curve_limit_states_certified_factored_va
     assert a.ARITHMETIC_FACTORED in verdict.assumes.items
     lo_eps, hi_eps = copies_worst_pair(mech, 30).found.ratio.loss_bounds()
     assert lo_eps - 1e-9 <= verdict.facts["epsilon_at_delta"] <= hi_eps + 1e-9
+    # its exact eps runs to about 100 kB: the text shows its head, the JSON holds it whole
+    exact = str(verdict.facts["epsilon_at_delta_exact"])
+    assert len(exact) > 10_000 and max(len(line) for line in str(verdict).splitlines()) < 2_000
+    assert f"({len(exact):,} characters in all; the JSON holds it whole)" in str(verdict)
+    assert verdict.as_json()["epsilon_at_delta_exact"] == exact
 
 
 @pytest.mark.slow
