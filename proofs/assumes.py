@@ -19,6 +19,7 @@ from typing import Any
 __all__ = [
     "ARITHMETIC_CERTIFIED",
     "ARITHMETIC_EXACT",
+    "ARITHMETIC_FACTORED",
     "ARITHMETIC_RENYI",
     "CLAIMS_ARITHMETIC",
     "CLAIMS_GRID",
@@ -237,6 +238,11 @@ ARITHMETIC_CERTIFIED = Item(
     "arithmetic", "every probability, delta and comparison with the claim",
     "certified interval enclosures of the Gaussian laws, decided only where they separate; "
     "Undecided, never a guess", True)
+ARITHMETIC_FACTORED = Item(
+    "arithmetic", "every probability, delta and comparison with the claim",
+    "exact sums of c*exp(x) per noisy test; which outputs violate decided exactly; the "
+    "probabilities of a deep pair's event kept as products of exact factors, certified "
+    "enclosures refined until they separate; Undecided, never a guess", True)
 
 ARITHMETIC_RENYI = Item(
     "arithmetic", "every Renyi divergence and comparison with the claim",

@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Literal, Union, overload
 
 from betweencut.errors import ParameterError
 from betweencut.exact import midpoint_float
@@ -46,6 +46,7 @@ Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
 Value = Union[Fraction, int, ExpPoly, ExpRational, Enclosure]  # noqa: UP007
 EXIT_HOLDS, EXIT_REFUTED, EXIT_UNDECIDED = 0, 1, 3
 SHOWN_EVENT = 4  # outputs of an event written out (`event_size` counts them all)
+SHOWN_CHARS = 240  # characters of one exact value or output written out in the text
 SHOWN_ROWS = 12  # rows in a text verdict (the JSON has them all)
 
 
@@ -303,7 +304,7 @@ class Refutation:
         return out
 
     def _event_lines(self, p_db: str, q_db: str) -> list[str]:
-        shown = ", ".join(self.event[:SHOWN_EVENT])
+        shown = ", ".join(cut(output) for output in self.event[:SHOWN_EVENT])
         more = self.event_size - min(self.event_size, SHOWN_EVENT)
         event = f"{{{shown}{', ...' if more > 0 else ''}}}"
         return [
@@ -427,7 +428,9 @@ class Verdict:
         if self.refutation is not None:
             lines = self.refutation.lines()
             if not self.first and self.pairs > 1 and lines:  # which refutation this is
-                lines[0] += "; the worst pair audited (the largest delta(eps) - delta)"
+                lines[0] += ("; the worst pair audited (the largest delta(eps) - delta)"
+                             if getattr(self.refutation, "order", None) is None else
+                             "; the worst pair audited (the largest D_alpha - claimed)")
             out += ["  " + line for line in lines]
         else:
             out.append("  holds" + (" on every pair audited" if self.pairs > 1 else ""))
@@ -441,7 +444,7 @@ class Verdict:
             where = (f"D = {pair['D']}, z = {pair['z']}" if "D_prime" not in pair else
                      f"D = {pair['D']}, D' = {pair['D_prime']} ({pair['z']})")
             certified = self.facts.get("epsilon_at_delta_certified")
-            own = (f"exact: {self.facts.get('epsilon_at_delta_exact')}" if not isinstance(
+            own = (f"exact: {cut(str(self.facts.get('epsilon_at_delta_exact')))}" if not isinstance(
                 certified, Mapping) else "certified, not exact: the pair's own eps lies in "
                 f"[{_shown_float(certified['in'][0])}, {_shown_float(certified['in'][1])}], "
                 f"its probabilities enclosed at {certified['bits']} bits")
@@ -520,25 +523,59 @@ def _exact_text(value: object) -> str:
     `[lo, hi]`."""
     text = getattr(value, "text", None)
     if callable(text):
-        return str(text())
+        return cut(str(text()))
     if isinstance(value, Enclosure):
         return str(value)
-    return exact_str(value)  # type: ignore[arg-type]
+    return cut(exact_str(value))  # type: ignore[arg-type]
 
 
-def claim_point(point: object) -> tuple[Fraction, Fraction]:
-    """One claimed `(ε, δ)` point as the user wrote it (text or exact numbers), read once, with
-    the command line's limits (`betweencut.validate.exact_value`): `ε >= 0`, `0 <= δ <= 1`;
-    `ParameterError` naming `epsilon`, `delta` or `claim` otherwise."""
+def cut(text: str) -> str:
+    """`text` for the text form of a verdict: whole up to `SHOWN_CHARS` characters, else its
+    head and how long it is (a deep PrivTree pair's exact eps runs to megabytes); the JSON form
+    (`as_json()`) holds every value whole."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}... ({len(text):,} characters in all; the JSON holds it whole)"
+
+
+@overload
+def claim_point(point: object, names: tuple[str, str] = ...,
+                *, limits: Literal[True] = ...) -> tuple[Fraction, Fraction]: ...
+
+
+@overload
+def claim_point(point: object, names: tuple[str, str] = ...,
+                *, limits: Literal[False]) -> tuple[Fraction, Exact]: ...
+
+
+def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
+                limits: bool = True) -> tuple[Fraction, Exact]:
+    """One claimed `(ε, δ)` point, built here only: `ε` an exact rational `>= 0`, `δ` an exact
+    rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper) `>= 0`;
+    text is read by `betweencut.exact_text`'s grammar, floats are refused. `limits` (a user's
+    point, the API's): the command line's limits on numbers (`betweencut.validate.exact_value`),
+    rationals only and `δ <= 1`; without (a checker's point, `audit_pairs`): any exact value.
+    `ParameterError` naming `names`' `ε` or `δ`, or `claim`, otherwise."""
     if not isinstance(point, tuple | list) or len(point) != 2:
         raise ParameterError("claim", repr(point), "(eps, delta) pairs")
+    from betweencut.exact import as_rational
+    from betweencut.proofs.exact.arith import sign
     from betweencut.validate import exact_value
 
-    eps, dlt = exact_value(point[0], "epsilon"), exact_value(point[1], "delta")
+    read = exact_value if limits else as_rational
+    eps_name, delta_name = names
+    eps = read(point[0], eps_name)
     if eps < 0:
-        raise ParameterError("epsilon", eps, "epsilon >= 0")
-    if not 0 <= dlt <= 1:
-        raise ParameterError("delta", dlt, "0 <= delta <= 1")
+        raise ParameterError(eps_name, eps, f"{eps_name} >= 0")
+    delta = point[1]
+    if isinstance(delta, ExpPoly | ExpRational) and not limits:
+        if sign(delta) < 0:
+            raise ParameterError(delta_name, exact_str(delta), f"{delta_name} >= 0")
+        return eps, delta
+    dlt = read(delta, delta_name)
+    if dlt < 0 or (limits and dlt > 1):
+        raise ParameterError(delta_name, dlt, f"0 <= {delta_name} <= 1" if limits
+                             else f"{delta_name} >= 0")
     return eps, dlt
 
 

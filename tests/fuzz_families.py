@@ -1,12 +1,12 @@
 """Fuzz cases for the command line by family (issue 26, item 5; issue 39): tables (CSV and Parquet
-through the memory engine and DuckDB), directories and globs, user mechanisms (modules that
-raise, exit, return unreplayable outputs, call the debugger or loop, audited under a budget),
-and the families of issue 39: `argv` (flag values that are huge, tiny, malformed: `--epsilon
-1e-400`, `--height 4096`), `shape` (file shapes: a row of tens of thousands of commas, a wide
-header, random bytes, random Parquet footers), `injection` (a file named with `[ ] * ? { }`
-beside canary files its name would match as a pattern: a directory watch, `inotify_watch.py`,
-fails the case if anything but the named file is opened), and `spark` (tables through the
-Spark engine; only with `--spark`, or the `spark`-marked test).
+through the memory engine and DuckDB; struct columns and `--field` paths), directories and globs,
+user mechanisms (modules that raise, exit, return unreplayable outputs, call the debugger or
+loop, audited under a budget), and the families of issue 39: `argv` (flag values that are huge,
+tiny, malformed: `--epsilon 1e-400`, `--height 4096`), `shape` (file shapes: a row of tens of
+thousands of commas, a wide header, random bytes, random Parquet footers), `injection` (a file
+named with `[ ] * ? { }` beside canary files its name would match as a pattern: a directory
+watch, `inotify_watch.py`, fails the case if anything but the named file is opened), and `spark`
+(tables through the Spark engine; only with `--spark`, or the `spark`-marked test).
 
 `cases(seed, n, workdir)` writes the files a case needs under `workdir` and returns `n` command
 lines, drawn by a seeded `random.Random` (the same cases for the same seed). `run_case(argv)`
@@ -90,7 +90,7 @@ def _csv_bytes(rng: random.Random) -> bytes:
 
 def _parquet(rng: random.Random, path: Path) -> None:
     kind = rng.choice(["text", "ints", "nulls", "other_column", "corrupt", "truncated",
-                       "empty"])
+                       "empty", "struct"])
     if kind == "corrupt":
         path.write_bytes(b"PAR1" + rng.randbytes(rng.randint(0, 64)))
         return
@@ -107,6 +107,9 @@ def _parquet(rng: random.Random, path: Path) -> None:
         "other_column": f"SELECT * FROM (VALUES {leaves}) t(other)",
         "truncated": f"SELECT * FROM (VALUES {leaves}) t(rec)",
         "empty": "SELECT '0/0/0' AS rec WHERE false",
+        # a struct `rec` beside a column named `rec.rec`: --column rec.rec, --field rec, n
+        "struct": "SELECT {'rec': '1/1/1', 'n': {'rec': (range % 8)::INTEGER}} AS rec, "
+                  f"'0/0/0' AS \"rec.rec\" FROM range({n})",
     }[kind]
     con.execute(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
     con.close()
@@ -131,7 +134,10 @@ def _classify_tail(rng: random.Random) -> list[str]:
             "--epsilon", rng.choice(["1", "1", "0.5", "0", "2"]),
             "--delta", rng.choice(["0.05", "0.05", "0.01", "1"]), "--seed", "1"]
     if rng.random() < 0.8:
-        argv += ["--column", rng.choice(["rec", "rec", "rec", "id", "missing", "", "rec,id"])]
+        argv += ["--column", rng.choice(["rec", "rec", "rec", "id", "missing", "", "rec,id",
+                                         "rec.rec"])]
+    for _ in range(rng.choice([0, 0, 0, 0, 1, 1, 2])):  # a path into a struct column
+        argv += ["--field", rng.choice(["rec", "n", "missing", "", "rec.rec"])]
     if rng.random() < 0.8:
         argv += ["--engine", rng.choice(["memory", "duckdb", "duckdb"])]
     for flag in ("--skip-null", "--json", "--progress", "--diagnostics", "--debug"):

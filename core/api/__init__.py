@@ -1,8 +1,9 @@
 """The library API: one function per job (issue 22), re-exported from `betweencut`.
 
-* `calibrate(height, epsilon, delta, accountant="paper")`: Theorem 5.5's numbers (or the tight
-  accountant's);
-* `classify(tree, source, tau=, epsilon=, delta=, engine=None, accountant="paper")`: one
+* `calibrate(height, epsilon, delta, accountant=AccountantKind.PAPER)`: Theorem 5.5's numbers
+  (or the tight accountant's; every `accountant=` takes a `betweencut.calibration.AccountantKind`
+  or its name, read once);
+* `classify(tree, source, tau=, epsilon=, delta=, engine=None, accountant=...)`: one
   private release, whatever engine counts;
 * `audit_mechanism(mechanism, pairs | exhaustive=N | search=N, epsilon=, delta=, ...)`: any
   mechanism (a function, a builder, a PrivTree; fresh or shared noise) on neighbouring pairs;

@@ -115,6 +115,12 @@ def _worst_lines(r: dict[str, Any]) -> list[str]:
         value = ("inf (no finite eps)" if r.get("epsilon_at_delta_0") is None else
                  f"{r['epsilon_at_delta_0_approx']:.6g} (exact: {r['epsilon_at_delta_0_exact']})")
         out.append(f"    {which[1]}: {value} on {where(at)}")
+    gauss = r.get("epsilon_at_delta_pair")  # a Gaussian row: certified, at the claimed delta
+    if isinstance(gauss, dict) and "epsilon_at_delta_in" in r:
+        lo, hi = r["epsilon_at_delta_in"]
+        label = "eps at delta on it" if r["first"] else "largest eps at delta"
+        out.append(f"    {label} = {r['epsilon_at_delta_delta_exact']}: in [{lo}, {hi}] "
+                   f"(certified) on {where(gauss)}")
     return out
 
 

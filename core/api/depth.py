@@ -24,7 +24,6 @@ from betweencut.proofs.verdict import Claim, Release, Row, Verdict
 from betweencut.tree import kary_tree
 
 MAX_HEIGHT = (1 << 64) - 1
-ON = (Release.TRANSCRIPT.value, Release.HEAVY.value)
 
 
 def audit_depth(
@@ -36,7 +35,7 @@ def audit_depth(
     delta: object = None,
     lam: object = None,
     R: object = None,
-    on: str = "transcript",
+    on: str | Release = Release.TRANSCRIPT,
     accountant: str | AccountantKind = AccountantKind.PAPER,
     count: int | None = None,
     search: int = 20,
@@ -67,13 +66,13 @@ def audit_depth(
         single_leaf_band,
         step_profiles,
     )
+    from betweencut.proofs.privacy.depth.heavy import check_on
     from betweencut.proofs.privacy.depth.paths import PathProfile, check_seams
 
     chosen = Chosen.of(accountant)  # the accountant's name read once, on this route
     if isinstance(height, bool) or not isinstance(height, int) or not 1 <= height <= MAX_HEIGHT:
         raise ParameterError("height", height, "an integer 1 <= h <= 2^64 - 1")
-    if on not in ON:
-        raise ParameterError("on", on, " or ".join(ON))
+    release = check_on(on)  # read once: a Release on
     if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
         raise ParameterError("count", count, "an integer C >= 0")
     if isinstance(search, bool) or not isinstance(search, int) or search < 0:
@@ -131,17 +130,17 @@ def audit_depth(
 
     def rows_of(found: list[Any]) -> None:
         if each is not None:
-            each([row.to_row(on) for row in found])
+            each([row.to_row(release) for row in found])
             for row in found:  # streamed out: each pair's exact values are dropped once written
                 row.forget()
 
     audit = audit_profiles(mechanism, profiles, bounds, exact=single, skip_refused=not single,
-                           progress=progress, on=on, each=rows_of if each else None)
+                           progress=progress, on=release, each=rows_of if each else None)
     tried = 0
     if not single and search:
         from betweencut.proofs.privacy.depth.search import search_profiles
 
-        found = search_profiles(mechanism, bounds, max_examples=search, on=on)
+        found = search_profiles(mechanism, bounds, max_examples=search, on=release)
         audit.rows.extend(found.rows)
         rows_of(found.rows)
         tried = found.tried
@@ -157,26 +156,26 @@ def audit_depth(
         kept = audit_profiles(mechanism, sorted({row.profile for row in audit.rows},
                                                 key=lambda p: p.steps),
                               [ClaimedBound.of(1, *promise)], exact=single, skip_refused=True,
-                              on=on)
-        promised_rows = [row.to_row(on, label) for row in kept.rows]
+                              on=release)
+        promised_rows = [row.to_row(release, label) for row in kept.rows]
         if each is not None:
             each(promised_rows)
         audit.rows.extend(kept.rows)
-    claim = Claim(text, tuple(points), (on,),
+    claim = Claim(text, tuple(points), (release,),
                   parameters={"L": L, "lambda": params.lam, "R": params.R.exact_str(),
                               "accountant": str(chosen), "points": claimed_points(bounds)})
     subject: dict[str, object] = {
         "mechanism": variant.__name__, "tree": f"complete {arity}-ary tree, h = {height}",
         "parameters": {"tau": params.tau, "lambda": params.lam, "R": params.R.exact_str(),
                        **info}}
-    theorem_rows = [row.to_row(on) for row in audit.rows[:len(audit.rows)
+    theorem_rows = [row.to_row(release) for row in audit.rows[:len(audit.rows)
                                                           - len(promised_rows)]]
     verdict = Verdict("depth", subject, claim, audit.holds, theorem_rows + promised_rows,
                       pairs=len({row.profile for row in audit.rows}))
     worst = audit.worst
     if worst is not None and not worst.holds:
         verdict.refutation = worst.refutation(
-            f"({worst.eps}, delta_{worst.r})-DP ({text.split(':')[0]} at r = {worst.r})", on)
+            f"({worst.eps}, delta_{worst.r})-DP ({text.split(':')[0]} at r = {worst.r})", release)
     verdict.facts["refused"] = [{"profile": p.describe(), "why": why} for p, why in audit.refused]
     check_unchanged(mechanism, SEAMS, seams, variant.__name__)
     if tried:

@@ -147,13 +147,15 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         "parameters": {"epsilon": mech.epsilon, "theta": mech.theta},
         "covered": covered, "databases": databases}
     out = Verdict("mechanism", subject, claim, found.holds, pairs=len(chosen))
-    out.assumes = _assumes(mech, cache, covered, len(chosen))
     if found.refutation is not None:
         out.refutation = found.refutation.refutation(claim.text, EVENT_NOTE, _output_text)
     worst = found.refutation or found.tightest
     if worst is not None:
         out.rows = [res.row() for res in found.results
                     if res.key == worst.key]
+    from betweencut.proofs.verdict import certified
+
+    out.assumes = _assumes(mech, cache, covered, len(chosen), certified(out.rows))
     if bound is not None:
         from betweencut.notation import database_text, record_text
 
@@ -170,17 +172,21 @@ def is_own(mech: Any) -> bool:
     return own_code(None, mech, SEAMS, (mech.member, mech.split.children))
 
 
-def _assumes(mech: Any, cache: Any, covered: str, audited: int) -> Any:
+def _assumes(mech: Any, cache: Any, covered: str, audited: int, factored: bool = False
+             ) -> Any:
     """What a PrivTree verdict rests on (`betweencut.proofs.assumes`): the package's own
     PrivTree, or yours (a subclass, your membership or split rule), not replayed; the reduction
-    to `T_z` where it applies; exact arithmetic; the pairs and what they cover."""
+    to `T_z` where it applies; exact arithmetic (`factored`: a deep pair's event probabilities
+    certified from their exact factors, `divergence.factored`); the pairs and what they
+    cover."""
     from betweencut.proofs import assumes as a
 
     own = is_own(mech)
     return a.Assumes.of(
         a.code_items(own, replayed=False),
         a.PRIVTREE_SEAMS if cache.refusal is None else a.direct(cache.refusal),
-        a.ARITHMETIC_EXACT, a.pairs_covered(covered, audited), a.OTHER_PAIRS)
+        a.ARITHMETIC_FACTORED if factored else a.ARITHMETIC_EXACT,
+        a.pairs_covered(covered, audited), a.OTHER_PAIRS)
 
 
 def _output_text(o: object) -> str:

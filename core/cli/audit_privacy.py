@@ -149,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
         if (args.lam is None) == (args.epsilon is None):
             raise UsageError("give either --lam and --R, or --epsilon and --delta")
         claim = "theorem-5.4"
+    if sum(mode is not None for mode in (args.db, args.exhaustive, args.search)) != 1:
+        raise UsageError("give exactly one of --db D " + ("--other D'" if replace_one else
+                         "--add z") + ", --exhaustive N or --search N")
     pairs = None if args.db is None else [(args.db, second)]
     tracker = tracker_of(args, "audit privacy")
 

@@ -123,10 +123,12 @@ class Source:
 
 def check_field(field: object) -> tuple[str, ...]:
     """A path of struct fields: a sequence of non-empty names (`--field`, repeated)."""
-    if isinstance(field, str) or not isinstance(field, Sequence) \
-            or not all(isinstance(f, str) and f and "\x00" not in f for f in field):
-        raise ParameterError("field", field, "a list of field names, each non-empty text "
-                             "(--field b --field c: the field c of the struct field b)")
+    if isinstance(field, str) or not isinstance(field, Sequence):
+        raise ParameterError("field", field, "a list of field names (--field b --field c: the "
+                             "field c of the struct field b)")
+    for name in field:
+        if not isinstance(name, str) or not name or "\x00" in name:
+            raise ParameterError("field", name, "a field name: non-empty text without NUL")
     return tuple(field)
 
 

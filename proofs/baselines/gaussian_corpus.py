@@ -34,7 +34,12 @@ from betweencut.proofs.baselines import corpus_rows
 from betweencut.proofs.baselines.corpus_rows import CorpusRow, RowResult
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.enclosure import Enclosure
-from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, audit_pairs, output_text
+from betweencut.proofs.privacy.audit.mechanism import (
+    AuditVerdict,
+    audit_pairs,
+    display,
+    output_text,
+)
 from betweencut.proofs.privacy.divergence.joint import epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import Mechanism, Neighbour
 from betweencut.proofs.privacy.enumeration.gaussian_noise import (
@@ -44,7 +49,8 @@ from betweencut.proofs.privacy.enumeration.gaussian_noise import (
 from betweencut.proofs.verdict import Direction, Refutation, Relation
 from betweencut.tree import Node
 
-__all__ = ["audit_gaussian_row", "infinite_loss_witness", "largest_pure_loss", "zhu_wang_delta"]
+__all__ = ["audit_gaussian_row", "infinite_loss_witness", "largest_epsilon_at_delta",
+           "largest_pure_loss", "zhu_wang_delta"]
 
 LOSS_WIDTH, LOSS_MAX = Fraction(1, 64), Fraction(64)
 
@@ -105,6 +111,35 @@ def largest_pure_loss(cache: GaussianLawCache, pairs: list[Neighbour]) -> dict[s
     return {"at_most": str(best[0]), **_pair_text(best[1])}
 
 
+def largest_epsilon_at_delta(cache: GaussianLawCache, pairs: list[Neighbour],
+                             delta: Fraction | ExpPoly) -> dict[str, Any]:
+    """A refuted row's largest `ε` at its claimed `δ` over the pairs (issue 35), certified as an
+    enclosure: each pair's smallest `ε` with `δ_pair(ε) <= δ` lies in `(lo, hi]` of width
+    `LOSS_WIDTH` (`epsilon_for_delta`: both directions, every comparison by the certified sign
+    gate), so the largest over the pairs lies in `[max lo, max hi]`
+    (`epsilon_at_delta_in`, rationals as text; `epsilon_at_delta` a display float of the upper
+    end), with the pair of the largest `hi` (`epsilon_at_delta_pair`). A pair with no finite
+    `ε` up to `LOSS_MAX` makes it `[LOSS_MAX, inf]` (`epsilon_at_delta` null) on that pair."""
+    lo_best: Fraction | None = None
+    best: tuple[Fraction, Neighbour] | None = None
+    for pair in pairs:
+        found = epsilon_for_delta(cache.pair_joint(pair, "output"), delta, LOSS_WIDTH, LOSS_MAX)
+        if found is None:
+            return {"epsilon_at_delta": None, "epsilon_at_delta_in": [str(LOSS_MAX), "inf"],
+                    "epsilon_at_delta_delta_exact": exact_str(delta),
+                    "epsilon_at_delta_pair": _pair_text(pair)}
+        lo, hi = found
+        lo_best = lo if lo_best is None else max(lo_best, lo)
+        if best is None or hi > best[0]:
+            best = (hi, pair)
+    if best is None or lo_best is None:
+        return {}
+    return {"epsilon_at_delta": display(best[0]),  # display only: the enclosure is the value
+            "epsilon_at_delta_in": [str(lo_best), str(best[0])],
+            "epsilon_at_delta_delta_exact": exact_str(delta),
+            "epsilon_at_delta_pair": _pair_text(best[1])}
+
+
 def infinite_loss_witness(cache: GaussianLawCache, pairs: list[Neighbour],
                           above: Fraction, point: tuple[Fraction, Any]) -> Refutation | None:
     """An output with probability exactly 0 under one database of a pair (a structural zero:
@@ -158,6 +193,9 @@ def audit_gaussian_row(row: CorpusRow, size: int = 0, relation: Relation | None 
     moved = corpus_rows.moves_of(ref.neighbour)
     refutation = ref.refutation(note=f"the pair moves the queries by {moved}")
     detail["moves"] = moved
+    if isinstance(ref.bound, Fraction | ExpPoly):  # the refuting point's delta (first: its pair)
+        detail.update(largest_epsilon_at_delta(
+            cache, [ref.neighbour] if first else pairs[:verdict.pairs], ref.bound))
     agrees, found = False, "refuted"
     if row.literature == corpus_rows.PRIVATE_AT and row.claim_private:
         larger = audit_pairs(cast(Mechanism, run), pairs, list(row.claim_private),

@@ -82,6 +82,7 @@ from betweencut.proofs.exact.arith import ExpRational, sign
 from betweencut.proofs.laws.factors import law_key
 from betweencut.proofs.privacy.divergence.certified import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
+from betweencut.proofs.privacy.divergence.factored import FactoredJoint
 from betweencut.proofs.privacy.divergence.joint import Joint, Law, PairCurve
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, with_record
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -188,6 +189,7 @@ class PrivTreeLawCache(LawCache):
         super().__init__(privtree_run(mech), None, limit)
         self.mech = mech
         self.refusal = reduction_refusal(mech)
+        self.factored_from = CURVE_BOXES  # larger T_z: the divergence kept factored (make_joint)
         self.reduced_laws: dict[tuple[Database, frozenset[Box]],
                                 tuple[Law, frozenset[tuple[Hashable, object]]]] = {}
 
@@ -224,8 +226,14 @@ class PrivTreeLawCache(LawCache):
         return p, q
 
     def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
+        """The pair's divergence: exact (`Joint`) from the reduced laws, or from the whole run
+        when the decomposition does not apply; past `factored_from` boxes of `T_z` (answer
+        sequences of as many two-term factors) with `P(S)`, `Q(S)` kept factored
+        (`FactoredJoint`: the event decided exactly, its probabilities certified)."""
         if self.refusal is not None:
             return Joint(self.fresh().law(db, on), self.fresh().law(with_record(db, z), on))
+        if len(keep_set(self.mech, tuple(z))) > self.factored_from:
+            return FactoredJoint(*self.reduced_pair(db, z, on))
         return Joint(*self.reduced_pair(db, z, on))
 
     def pair_curve(self, db: Database, z: Node) -> Curve:

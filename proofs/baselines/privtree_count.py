@@ -93,9 +93,12 @@ def answer_sequences(mech: PrivTree, db: Database, keep: frozenset[Box] | None,
 def counted_enumeration(mech: PrivTree, db: Database, run: Callable[[NoisyTest], object],
                         keep: frozenset[Box] | None, limit: int, progress: bool
                         ) -> Enumeration[object]:
-    """The enumeration of `run`, counted first (`answer_sequences`) and checked against it."""
+    """The enumeration of `run`, counted first (`answer_sequences`) and checked against it.
+    Its sum to 1 is checked on the outcome tree's structure (`complete_outcome_tree`: a
+    PrivTree answer sequence is a product of one factor per box it decides, up to one per box
+    of a deep `T_z`, which the exact sum would expand; issue 35, item 5)."""
     count = answer_sequences(mech, db, keep, limit)
-    enum = enumerate_mechanism(run, limit, progress=progress, count=count)
+    enum = enumerate_mechanism(run, limit, progress=progress, count=count, structural=True)
     if enum.transcripts != count:
         raise DecompositionMismatch(f"counted {count} answer sequences on the split tree, "
                                     f"enumerated {enum.transcripts} (a seam has hidden state)")

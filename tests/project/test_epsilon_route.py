@@ -17,7 +17,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from cli_in_process import cli
+import pytest
+from cli_in_process import cli, user_module
 
 from betweencut.boundary.isolation import isolating
 
@@ -83,6 +84,29 @@ def test_epsilon_passes_each_module_once_on_the_listed_route() -> None:
     for stack in stacks:
         assert reentered(stack) == [], " -> ".join(runs(stack))
     assert runs(stacks[0]) == listed_route()
+
+
+USER = """
+from fractions import Fraction
+from betweencut.noisy_test import BTQuery
+
+def one_test(db, test):
+    return test(BTQuery(Fraction(len(db)), Fraction(1, 2), Fraction(1, 2), Fraction(1)))
+"""
+
+
+def test_a_user_mechanism_passes_each_module_once(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for a user's function `(db, test)` (its code in the package's wrappers: the
+    loader's guard runs it, below the enumeration, and is left before the hockey stick)."""
+    user_module(tmp_path, monkeypatch, "route_user", USER)
+    _, stacks = measured_stacks(["audit", "privacy", "--mechanism", "route_user:one_test",
+                                 "--height", "2", "--epsilon", "1", "--delta", "0",
+                                 "--db", "0", "--add", "1"])
+    assert stacks, f"no function named {HOCKEY_STICK} was called"
+    for stack in stacks:
+        assert reentered(stack) == [], " -> ".join(runs(stack))
+    assert "betweencut.proofs.privacy.audit.run" in stacks[0]
 
 
 def test_a_module_left_and_reentered_is_caught() -> None:

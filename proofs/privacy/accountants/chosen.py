@@ -60,6 +60,13 @@ class Chosen:
     def points(self, L: int, params: Params) -> list[tuple[Fraction, Any]]:
         """The claimed `(rλ, δ_r)`, `r = 1..L`, at `params`: Eq. (22)'s bound (`paper`:
         `PaperAccountant`, Theorem 5.4 at `rλ`) or the tight accountant's."""
+        if self.kind is AccountantKind.PAPER:  # Eq. (22) itself, exact: where its δ0 has no
+            # exact form this raises; an upper bound of it would audit a weaker claim than
+            # the paper's and could say "holds" where Eq. (22) fails
+            from betweencut.proofs.laws.tct import theorem_5_4_bound
+
+            return [(r * params.lam, theorem_5_4_bound(L, params.lam, params.R, r))
+                    for r in range(1, L + 1)]
         acc = self.bound(L, params.lam, params.R)
         return [(r * params.lam, acc.delta_upper(r * params.lam)) for r in range(1, L + 1)]
 

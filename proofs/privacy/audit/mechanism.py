@@ -27,7 +27,7 @@ from typing import TypeVar, Union
 
 from betweencut.boundary.encoding import Shown, release_of, written
 from betweencut.errors import MechanismError, ParameterError
-from betweencut.exact import as_rational, midpoint_float
+from betweencut.exact import midpoint_float
 from betweencut.noisy_test import Outcome
 from betweencut.notation import (
     database_text,
@@ -49,7 +49,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_node,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
-from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
+from betweencut.proofs.verdict import Direction, Refutation, Row, claim_point, enclosure
 from betweencut.tree import Node
 
 __all__ = [
@@ -66,25 +66,6 @@ T = TypeVar("T")
 def display(x: ExactDelta, prec: int = 64) -> float:
     """A float near an exact number, for display and JSON only: it never decides anything."""
     return midpoint_float(*enclose(x, prec))
-
-
-def _claim_point(point: object) -> ClaimPoint:
-    if not isinstance(point, tuple | list) or len(point) != 2:
-        raise ParameterError("claim", repr(point), "(eps, delta) pairs")
-    eps = as_rational(point[0], "eps")
-    if eps < 0:
-        raise ParameterError("eps", eps, "eps >= 0")
-    delta = point[1]
-    if isinstance(delta, bool) or not isinstance(delta, int | Fraction | ExpPoly | ExpRational):
-        if isinstance(delta, str):
-            delta = as_rational(delta, "delta")
-        else:
-            raise ParameterError("delta", repr(delta),
-                                 "an exact delta: int, Fraction, ExpPoly or ExpRational "
-                                 "(a float is not read: pass Fraction or a string '0.01')")
-    if sign(delta) < 0:
-        raise ParameterError("delta", exact_str(delta), "delta >= 0")
-    return eps, delta
 
 
 @dataclass(frozen=True)
@@ -354,7 +335,7 @@ def audit_pairs(
     ):
         raise ParameterError("claim_points", repr(claim_points),
                              "a list of (eps, delta) points, e.g. [(Fraction(1), 0)]")
-    points = [_claim_point(p) for p in claim_points]
+    points = [claim_point(p, ("eps", "delta"), limits=False) for p in claim_points]
     if not points:
         raise ParameterError("claim", "[]", "at least one (eps, delta) point")
     cache = cache or LawCache(run, projections)

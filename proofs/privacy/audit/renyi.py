@@ -5,8 +5,9 @@ A claim is `ρ`-zCDP (`D_α <= ρα` at every order `α > 1`) or `(α, ε)`-RDP 
 (`RenyiClaim`). `audit_renyi(cache, pairs, claim)` decides it on both directions of every pair
 from the laws the cache enumerates, split into components (the field's kind:
 `betweencut.proofs.privacy.enumeration.noise_kind`), by
-`betweencut.proofs.privacy.divergence.renyi`: the first pair and direction refuting it with its
-witness order and exact divergence, or, when it holds, how every order was covered. A verdict
+`betweencut.proofs.privacy.divergence.renyi`: the pair and direction refuting it by the most
+(the largest excess `D_α - ε(α)` at its witness order; with `first`, the first one found) with
+its witness order and exact divergence, or, when it holds, how every order was covered. A verdict
 row of a Rényi claim (`renyi_row`) reports `D_α` against the claimed `ε(α)` with its `order`;
 a refutation (`renyi_refutation`) reports the order, the Rényi moment `S` (as `P`), its bound
 `e^((α-1)ε)` (as `Q`) and `D_α = ln S/(α - 1)`.
@@ -33,8 +34,8 @@ from betweencut.proofs.privacy.divergence.renyi import OrderResult, check_order,
 from betweencut.proofs.privacy.enumeration.cache import LawCache, Neighbour
 from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
 
-__all__ = ["RDP", "ZCDP", "RenyiAudit", "RenyiClaim", "audit_renyi", "renyi_refutation",
-           "renyi_row"]
+__all__ = ["RDP", "ZCDP", "RenyiAudit", "RenyiClaim", "audit_renyi", "refutes_more",
+           "renyi_refutation", "renyi_row"]
 
 ZCDP, RDP = "zcdp", "rdp"
 Rho = Union[Fraction, ExpPoly]  # noqa: UP007
@@ -113,9 +114,40 @@ def _components(cache: LawCache, pair: Neighbour) -> ComponentJoint:
     return joint
 
 
-def audit_renyi(cache: LawCache, pairs: Sequence[Neighbour], claim: RenyiClaim) -> RenyiAudit:
+def refutes_more(a: OrderResult, b: OrderResult) -> bool:
+    """`a` refutes by more than `b`: an infinite `D_α` first, else a larger excess
+    `D_α - ε(α)` over the claim at its own order, by certified enclosures (64 then 256 bits).
+    Excesses not apart keep `b`, the first found: this only chooses which refutation is
+    reported, the verdict (refuted) does not depend on it."""
+    if b.divergence.infinite:
+        return False
+    if a.divergence.infinite:
+        return True
+    for prec in (64, 256):
+        a_lo = enclosure(cast(Any, a.divergence), prec)[0] - enclosure(cast(Any, a.bound),
+                                                                       prec)[1]
+        a_hi = enclosure(cast(Any, a.divergence), prec)[1] - enclosure(cast(Any, a.bound),
+                                                                       prec)[0]
+        b_lo = enclosure(cast(Any, b.divergence), prec)[0] - enclosure(cast(Any, b.bound),
+                                                                       prec)[1]
+        b_hi = enclosure(cast(Any, b.divergence), prec)[1] - enclosure(cast(Any, b.bound),
+                                                                       prec)[0]
+        if a_lo > b_hi:
+            return True
+        if a_hi < b_lo:
+            return False
+    return False
+
+
+def audit_renyi(cache: LawCache, pairs: Sequence[Neighbour], claim: RenyiClaim,
+                first: bool = False) -> RenyiAudit:
     """Decide `claim` on both directions of every pair (module docstring); `Undecided` when a
-    direction can be neither refuted nor certified (with the reason)."""
+    direction can be neither refuted nor certified (with the reason) while the claim still
+    holds on every pair before it. By default a refuted claim goes on over every pair and
+    both directions and reports the worst witness (`refutes_more`: the largest excess
+    `D_α - ε(α)`, an infinite divergence first; a direction undecided after a refutation is
+    passed over, it cannot undo it); `first` stops at the first witness (`pairs` then counts
+    the pairs audited up to it)."""
     found = RenyiAudit()
     for pair in pairs:
         found.pairs += 1
@@ -125,10 +157,16 @@ def audit_renyi(cache: LawCache, pairs: Sequence[Neighbour], claim: RenyiClaim) 
             if claim.kind == ZCDP:
                 result = zcdp(parts, claim.rho)
                 if result.undecided:
+                    if not found.holds:
+                        continue
                     raise Undecided(f"{claim.text} on {pair_texts(pair)}: {result.undecided}")
                 if not result.holds and result.witness is not None:
-                    found.holds, found.witness = False, (pair, forward, result.witness, parts)
-                    return found
+                    if found.witness is None or refutes_more(result.witness, found.witness[2]):
+                        found.holds, found.witness = False, (pair, forward, result.witness,
+                                                             parts)
+                    if first:
+                        return found
+                    continue
                 found.arguments.append({"pair": " ~ ".join(t for t in pair_texts(pair) if t),
                                         "direction": direction_of(pair, forward).value,
                                         **result.argument})
@@ -136,8 +174,11 @@ def audit_renyi(cache: LawCache, pairs: Sequence[Neighbour], claim: RenyiClaim) 
             else:
                 shown = check_order(parts, claim.order, claim.eps)
                 if not shown.holds:
-                    found.holds, found.witness = False, (pair, forward, shown, parts)
-                    return found
+                    if found.witness is None or refutes_more(shown, found.witness[2]):
+                        found.holds, found.witness = False, (pair, forward, shown, parts)
+                    if first:
+                        return found
+                    continue
             if not shown.divergence.infinite and (found.closest is None or enclosure(
                     cast(Any, shown.divergence), 64)[1] > enclosure(
                     cast(Any, found.closest[2].divergence), 64)[1]):

@@ -110,7 +110,7 @@ def audit_run(mechanism: Audited, tree: PublicTree, pairs: Pairs, claim: Claim,
                 _afford(cache, chosen, claim, pairs.exhaustive is None)
             _prefetch(cache, chosen, pairs.search is None and not first)
             if renyi is not None:
-                verdict = _audit_renyi(mechanism, tree, claim, renyi, cache, chosen)
+                verdict = _audit_renyi(mechanism, tree, claim, renyi, cache, chosen, first)
             else:
                 verdict = _audit(mechanism, tree, params, cal, claim, cache, chosen,
                                  pairs.exhaustive is None and pairs.search is None, progress,
@@ -122,8 +122,7 @@ def audit_run(mechanism: Audited, tree: PublicTree, pairs: Pairs, claim: Claim,
         check_unchanged(built, SEAMS, seams, mechanism.name)
     verdict.assumes = a.strict(_assumes(mechanism, cache, verdict, pairs, relation, len(chosen),
                                         renyi is not None), mechanism.pure)
-    verdict.first = first or (renyi is not None and not verdict.holds)  # a Renyi audit stops
-    # at its first witness order and pair (the worst Renyi pair is not sought)
+    verdict.first = first  # a Renyi audit too: its worst witness unless first
     return verdict
 
 
@@ -167,7 +166,7 @@ def _assumes(mechanism: Audited, cache: Any, verdict: Verdict, pairs: Pairs,
 
 
 def _audit_renyi(user: Audited, tree: PublicTree, claim: Claim, renyi: Any, cache: Any,
-                 chosen: list[Any]) -> Verdict:
+                 chosen: list[Any], first: bool = False) -> Verdict:
     """A Renyi or zCDP claim on every pair, both directions (`audit.renyi.audit_renyi`)."""
     from betweencut.proofs.privacy.audit.renyi import (
         audit_renyi,
@@ -177,7 +176,7 @@ def _audit_renyi(user: Audited, tree: PublicTree, claim: Claim, renyi: Any, cach
     from betweencut.proofs.privacy.enumeration.cache import Neighbour
 
     pairs = [p if isinstance(p, Neighbour) else Neighbour.add(*p) for p in chosen]
-    found = audit_renyi(cache, pairs, renyi)
+    found = audit_renyi(cache, pairs, renyi, first)
     subject = {"mechanism": user.name, "kind": user.kind, "tree": tree.description}
     out = Verdict("mechanism", subject, claim, found.holds, pairs=found.pairs)
     if found.witness is not None:

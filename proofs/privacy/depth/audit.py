@@ -30,6 +30,7 @@ from betweencut.proofs.privacy.depth.transcript import (
     worst_row,
 )
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.proofs.verdict import Release
 from betweencut.tree import kary_tree
 
 __all__ = [
@@ -119,7 +120,7 @@ def audit_profiles(
     mechanism: BetweenCut, profiles: Iterable[PathProfile], bounds: Sequence[ClaimedBound],
     exact: bool = False, skip_refused: bool = False,
     progress: Callable[[list[PathProfile]], Iterable[PathProfile]] | None = None,
-    on: str = "transcript",
+    on: Release = Release.TRANSCRIPT,
     each: Callable[[list[DepthRow]], None] | None = None,
 ) -> DepthAudit:
     """Every profile's rows against `bounds` (see `profile_rows`; `on="heavy"`: the released

@@ -79,7 +79,7 @@ from betweencut.proofs.privacy.divergence.joint import (
     bag_exceeds,
     check_eps,
 )
-from betweencut.proofs.verdict import Direction
+from betweencut.proofs.verdict import Direction, Release
 
 __all__ = [
     "PROJECTIONS_AT_DEPTH", "HeavyJoint", "HeavyKey", "TailKey", "check_heavy_offpath", "check_on",
@@ -439,23 +439,23 @@ def heavy_data_of(law_p: Mapping[Hashable, Counter[Bag]], law_q: Mapping[Hashabl
     return out
 
 
-PROJECTIONS_AT_DEPTH = ("transcript", "heavy")
+PROJECTIONS_AT_DEPTH = (Release.TRANSCRIPT, Release.HEAVY)
 
 
-def check_on(on: object) -> str:
+def check_on(on: object) -> Release:
     """`on` names what is released: `"transcript"` (Tr(D), Eq. 112) or `"heavy"` (the Heavy
     set); anything else is a `ParameterError`."""
     if on not in PROJECTIONS_AT_DEPTH:
         raise ParameterError("on", on, "'transcript' or 'heavy'")
-    return str(on)
+    return Release(str(on))
 
 
 def rows_on(
     mechanism: BetweenCut, profile: PathProfile, bounds: Sequence[ClaimedBound],
-    on: str = "transcript", exact: bool = False,
+    on: Release = Release.TRANSCRIPT, exact: bool = False,
 ) -> list[DepthRow]:
     """The rows of one profile on the transcript (`depth.profile_rows`) or on the Heavy set
     (`heavy_rows`); the preconditions of `depth_pair` (and `check_heavy_offpath`) checked."""
-    if check_on(on) == "heavy":
+    if check_on(on) is Release.HEAVY:
         return heavy_rows(heavy_pair(mechanism, profile), profile, bounds, exact=exact)
     return profile_rows(depth_pair(mechanism, profile), profile, bounds, exact=exact)

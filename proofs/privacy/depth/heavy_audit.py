@@ -25,6 +25,7 @@ from betweencut.proofs.privacy.depth.audit import (
 from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT
 from betweencut.proofs.privacy.depth.transcript import DepthRow
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.proofs.verdict import Release
 
 __all__ = ["check_theorem_5_4_heavy_at_depth", "heavy_at_most_transcript"]
 
@@ -60,8 +61,8 @@ def check_theorem_5_4_heavy_at_depth(
     `δ` when the Heavy set's exceeds it).
     """
     mechanism, profiles, bounds, info = band_setup(height, params, counts, arity, variant)
-    info["on"] = "heavy"
-    heavy = audit_profiles(mechanism, profiles, bounds, on="heavy")
+    info["on"] = Release.HEAVY.value
+    heavy = audit_profiles(mechanism, profiles, bounds, on=Release.HEAVY)
     worst = heavy.worst
     if worst is not None and not worst.holds:
         raise ClaimRefuted("Theorem 5.4", "Heavy-set delta(eps) exceeds the claimed bound at depth",

@@ -26,6 +26,7 @@ from betweencut.proofs.privacy.depth.transcript import (
     DepthRow,
     worst_row,
 )
+from betweencut.proofs.verdict import Release
 
 __all__ = ["ProfileSearch", "path_profiles", "search_profiles"]
 
@@ -62,7 +63,7 @@ def path_profiles(draw: st.DrawFn, height: int, lower: int, upper: int,
 
 def search_profiles(
     mechanism: BetweenCut, bounds: Sequence[ClaimedBound], max_examples: int = 20,
-    seed: int = 0, on: str = "transcript",
+    seed: int = 0, on: Release = Release.TRANSCRIPT,
 ) -> ProfileSearch:
     """Hypothesis search over profiles maximising `δ(rλ)/bound(r)` (every `r` of `bounds`).
 

@@ -68,7 +68,7 @@ from betweencut.proofs.privacy.depth.paths import (
 )
 from betweencut.proofs.privacy.divergence.joint import Joint, Law, bag_exceeds
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law
-from betweencut.proofs.verdict import SHOWN_EVENT, Direction, Refutation, Row
+from betweencut.proofs.verdict import SHOWN_EVENT, Direction, Refutation, Release, Row
 from betweencut.tree import PublicTree
 
 __all__ = [
@@ -452,7 +452,7 @@ class DepthRow:
         """The exact `δ(rλ)` as text, one common denominator (grammar: `depth_exact`)."""
         return self.delta_value().text()
 
-    def to_row(self, on: str, promised: str | None = None) -> Row:
+    def to_row(self, on: Release, promised: str | None = None) -> Row:
         """This row in the verdict's shape (`betweencut.proofs.verdict.Row`); its exact `δ` is
         computed when read. `promised` labels a row of a calibration's promised `(ε, δ)`
         instead of Theorem 5.4's `r`."""
@@ -465,7 +465,7 @@ class DepthRow:
                    (self.delta_lo, self.delta_hi), self.bound.exact,  # type: ignore[arg-type]
                    self.holds, Direction(self.direction), where)
 
-    def refutation(self, claim: str, on: str) -> Refutation:
+    def refutation(self, claim: str, on: Release) -> Refutation:
         """The counterexample of this (refuted) row: the larger direction decided exactly, its
         event (every answer sequence on z's path whose signature violates at `ε`) with exact
         `P(S)`, `Q(S)` (`ExactTables.event`)."""

@@ -208,7 +208,7 @@ class Joint(PairCurve):
             size += 1
             if len(event) < SHOWN:
                 event.append(o)
-        p_event, q_event = bags_value(in_p), bags_value(in_q)
+        p_event, q_event = self.event_values(in_p, in_q)
         delta = p_event - q_event * ExpPoly.exp(eps)
         direction = Direction.of(forward)
 
@@ -217,6 +217,12 @@ class Joint(PairCurve):
             return tuple((found + event)[:SHOWN])
 
         return HockeyStick(eps, delta, size, p_event, q_event, direction, shown)
+
+    def event_values(self, in_p: Counter[Bag], in_q: Counter[Bag]
+                     ) -> tuple[ExpPoly, ExpPoly]:
+        """`P(S)` and `Q(S)` from the bags of the event's answer sequences, exactly (expanded:
+        `divergence.factored.FactoredJoint` keeps them factored)."""
+        return bags_value(in_p), bags_value(in_q)
 
 
 def hockey_stick(p: Law, q: Law, eps: Fraction) -> HockeyStick:

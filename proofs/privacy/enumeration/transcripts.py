@@ -24,18 +24,24 @@ import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Generic, TypeVar
 
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
 from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, ReplayTest, UnansweredQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly
+from betweencut.proofs.laws.bt_laws import OUTCOMES
 from betweencut.proofs.laws.factors import (
     Bag,
     FactorKey,
     bag_enclosure,
     bag_value,
     bags_value,
+    factor_id,
+    factor_key,
+    factor_value,
     law_key,
     make_bag,
     query_factor_ids,
@@ -45,6 +51,7 @@ from betweencut.proofs.laws.factors import (
 __all__ = [
     "Bag", "BranchingTest", "Enumeration", "EnumerationBudgetExceeded", "FactorKey", "ForeignQuery",
     "MechanismNotReplayable", "Probe", "ProbeTest", "bag_enclosure", "bag_value",
+    "complete_outcome_tree",
     "enumerate_mechanism", "estimate_sequences", "fork_prefixes", "law_key", "make_bag",
     "probe_sequences", "query_factor_ids", "walk_estimate",
 ]
@@ -118,6 +125,9 @@ class Enumeration(Generic[T]):
 
     leaves: list[tuple[T, Bag]] = field(default_factory=list)
     steps: list[tuple[tuple[object, Outcome], ...]] = field(default_factory=list)
+    sequences: list[tuple[int, ...]] = field(default_factory=list)  # factor ids, in order
+    # (each leaf's, when enumerated with `structural=True`; empty otherwise)
+
 
     @property
     def transcripts(self) -> int:
@@ -137,6 +147,88 @@ class Enumeration(Generic[T]):
     def total(self) -> ExpPoly:
         """`Σ` over all answer sequences: exactly 1 for a mechanism that always halts."""
         return bags_value(Counter(bag for _, bag in self.leaves))
+
+    def sums_to_one(self) -> None:
+        """The structural form of `total() == 1`, without expanding a product: raises
+        `MechanismNotReplayable` unless `complete_outcome_tree` accepts the answer sequences
+        (needs `sequences`, the factor ids of each leaf in the order answered)."""
+        if len(self.sequences) != len(self.leaves):
+            raise ParameterError("sequences", len(self.sequences),
+                                 f"one factor sequence per leaf ({len(self.leaves)})")
+        why = complete_outcome_tree(self.sequences, [bag for _, bag in self.leaves])
+        if why is not None:
+            raise MechanismNotReplayable(
+                f"the probabilities of its {self.transcripts} answer sequences do not sum to "
+                f"exactly 1: {why} (its run depends on more than the answers of its noisy "
+                "tests)")
+
+
+_LEAF = -1  # the trie's mark of a complete answer sequence (factor ids are >= 0)
+
+
+@lru_cache(maxsize=4096)
+def _law_sums_to_one(key: tuple[Fraction, Fraction, Fraction]) -> bool:
+    """The exact law of one BT query (`(a - c, b - c, λ)`) sums to 1 over its outcomes."""
+    total = ExpPoly.const(0)
+    for outcome in OUTCOMES:
+        total = total + factor_value((*key, outcome))
+    return total == ExpPoly.const(1)
+
+
+def complete_outcome_tree(sequences: Sequence[Sequence[int]], bags: Sequence[Bag]
+                          ) -> str | None:
+    """Why `Σ_leaves Π factors` is not exactly 1, or None: the structural sum-to-1 check.
+
+    Claim: if (1) each leaf's bag is the multiset of its factor sequence, (2) no sequence is
+    repeated or a proper prefix of another, (3) at every prefix that some longer sequence
+    extends, the next factor ids are *exactly* the factors of the outcomes of non-zero
+    probability of one BT law `(a - c, b - c, λ)` (`factor_key(id)[:3]` the same for all,
+    every outcome of the law's support present once), and (4) each such law sums to exactly
+    1 over its outcomes (`exact_law`, checked once per law, 3 small `ExpPoly`s), then the sum
+    over the leaves of the product of their factors is exactly 1. Proof: by induction from
+    the leaves, the sum below a prefix `u` of the products of the factors after `u` is 1: a
+    leaf's empty product is 1, and at an inner prefix it is `Σ_s P(s)·1 = 1` by (3) and (4).
+    At the root it is the total. Cost: linear in the total length of the sequences (a trie);
+    no product is expanded (the exact `total()` expands one `ExpPoly` per bag: about `2^k`
+    terms for `k` two-term factors). Preconditions: none; it only reads factor keys.
+    Returns: None when (1)-(4) hold; else the first broken condition, in words (the sum may
+    still be 1 by accident: the caller treats a refusal as the exact check failing).
+    """
+    if len(sequences) != len(bags):
+        return f"{len(sequences)} factor sequences for {len(bags)} leaves"
+    root: dict[int, Any] = {}
+    for seq, bag in zip(sequences, bags, strict=True):
+        if tuple(sorted(seq)) != tuple(bag):
+            return "a leaf's bag is not the multiset of its answers' factors"
+        node = root
+        for fid in seq:
+            if _LEAF in node:
+                return "an answer sequence is a prefix of another"
+            node = node.setdefault(fid, {})
+        if node:
+            return ("an answer sequence is repeated" if _LEAF in node
+                    else "an answer sequence is a prefix of another")
+        node[_LEAF] = True
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if _LEAF in node:
+            continue
+        if not node:
+            return "an empty outcome tree"
+        keys = {factor_key(fid)[:3] for fid in node}
+        if len(keys) != 1:
+            return "one noisy test's outcomes come from different laws"
+        (key,) = keys
+        expected = {factor_id((*key, s)) for s in OUTCOMES if not factor_value(
+            (*key, s)).is_zero()}
+        if set(node) != expected:
+            return (f"the outcomes answered at one noisy test ({len(node)}) are not its "
+                    f"outcomes of non-zero probability ({len(expected)})")
+        if not _law_sums_to_one(key):
+            return f"the law {key} does not sum to exactly 1"
+        stack.extend(node.values())
+    return None
 
 
 class ForeignQuery(BetweenCutError):
@@ -274,7 +366,7 @@ def _mismatch(prefix: Sequence[Outcome], seen: Sequence[BTQuery],
 def _runs(
     run: Callable[[NoisyTest], T], limit: int, max_queries: int = DEFAULT_MAX_QUERIES,
     progress: bool = True, count: int | None = None, reverse: bool = False,
-) -> Iterator[tuple[T, Bag, tuple[tuple[object, Outcome], ...]]]:
+) -> Iterator[tuple[T, Bag, tuple[tuple[object, Outcome], ...], tuple[int, ...]]]:
     stack: list[tuple[tuple[Outcome, ...], tuple[BTQuery, ...]]] = [((), ())]
     done = 0
     started = time.monotonic()
@@ -320,7 +412,7 @@ def _runs(
                 else:
                     tracker.check()
             steps = tuple((q.node, s) for q, s in zip(test.queries, test.given, strict=True))
-            yield output, make_bag(test.factors), steps
+            yield output, make_bag(test.factors), steps, tuple(test.factors)
     finally:
         tracker.finish("answer sequences")
 
@@ -328,7 +420,7 @@ def _runs(
 def enumerate_mechanism(
     run: Callable[[NoisyTest], T], limit: int = DEFAULT_LIMIT,
     max_queries: int = DEFAULT_MAX_QUERIES, progress: bool = True, count: int | None = None,
-    reverse: bool = False,
+    reverse: bool = False, structural: bool = False,
 ) -> Enumeration[T]:
     """Every answer sequence of `run(test)` with its exact probability (as a factor bag).
 
@@ -347,6 +439,10 @@ def enumerate_mechanism(
     sequences; the count of sequences (a function of the public inputs) goes to that tracker's
     progress (if `progress`). `reverse`: the search explores the outcomes of every noisy test
     in the reverse order (the same law, other runs first: the purity check's second order).
+    `structural`: the sum to 1 is checked on the outcome tree's structure
+    (`complete_outcome_tree`, proved in its docstring; linear in the answers) instead of by
+    expanding every answer sequence's product (`total()`, whose cost grows as `2^k` in the
+    number `k` of distinct two-term factors of a sequence: a deep PrivTree path).
     Returns: an `Enumeration` whose bag values sum to exactly 1.
     Raises: `MechanismNotReplayable` if the mechanism breaks either promise;
     `EnumerationBudgetExceeded` (a `ParameterError`) past `limit` answer sequences (or an
@@ -357,9 +453,15 @@ def enumerate_mechanism(
     if max_queries < 1:
         raise ParameterError("max_queries", max_queries, "a positive integer")
     out: Enumeration[T] = Enumeration()
-    for output, bag, steps in _runs(run, limit, max_queries, progress, count, reverse):
+    for output, bag, steps, factors in _runs(run, limit, max_queries, progress, count,
+                                             reverse):
         out.leaves.append((output, bag))
         out.steps.append(steps)
+        if structural:  # kept only for the structural check (memory: one tuple per leaf)
+            out.sequences.append(factors)
+    if structural:
+        out.sums_to_one()
+        return out
     total = out.total()
     if total != ExpPoly.const(1):
         raise MechanismNotReplayable(

@@ -114,3 +114,19 @@ def test_theorem_5_5_cli_exhaustive_audits_the_promised_epsilon_delta(
     assert promised["eps"] == "1" and promised["delta_exact"] == "1/20"
     assert "Theorem 5.5: (1, 1/20)-DP" in out["claim"]["text"]
     assert {row["on"] for row in out["rows"] if "promised" in row} == {"transcript", "heavy"}
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--height", "3", "--tau", "2", "--epsilon", "65536", "--delta", "0.05"],
+     "give exactly one of --db D --add z, --exhaustive N or --search N"),
+    (["--height", "2", "--tau", "1", "--epsilon", "1", "--delta", "0", "--exhaustive", "1",
+      "--db", "0/0", "--add", "0/1"], "give exactly one of --db D --add z"),
+    (["--height", "2", "--tau", "1", "--epsilon", "1", "--delta", "0", "--neighbours",
+      "replace-one"], "give exactly one of --db D --other D'"),
+])
+def test_audit_privacy_without_one_mode_names_the_flags(argv: list[str], words: str) -> None:
+    """No mode, or two: one line in the command's own flags, not the library's `pairs=`."""
+    from cli_in_process import cli, one_line_exit_2
+
+    line = one_line_exit_2(*cli(["audit", "privacy", *argv])[::2])
+    assert words in line and "pairs=" not in line

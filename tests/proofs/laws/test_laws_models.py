@@ -20,7 +20,7 @@ from betweencut.errors import ParameterError, Undecided
 from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_precision, refine
 from betweencut.guarded_bt import BT, GuardedBT
 from betweencut.noisy_test import Outcome
-from betweencut.proofs import ClaimRefuted
+from betweencut.proofs import ClaimRefuted, audit_cases
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, sign
 from betweencut.proofs.exact.interval import bounds, interval_law, interval_theorem_5_4_bound
 from betweencut.proofs.laws.bt_laws import guarded_exact_law
@@ -42,7 +42,6 @@ from betweencut.proofs.laws.tct import (
     q_lambda,
     theorem_5_4_bound,
 )
-from betweencut.proofs import audit_cases
 
 xis = st.fractions(min_value=F(101, 100), max_value=F(12), max_denominator=100)
 

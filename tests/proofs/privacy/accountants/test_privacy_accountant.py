@@ -448,3 +448,26 @@ def test_tight_calibration_certificate_rederived_independently() -> None:
     assert stated in {exact_str(c) for c in candidates}
     assert any(sign(c - best) == 0 and exact_str(c) == stated for c in candidates)
     assert certainly_le(best, delta) and cert.quantities["delta"] == delta
+
+
+def test_theorem_5_4_claimed_points_are_eq_22_itself_never_an_upper_bound_of_it() -> None:
+    """The paper's claimed points are Eq. (22) exactly (Theorem 5.4): where its `δ0` has no
+    exact form (`λ·coeff` not an integer) they are refused, not replaced by a certified upper
+    bound, which would audit a weaker claim and could say "holds" where Eq. (22) fails."""
+    from fractions import Fraction as Q
+
+    from betweencut.calibration import AccountantKind
+    from betweencut.errors import ParameterError
+    from betweencut.exact import LogReal
+    from betweencut.params import Params
+    from betweencut.proofs.laws.tct import theorem_5_4_bound
+    from betweencut.proofs.privacy.accountants.chosen import Chosen
+
+    paper = Chosen(AccountantKind.PAPER)
+    exact = Params(Q(3), Q(1, 2), LogReal(Q(3)))
+    assert paper.points(2, exact) == [(r * Q(1, 2), theorem_5_4_bound(2, Q(1, 2), 3, r))
+                                      for r in (1, 2)]
+    inexact = Params(Q(3), Q(1, 2), LogReal(Q(3), Q(1), Q(2)))  # λ·coeff = 1/2
+    with pytest.raises(ParameterError):
+        paper.points(2, inexact)
+    assert len(Chosen(AccountantKind.TIGHT).points(2, inexact)) == 2  # its own certified bound
