@@ -21,7 +21,7 @@ import math
 import time
 from fractions import Fraction
 
-from betweencut.calibration import calibrate
+from betweencut.mechanism.calibration import calibrate
 from betweencut.proofs.privacy.accountants.tight_calibration import (
     calibrate_tight,
     check_tight_calibration,

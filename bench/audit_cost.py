@@ -30,7 +30,7 @@ from betweencut.progress import BudgetExceeded, Tracker, tracking
 from betweencut.proofs.exact.packed import Lattice
 from betweencut.proofs.privacy.enumeration import cost
 
-BETWEENCUT = "betweencut.betweencut:BetweenCut"
+BETWEENCUT = "betweencut.mechanism.betweencut:BetweenCut"
 THEOREM = "theorem-5.4"  # the command line's claim for BetweenCut, calibrated too
 H4_PAIR: dict[str, Any] = {"height": 4, "pairs": [("{0/0/0}", "0/0/0")]}
 CASES: list[tuple[str, dict[str, Any], bool]] = [  # (what, audit_mechanism's arguments, quick)
@@ -92,11 +92,11 @@ def weigh_seconds() -> float:
     """Seconds per answer sequence, pair and release of comparing pairs on a shared tree (its
     grouping, and decodes of a few thousand bits): binary h = 4, lam 1/2, R = tau = 2, the 40
     pairs `|D| <= 1` at Theorem 5.4's points on both releases, the tree enumerated before."""
-    from betweencut.params import Params
-    from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+    from betweencut.data.tree import kary_tree
+    from betweencut.mechanism.params import Params
+    from betweencut.proofs.privacy.audit.pairs import audit_pairs
     from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
     from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
-    from betweencut.tree import kary_tree
 
     tree, params = kary_tree(2, 4), Params.of(2, Fraction(1, 2), 2)
     pairs = list(neighbouring_pairs(sorted(tree.level(3)), 1))

@@ -1,7 +1,7 @@
 """`betweencut audit laws`: time of the built-in grid, split by arithmetic model.
 
 Runs the three registered cases of the `laws` audit group (rational model, exact model,
-interval model; see `betweencut.proofs.laws.audit`) and prints, for each, the number of
+interval model; see `betweencut.proofs.laws.laws_audit`) and prints, for each, the number of
 certificates, wall and CPU seconds, and the ratio to a baseline measured in the same run: only
 computing every output law of the same grid (no witness, no check). Goal (issue 3): the whole
 grid under 30 s wall on the 2-core machine. The wall/CPU gap shows contention with other work.
@@ -15,7 +15,7 @@ import argparse
 import time
 from collections.abc import Callable
 
-from betweencut.proofs.laws.audit import (
+from betweencut.proofs.laws.laws_audit import (
     EXACT_GRID,
     RATIONAL_GRID,
     ROOM,

@@ -1,6 +1,6 @@
 """Measured comparison: every heavy-node mechanism on the embedded dataset and on a Zipf load.
 
-Datasets: the Unicode characters (`betweencut.datasets`, height 5, 4706 nodes) and a synthetic
+Datasets: the Unicode characters (`betweencut.data.datasets`, height 5, 4706 nodes) and a synthetic
 Zipf load of IPv4-like addresses on the complete binary tree of height 33 (leaves = 32-bit
 addresses). Per mechanism: its margin E (deterministic, or holding except with probability
 beta), the largest error beyond E (must be 0 for the deterministic ones), the worst error
@@ -32,12 +32,12 @@ import numpy as np
 from betweencut.baselines.full_tree import FullTreeGaussian, FullTreeLaplace, kary_node_count
 from betweencut.baselines.lumberjack import LumberjackStyle, lumberjack_calibrate
 from betweencut.baselines.tree_counting import CountingSchedule, alpha_for_rho, tree_counting
-from betweencut.betweencut import BetweenCut, path_counts
-from betweencut.calibration import calibrate
-from betweencut.datasets import unicode_leaves, unicode_tree
-from betweencut.sampler import ExactSampler
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import Node, PublicTree, kary_tree
+from betweencut.data.datasets import unicode_leaves, unicode_tree
+from betweencut.data.tree import Node, PublicTree, kary_tree
+from betweencut.mechanism.betweencut import BetweenCut, path_counts
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.sparse import sparse_between_cut
+from betweencut.noise.bt_sampler import ExactSampler
 
 EPS, DELTA, BETA = Fraction(1, 2), Fraction(1, 10**6), Fraction(1, 100)
 

@@ -23,15 +23,19 @@ import argparse
 import time
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.calibration import calibrate
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.params import Params
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS
-from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.depth_audit import (
+    audit_profiles,
+    paper_bounds,
+    single_leaf_band,
+)
 from betweencut.proofs.privacy.depth.paths import PathProfile
 from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
-from betweencut.tree import kary_tree
 
 GOAL_SECONDS = 60.0
 

@@ -23,16 +23,16 @@ import json
 import time
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.calibration import calibrate
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.calibration import calibrate
 from betweencut.proofs.exact import intpoly
-from betweencut.proofs.privacy.depth.audit import (
+from betweencut.proofs.privacy.depth.depth_audit import (
     audit_profiles,
     paper_bounds,
     single_leaf_band,
     step_profiles,
 )
-from betweencut.tree import kary_tree
 
 GOAL_SECONDS = 60.0
 

@@ -19,11 +19,15 @@ import argparse
 import time
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.calibration import calibrate
-from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.calibration import calibrate
+from betweencut.proofs.privacy.depth.depth_audit import (
+    audit_profiles,
+    paper_bounds,
+    single_leaf_band,
+)
 from betweencut.proofs.privacy.depth.transcript import DepthRow
-from betweencut.tree import kary_tree
 
 
 def _show(row: DepthRow) -> str:

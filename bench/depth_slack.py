@@ -4,9 +4,9 @@ beside the paper's and the tight accountant's certified bounds at the same ε.
 
 BetweenCut is calibrated by Theorem 5.5 (the paper), so ε = r·λ is a point of the audit's grid
 (r = min(L, r0)); the single-leaf family C vs C + 1 across the whole band at τ = ceil(E) is
-audited at that r by `betweencut.proofs.privacy.depth.audit` (certified enclosures; exact where
-they straddle), against the tight accountant's `delta_upper(ε)` for the same λ and R. Prints one
-markdown row per point: the largest exact δ(ε) (a certified enclosure, shown to 4 digits), the
+audited at that r by `betweencut.proofs.privacy.depth.depth_audit` (certified enclosures; exact
+where they straddle), against the tight accountant's `delta_upper(ε)` for the same λ and R. Prints
+one markdown row per point: the largest exact δ(ε) (a certified enclosure, shown to 4 digits), the
 paper bound, the tight bound, and whether every row holds under the tight bound.
 
 `--step S` (S > 0) replaces the whole band by a labelled *search* (the value found is still a
@@ -24,19 +24,19 @@ import argparse
 import time
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.calibration import calibrate
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.calibration import calibrate
 from betweencut.proofs.exact.arith import enclose
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.accountants.accountant import accountant
-from betweencut.proofs.privacy.depth.audit import (
+from betweencut.proofs.privacy.depth.depth_audit import (
     audit_profiles,
     paper_bounds,
     single_leaf_band,
 )
 from betweencut.proofs.privacy.depth.paths import PathProfile
 from betweencut.proofs.privacy.depth.transcript import ClaimedBound, DepthRow
-from betweencut.tree import kary_tree
 
 POINTS = [(Fraction(1), Fraction(1, 20)), (Fraction(1), Fraction(1, 10**6)),
           (Fraction(1, 10), Fraction(1, 10**6))]

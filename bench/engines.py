@@ -104,17 +104,17 @@ def whole(engine: str, path: str, column: str, height: int, args: argparse.Names
 
 
 def params(tau: str) -> object:
-    from betweencut.calibration import calibrate
+    from betweencut.mechanism.calibration import calibrate
 
     return calibrate(HEIGHT, Fraction(1), Fraction(1, 20)).params(Fraction(tau))
 
 
 def child(args: argparse.Namespace) -> None:
     """One measurement in this process: prints JSON with seconds and peak RSS."""
+    from betweencut.data.tree import kary_tree
     from betweencut.engines import duckdb as duck
     from betweencut.engines.common import Source, TreeCodec, candidate_cut
-    from betweencut.sampler import ExactSampler
-    from betweencut.tree import kary_tree
+    from betweencut.noise.bt_sampler import ExactSampler
 
     p = params(args.tau)
     codec = TreeCodec.of(kary_tree(2, HEIGHT))

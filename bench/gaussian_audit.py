@@ -22,7 +22,7 @@ from collections.abc import Callable, Hashable
 from fractions import Fraction
 
 from betweencut.baselines import svt_corpus as sc
-from betweencut.noisy_queries import QueryTest
+from betweencut.noise.noisy_queries import QueryTest
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.privacy.enumeration.gaussian_noise import GaussianLawCache
 from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache

@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 USER = '''
 from fractions import Fraction
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_test import BTQuery
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_test import BTQuery
 
 
 class MyCut(BetweenCut):
@@ -68,7 +68,7 @@ import io, sys, time
 from contextlib import redirect_stdout
 sys.path[:0] = [{examples!r}, {user!r}]
 from betweencut.api import audit_mechanism
-from betweencut.betweencut import BetweenCut
+from betweencut.mechanism.betweencut import BetweenCut
 from betweencut.cli import main
 import betweencut
 assert betweencut.__file__.startswith({root!r}), betweencut.__file__

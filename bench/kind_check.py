@@ -16,11 +16,11 @@ import argparse
 import time
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
-from betweencut.tree import kary_tree
 
 
 def main() -> None:

@@ -12,7 +12,8 @@ arithmetic swaps (`+`/`-`, `*`/`//`, `//`/`/`), integer constant `n -> n + 1`, `
 dropping a `not`, `and`/`or`, and replacing an expression statement (a call) by `pass`.
 Docstrings, annotations and module-level type aliases are not mutated (equivalent by design).
 
-    python bench/mutation.py core/depo.py core/marking.py --jobs 2 --out /tmp/mutation.json
+    python bench/mutation.py core/mechanism/depo.py core/mechanism/marking.py --jobs 2 \\
+        --out /tmp/mutation.json
 
 prints one line per mutant (`KILLED`, `SURVIVED`, `TIMEOUT`) and the score, and writes JSON.
 """
@@ -190,7 +191,8 @@ def run_oracle(workdir: Path, tests: list[str], timeout: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("modules", nargs="+", help="core/ modules to mutate, e.g. core/depo.py")
+    parser.add_argument("modules", nargs="+",
+                        help="core/ modules to mutate, e.g. core/mechanism/depo.py")
     parser.add_argument("--tests", nargs="+", default=list(DEFAULT_TESTS))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=None,

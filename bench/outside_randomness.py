@@ -25,8 +25,8 @@ from typing import Any
 
 import betweencut.boundary.sandbox as sandbox
 from betweencut.api import audit_mechanism
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_test import BTQuery
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_test import BTQuery
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 REAL = sandbox.refusing

@@ -21,12 +21,12 @@ import argparse
 import time
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
 from betweencut.proofs.privacy.divergence.joint import Joint, epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs, with_record
-from betweencut.tree import kary_tree
 
 
 def main() -> None:

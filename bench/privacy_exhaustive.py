@@ -28,12 +28,12 @@ import time
 from fractions import Fraction
 from math import comb
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.params import Params
-from betweencut.proofs.privacy.claims.checkers import exhaustive
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
+from betweencut.proofs.privacy.claims.theorems import exhaustive
 from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
-from betweencut.tree import kary_tree
 
 GOAL_SECONDS = 60.0
 BUDGET_SECONDS = 600.0

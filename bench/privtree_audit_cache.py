@@ -23,7 +23,7 @@ from betweencut.proofs.baselines.privtree_audit import (
 )
 from betweencut.proofs.baselines.privtree_search import closed_member
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 
 

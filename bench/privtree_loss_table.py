@@ -45,7 +45,7 @@ from betweencut.proofs.baselines.privtree_search import (
     worst_pair,
 )
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.curve import LogOf
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 

@@ -99,11 +99,11 @@ def old_as_hashable(ref: str) -> Callable[[object], Any]:
 
 
 def keying(ref: str, repeat: int) -> None:
-    from betweencut.betweencut import BetweenCut
     from betweencut.boundary.encoding import release_of
-    from betweencut.params import Params
+    from betweencut.data.tree import all_leaves, kary_tree
+    from betweencut.mechanism.betweencut import BetweenCut
+    from betweencut.mechanism.params import Params
     from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
-    from betweencut.tree import all_leaves, kary_tree
 
     mech = BetweenCut(kary_tree(2, 3), Params(Fraction(2), Fraction(1, 2), Fraction(2)))
     leaves = sorted(all_leaves(mech.tree))

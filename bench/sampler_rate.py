@@ -20,9 +20,9 @@ import argparse
 import time
 from collections.abc import Callable
 
-from betweencut.calibration import calibrate
-from betweencut.guarded_bt import GuardedBT
-from betweencut.sampler import ExactSampler
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.noise.bt_sampler import ExactSampler
 
 TAU = 30
 

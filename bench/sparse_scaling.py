@@ -21,10 +21,10 @@ import time
 import numpy as np
 import numpy.typing as npt
 
-from betweencut.calibration import calibrate
-from betweencut.sampler import ExactSampler
-from betweencut.sparse import Encoding, sparse_between_cut_codes
-from betweencut.tree import kary_tree
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.sparse import Encoding, sparse_between_cut_codes
+from betweencut.noise.bt_sampler import ExactSampler
 
 HEIGHT = 32
 

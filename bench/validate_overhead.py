@@ -1,13 +1,13 @@
 """The cost of checking every record against the public tree at the API (issue 18).
 
-`sparse_between_cut(tree, leaves, ...)` now checks each record (`betweencut.validate.
+`sparse_between_cut(tree, leaves, ...)` now checks each record (`betweencut.data.validate.
 check_leaves`: a tuple of ints, within the arity at each depth, ending at a leaf) before it
 encodes them. Baseline measured in the same run: the same call path without the check
 (`Encoding.encode` then `sparse_between_cut_codes`). Prints the ratio for records with many
 repeats (the check is done once per distinct record) and for all-distinct records.
 
 Issue 29: every `BTQuery` converts and checks its fields at construction
-(`betweencut.validate.exact_number`). Baseline measured in the same run: a copy of the query
+(`betweencut.data.validate.exact_number`). Baseline measured in the same run: a copy of the query
 class with only the two comparisons it made before. Prints the ratio per construction, and for
 a whole release run (`sparse_between_cut` with the exact sampler) with the checking
 `__post_init__` and with the old one swapped in, interleaved.
@@ -24,13 +24,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from betweencut.calibration import calibrate
+from betweencut.data.tree import Node, kary_tree
 from betweencut.errors import ParameterError
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import BTQuery
-from betweencut.sampler import ExactSampler
-from betweencut.sparse import Encoding, sparse_between_cut, sparse_between_cut_codes
-from betweencut.tree import Node, kary_tree
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.mechanism.sparse import Encoding, sparse_between_cut, sparse_between_cut_codes
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import BTQuery
 
 HEIGHT = 20
 

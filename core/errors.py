@@ -150,8 +150,8 @@ class Undecided(BetweenCutError, ArithmeticError):
 class NotYet(Undecided):
     """A certified enclosure cannot answer at the precision it was asked for (a divisor whose
     enclosure contains 0, a ball that is not finite): "not yet", not "undecided". The one
-    rising-precision loop (`betweencut.exact.refine`) catches it and climbs; outside that loop
-    it is an `Undecided` like any other.
+    rising-precision loop (`betweencut.numbers.exact.refine`) catches it and climbs; outside that
+    loop it is an `Undecided` like any other.
     """
 
 

@@ -75,7 +75,7 @@ def exact_rational(value: object) -> Fraction | None:
     `Fraction(mpz(1), mpz(3))`); `numbers.Rational` (gmpy2 `mpq`); objects with exact-integer
     `numerator` and `denominator` (python-flint `fmpq`, sympy `Rational`); finite
     `decimal.Decimal` (a decimal is exact: `Decimal('0.1')` is 1/10). Strings are not read here
-    (`betweencut.exact.as_rational` parses them). Floats give None.
+    (`betweencut.numbers.exact.as_rational` parses them). Floats give None.
     """
     if isinstance(value, bool) or is_inexact(value):
         return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from betweencut.noisy_queries import GAUSSIAN, AboveThreshold, DrawNoise, QueryTest
+from betweencut.noise.noisy_queries import GAUSSIAN, AboveThreshold, DrawNoise, QueryTest
 
 Database = tuple[tuple[int, ...], ...]
 THRESHOLD = Fraction(1)

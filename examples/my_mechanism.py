@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 
 Database = tuple[tuple[int, ...], ...]
 

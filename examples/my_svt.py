@@ -4,7 +4,7 @@
 Each function is a mechanism `(db, test) -> output`: the queries are the record counts under
 each child of the root (`q_i(D)` = records whose leaf starts with `i`, sensitivity 1), the
 public threshold is 1 for every query, and the noisy comparisons are asked through the test it
-is handed (`betweencut.noisy_queries`), so the audit enumerates them exactly. It answers a
+is handed (`betweencut.noise.noisy_queries`), so the audit enumerates them exactly. It answers a
 tuple of `True` (above) / `False` (below), stopping after the first `True` (cutoff `c = 1`).
 
 * `svt`: Lyu, Su and Li's Algorithm 1 with `ε = 1`: one shared `ρ ~ Lap(2)` (`Δ/ε₁`,
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 
 Database = tuple[tuple[int, ...], ...]
 QUERIES = 2  # children of the root of the binary tree

@@ -118,9 +118,9 @@ from fractions import Fraction
 
 import matplotlib.pyplot as plt
 
-from betweencut.exact import LogReal
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.laws.models import exact_model
 from betweencut.proofs.laws.targets import sweep_lemma_5_2
 from betweencut.properties.teaching import basics, exercises
@@ -282,13 +282,13 @@ from fractions import Fraction
 
 import matplotlib.pyplot as plt
 
-from betweencut.betweencut import BetweenCut, path_counts
-from betweencut.depo import depo, depth_order
-from betweencut.noisy_test import Outcome, RecordingTest, ReplayTest
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut, path_counts
+from betweencut.mechanism.depo import depo, depth_order
+from betweencut.mechanism.params import Params
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import Outcome, RecordingTest, ReplayTest
 from betweencut.properties.teaching import basics, exercises
-from betweencut.sampler import ExactSampler
-from betweencut.tree import kary_tree
 """),
     md("""
 ## The public tree, the data and the parameters
@@ -455,12 +455,12 @@ from fractions import Fraction
 
 import matplotlib.pyplot as plt
 
-from betweencut.params import Params
-from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.params import Params
 from betweencut.proofs.privacy.claims.setup import betweencut_cache
+from betweencut.proofs.privacy.claims.theorems import check_lemma_c_1
 from betweencut.properties.broken import StructuralMutantTopDown
 from betweencut.properties.teaching import basics, exercises, privacy
-from betweencut.tree import kary_tree
 """),
     md("""
 ## A small instance
@@ -583,7 +583,7 @@ NOTEBOOKS["4_error_against_height.ipynb"] = [
 import matplotlib.pyplot as plt
 
 from betweencut.baselines.margins import BASELINES, MarginSetting, crossover
-from betweencut.datasets import unicode_leaves, unicode_tree
+from betweencut.data.datasets import unicode_leaves, unicode_tree
 from betweencut.properties.teaching import depth, exercises, margins
 """),
     md("""
@@ -712,9 +712,9 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 
 from betweencut.baselines.privtree import PrivTree, box_of
+from betweencut.noise.bt_sampler import ExactSampler
 from betweencut.proofs.baselines.privtree import check_privtree_dp, domain_points
 from betweencut.properties.teaching import exercises, privacy
-from betweencut.sampler import ExactSampler
 """),
     md("""
 ## A real point set
@@ -828,7 +828,7 @@ from fractions import Fraction
 
 import matplotlib.pyplot as plt
 
-from betweencut.params import Params
+from betweencut.mechanism.params import Params
 from betweencut.proofs.privacy.accountants.accountant import accountant
 from betweencut.properties.teaching import basics, depth, exercises
 """),

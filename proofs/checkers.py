@@ -6,23 +6,27 @@ name to `ORDER`, the order in which `betweencut.proofs.audit_cases` lists their 
 """
 
 import betweencut.proofs.baselines.corpus
-import betweencut.proofs.baselines.gaussian
+import betweencut.proofs.baselines.gaussian_mechanisms
 import betweencut.proofs.baselines.privtree_depth
 import betweencut.proofs.baselines.privtree_search
 import betweencut.proofs.baselines.published_rows  # noqa: F401
-from betweencut.proofs import calibration  # noqa: F401
+from betweencut.proofs import calibration_claims as calibration  # noqa: F401
 from betweencut.proofs.baselines import appendix_e, lumberjack, privtree  # noqa: F401
-from betweencut.proofs.laws import audit  # noqa: F401
-from betweencut.proofs.privacy.accountants import claims as accountant_claims  # noqa: F401
+from betweencut.proofs.laws import laws_audit as audit  # noqa: F401
+from betweencut.proofs.privacy.accountants import steps as accountant_claims  # noqa: F401
 from betweencut.proofs.privacy.accountants import tight_calibration  # noqa: F401
-from betweencut.proofs.privacy.claims import cases, checkers  # noqa: F401
-from betweencut.proofs.privacy.depth import audit as depth_audit  # noqa: F401
-from betweencut.proofs.privacy.depth import heavy_audit  # noqa: F401
+from betweencut.proofs.privacy.claims import cases  # noqa: F401
+from betweencut.proofs.privacy.claims import theorems as checkers  # noqa: F401
+from betweencut.proofs.privacy.depth import (
+    depth_audit,  # noqa: F401
+    heavy_audit,  # noqa: F401
+)
 
 ORDER: tuple[str, ...] = tuple(f"betweencut.proofs.{name}" for name in (
-    "baselines.corpus", "baselines.gaussian", "baselines.privtree_search",
-    "baselines.privtree_depth", "baselines.published_rows", "calibration", "baselines.appendix_e",
-    "baselines.lumberjack", "baselines.privtree", "laws.audit",
-    "privacy.accountants.tight_calibration", "privacy.accountants.claims", "privacy.claims.cases",
-    "privacy.depth.audit", "privacy.depth.heavy_audit",
+    "baselines.corpus", "baselines.gaussian_mechanisms", "baselines.privtree_search",
+    "baselines.privtree_depth", "baselines.published_rows", "calibration_claims",
+    "baselines.appendix_e",
+    "baselines.lumberjack", "baselines.privtree", "laws.laws_audit",
+    "privacy.accountants.tight_calibration", "privacy.accountants.steps", "privacy.claims.cases",
+    "privacy.depth.depth_audit", "privacy.depth.heavy_audit",
 ))

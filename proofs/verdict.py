@@ -13,7 +13,7 @@ tree, the audits at depth, each corpus row) returns a `Verdict`: `holds`, `worst
 * an event's two probabilities are `P` and `Q` (exact text) with `P_approx`, `Q_approx`;
   `P` is the probability under the first database of `direction`, `Q` under the second;
 * `eps` is exact text (a rational such as `"1/4"`);
-* databases and records are written in the notation of `betweencut.notation` (`{0/1*2, 1/0}`,
+* databases and records are written in the notation of `betweencut.data.notation` (`{0/1*2, 1/0}`,
   `0/1`), the same strings in text and JSON;
 * every key is an identifier and always carries one JSON type.
 """
@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any, Literal, Union, overload
 
 from betweencut.errors import ParameterError
-from betweencut.exact import midpoint_float
+from betweencut.numbers.exact import midpoint_float
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str
 from betweencut.proofs.exact.certificate import jsonable
@@ -552,15 +552,16 @@ def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
                 limits: bool = True) -> tuple[Fraction, Exact]:
     """One claimed `(ε, δ)` point, built here only: `ε` an exact rational `>= 0`, `δ` an exact
     rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper) `>= 0`;
-    text is read by `betweencut.exact_text`'s grammar, floats are refused. `limits` (a user's
-    point, the API's): the command line's limits on numbers (`betweencut.validate.exact_value`),
-    rationals only and `δ <= 1`; without (a checker's point, `audit_pairs`): any exact value.
-    `ParameterError` naming `names`' `ε` or `δ`, or `claim`, otherwise."""
+    text is read by `betweencut.numbers.exact_text`'s grammar, floats are refused. `limits` (a
+    user's point, the API's): the command line's limits on numbers
+    (`betweencut.data.validate.exact_value`), rationals only and `δ <= 1`; without (a checker's
+    point, `audit_pairs`): any exact value. `ParameterError` naming `names`' `ε` or `δ`, or `claim`,
+    otherwise."""
     if not isinstance(point, tuple | list) or len(point) != 2:
         raise ParameterError("claim", repr(point), "(eps, delta) pairs")
-    from betweencut.exact import as_rational
+    from betweencut.data.validate import exact_value
+    from betweencut.numbers.exact import as_rational
     from betweencut.proofs.exact.arith import sign
-    from betweencut.validate import exact_value
 
     read = exact_value if limits else as_rational
     eps_name, delta_name = names

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from betweencut.betweencut import BetweenCut, Run
-from betweencut.guarded_bt import BT
-from betweencut.marking import Labels
-from betweencut.noisy_test import NoisyTest, Outcome
-from betweencut.params import Params
-from betweencut.tree import Node, PublicTree
+from betweencut.data.tree import Node, PublicTree
+from betweencut.mechanism.betweencut import BetweenCut, Run
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.mechanism.marking import Labels
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest, Outcome
 
 ClassifyFn = Callable[[PublicTree, Sequence[Node], Params, NoisyTest], Run]
 

@@ -5,12 +5,12 @@ What `classify_fn` must be: a callable
     classify_fn(tree: PublicTree, leaves: Sequence[Node], params: Params, test: NoisyTest)
         -> RunRecord
 
-that runs Alg. 3 on the public `tree` (`betweencut.tree`) for the database `leaves` (one leaf
-node per record) with public `params` (`betweencut.params.Params`: τ, λ, R), asks **every**
-randomized decision through `test` (a `BTQuery` per BT call, Alg. 4), and returns a record with
-the shape of `betweencut.betweencut.Run`: `heavy`, `transcript` (every queried node with its
-answer, guards included), `assignments` (the marking log `(node, previous, new)`) and `labels`.
-`betweencut.betweencut.between_cut` is such a function.
+that runs Alg. 3 on the public `tree` (`betweencut.data.tree`) for the database `leaves` (one leaf
+node per record) with public `params` (`betweencut.mechanism.params.Params`: τ, λ, R), asks
+**every** randomized decision through `test` (a `BTQuery` per BT call, Alg. 4), and returns a record
+with the shape of `betweencut.mechanism.betweencut.Run`: `heavy`, `transcript` (every queried node
+with its answer, guards included), `assignments` (the marking log `(node, previous, new)`) and
+`labels`. `betweencut.mechanism.betweencut.between_cut` is such a function.
 
 The `test` answers the first queries from a script Hypothesis draws (any answer sequence is
 possible under Laplace noise, and the structural claims hold for every one), then by exact
@@ -27,9 +27,10 @@ from dataclasses import dataclass, field, replace
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.noisy_test import NoisyTest
-from betweencut.params import Params
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest
 from betweencut.properties import settings as _named  # registers dev/ci/thorough/mutation
 from betweencut.properties.coupling import PROPOSITION_D_1, check_proposition_d_1
 from betweencut.properties.margin import THEOREM_C_2, check_theorem_c_2
@@ -49,7 +50,6 @@ from betweencut.properties.predicates import (
 )
 from betweencut.properties.strategies import DEPO_H15, Case, cases, paper_cases
 from betweencut.properties.violation import PropertyViolation, RunRecord
-from betweencut.tree import Node, PublicTree
 
 ClassifyFn = Callable[[PublicTree, Sequence[Node], Params, NoisyTest], RunRecord]
 DepoFn = Callable[[int], Sequence[int]]

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from betweencut.betweencut import Run, Step, between_cut, path_counts
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, RecordingTest, UnansweredQuery
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import Run, Step, between_cut, path_counts
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import SparseRun, sparse_between_cut
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome, RecordingTest, UnansweredQuery
 from betweencut.proofs.registry import claim
 from betweencut.properties.violation import PropertyViolation, RunRecord
-from betweencut.sparse import SparseRun, sparse_between_cut
-from betweencut.tree import Node, PublicTree
 
 PROPOSITION_D_1 = "Proposition D.1"
 

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field, replace
 
 from hypothesis import given
 
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import ParameterError
-from betweencut.marking import Assignment
-from betweencut.noisy_test import NoisyTest, Outcome
-from betweencut.params import Params
+from betweencut.mechanism.marking import Assignment
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.registry import claim
 from betweencut.properties.check import (
     PropertyResult,
@@ -43,7 +44,6 @@ from betweencut.properties.margin import THEOREM_C_2, check_theorem_c_2
 from betweencut.properties.predicates import LEMMA_B_1
 from betweencut.properties.strategies import Case, cases
 from betweencut.properties.violation import PropertyViolation
-from betweencut.tree import Node, PublicTree
 
 __all__ = ["ANCESTOR_CLOSURE", "HEAVY_CLAIMS", "check_ancestor_closed", "check_heavy_classifier"]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from betweencut.betweencut import path_counts
-from betweencut.params import Params
+from betweencut.data.tree import Node, PublicTree
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.mechanism.params import Params
 from betweencut.proofs.registry import claim
 from betweencut.properties.violation import PropertyViolation, RunRecord
-from betweencut.tree import Node, PublicTree
 
 THEOREM_C_2 = "Theorem C.2"
 

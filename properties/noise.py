@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from betweencut.noisy_test import BTQuery, Outcome
-from betweencut.sampler import bt_outcome
-from betweencut.validate import check_seed
+from betweencut.data.validate import check_seed
+from betweencut.noise.bt_sampler import bt_outcome
+from betweencut.noise.noisy_test import BTQuery, Outcome
 
 
 class ScriptedTest:

@@ -1,8 +1,8 @@
 """Predicates for the structural lemmas of BetweenCut (Appendix B, Section 4, Alg. 2).
 
 Each `check_...` reads one run record (see `betweencut.properties.violation.RunRecord`; the
-dense `betweencut.betweencut.Run` is one), returns `None` when the claim holds on that run and
-raises `PropertyViolation(claim, message, counterexample)` otherwise, with the smallest witness
+dense `betweencut.mechanism.betweencut.Run` is one), returns `None` when the claim holds on that run
+and raises `PropertyViolation(claim, message, counterexample)` otherwise, with the smallest witness
 it can name: the shallowest node, the shortest path, the first transcript step. They hold for
 *every* sequence of answers to the noisy tests, so they are checked on every run, not on average.
 Theorem C.2 is in `betweencut.properties.margin`, Proposition D.1 in
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from betweencut.betweencut import path_counts
-from betweencut.calibration import path_query_bound
-from betweencut.noisy_test import Outcome
+from betweencut.data.tree import Node, PublicTree
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.mechanism.calibration import path_query_bound
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs.registry import claim
 from betweencut.properties.violation import (
     PropertyViolation,
     RunRecord,
     comparable,
 )
-from betweencut.tree import Node, PublicTree
 
 LEMMA_B_1 = "Lemma B.1"
 LEMMA_4_2 = "Lemma 4.2"

@@ -13,11 +13,11 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from betweencut.calibration import Calibration, calibrate
-from betweencut.noisy_test import Outcome
-from betweencut.params import Params
+from betweencut.data.tree import Node, PublicTree, all_leaves, kary_tree
+from betweencut.mechanism.calibration import Calibration, calibrate
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import Outcome
 from betweencut.properties.noise import ScriptedTest
-from betweencut.tree import Node, PublicTree, all_leaves, kary_tree
 
 #: Alg. 2's worked value in the paper (Section 4): DepO(0, 14), i.e. h = 15.
 DEPO_H15: tuple[int, list[int]] = (15, [7, 11, 13, 14, 12, 9, 10, 8, 3, 5, 6, 4, 1, 2, 0])

@@ -1,7 +1,7 @@
 """What a property check reads (a run record) and what it raises (`PropertyViolation`).
 
-A *run record* is anything with the four attributes of `betweencut.betweencut.Run`: the dense
-`Run` is the reference shape, and a user's implementation is checked by returning one (or any
+A *run record* is anything with the four attributes of `betweencut.mechanism.betweencut.Run`: the
+dense `Run` is the reference shape, and a user's implementation is checked by returning one (or any
 object with the same attributes). Nothing here runs the mechanism; the predicates only read.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from betweencut.data.tree import Node
 from betweencut.errors import BetweenCutError
-from betweencut.marking import Assignment
-from betweencut.noisy_test import Outcome
-from betweencut.tree import Node
+from betweencut.mechanism.marking import Assignment
+from betweencut.noise.noisy_test import Outcome
 
 
 class RunRecord(Protocol):

@@ -4,11 +4,11 @@ one with two H siblings."""
 
 from __future__ import annotations
 
-from betweencut.betweencut import BetweenCut
-from betweencut.params import Params
-from betweencut.proofs.privacy.depth.audit import single_leaf_band
+from betweencut.data.tree import PublicTree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
+from betweencut.proofs.privacy.depth.depth_audit import single_leaf_band
 from betweencut.proofs.privacy.depth.paths import PathProfile
-from betweencut.tree import PublicTree
 
 
 def guarded_profiles(tree: PublicTree, params: Params, *, two_heavy_siblings: bool = True

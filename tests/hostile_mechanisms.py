@@ -12,9 +12,9 @@ import sys
 from fractions import Fraction
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_queries import AboveThreshold
-from betweencut.noisy_test import BTQuery
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_queries import AboveThreshold
+from betweencut.noise.noisy_test import BTQuery
 
 
 def ask(db, test):

@@ -15,9 +15,9 @@ import time  # noqa: F401 - idem
 from fractions import Fraction
 
 from betweencut.baselines.privtree import PrivTree, box_of
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_queries import AboveThreshold
-from betweencut.noisy_test import BTQuery
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_queries import AboveThreshold
+from betweencut.noise.noisy_test import BTQuery
 
 ENDINGS = {
     "os_exit0": "os._exit(0)",
@@ -86,7 +86,7 @@ def field_os_exit0(db, test):
 
 def gaussian_os_exit0(db, test):
     """Shared Gaussian noise: its kind runs a child first."""
-    from betweencut.noisy_queries import GAUSSIAN, DrawNoise
+    from betweencut.noise.noisy_queries import GAUSSIAN, DrawNoise
 
     test(DrawNoise(Fraction(1, 2), GAUSSIAN))
     os._exit(0)

@@ -23,7 +23,7 @@ from cli_runs import HANG_SECONDS, Ran, run_script
 
 MECHANISMS = """
 from fractions import Fraction
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 
 SAVED = []
 

@@ -1,8 +1,8 @@
 """The library API: one function per job (issue 22), re-exported from `betweencut`.
 
 * `calibrate(height, epsilon, delta, accountant=AccountantKind.PAPER)`: Theorem 5.5's numbers
-  (or the tight accountant's; every `accountant=` takes a `betweencut.calibration.AccountantKind`
-  or its name, read once);
+  (or the tight accountant's; every `accountant=` takes a
+  `betweencut.mechanism.calibration.AccountantKind` or its name, read once);
 * `classify(tree, source, tau=, epsilon=, delta=, engine=None, accountant=...)`: one
   private release, whatever engine counts;
 * `audit_mechanism(mechanism, pairs | exhaustive=N | search=N, epsilon=, delta=, ...)`: any

@@ -25,10 +25,10 @@ EXIT_MISSING_EXTRA = 2
 
 
 def cases(group: str | None = None) -> list[AuditCase]:
-    """The registered cases, the structural claims included: `betweencut.properties.audit`
+    """The registered cases, the structural claims included: `betweencut.properties.structure_audit`
     registers them (proofs may not import properties; this composition layer joins both)."""
     audit_cases()  # the proofs' cases first, so the table lists them first
-    from betweencut.properties import audit as _structure  # noqa: F401  (registers them)
+    from betweencut.properties import structure_audit as _structure  # noqa: F401  (registers them)
 
     return audit_cases(group)
 

@@ -155,10 +155,10 @@ def audit_corpus(
     verdict states "pure: verified". `first=True`: a refuted row listed pair by pair stops at
     its first refuting pair (by default it goes on and reports the worst pair, the
     largest `δ` at the claim and the largest `ε` at `δ = 0`: issue 35, item 4)."""
+    from betweencut.data.validate import exact_value
     from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
     from betweencut.proofs.baselines.corpus import audit_row, user_row
     from betweencut.proofs.verdict import Relation
-    from betweencut.validate import exact_value
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ParameterError("size", size, "a database size >= 0")
@@ -199,7 +199,7 @@ def audit_corpus(
 
 
 def _answers(q: Any) -> str:
-    from betweencut.answers import QueryAnswer
+    from betweencut.noise.answers import QueryAnswer
 
     try:  # a symbol by its name: its text would be a read of q (a trip)
         return ("the query answers "

@@ -13,15 +13,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from betweencut.api.load import in_user_code
-from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
-from betweencut.calibration import AccountantKind, path_query_bound
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError, shown
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import SEAMS, BetweenCut
+from betweencut.mechanism.calibration import AccountantKind, path_query_bound
+from betweencut.mechanism.params import Params
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.verdict import Claim, Release, Row, Verdict
-from betweencut.tree import kary_tree
 
 MAX_HEIGHT = (1 << 64) - 1
 
@@ -60,7 +60,7 @@ def audit_depth(
     Raises: `ParameterError`, `Undecided`, `NotPure` (a `MechanismError`) under strict mode.
     """
     from betweencut.proofs.privacy.accountants import Chosen
-    from betweencut.proofs.privacy.depth.audit import (
+    from betweencut.proofs.privacy.depth.depth_audit import (
         audit_profiles,
         claimed_points,
         single_leaf_band,
@@ -138,7 +138,7 @@ def audit_depth(
                            progress=progress, on=release, each=rows_of if each else None)
     tried = 0
     if not single and search:
-        from betweencut.proofs.privacy.depth.search import search_profiles
+        from betweencut.proofs.privacy.depth.path_search import search_profiles
 
         found = search_profiles(mechanism, bounds, max_examples=search, on=release)
         audit.rows.extend(found.rows)

@@ -222,11 +222,11 @@ def guarded(name: str, run: Callable[[Any, Any], Any],
     enumeration runs it in fresh children, each database twice in two orders
     (`betweencut.proofs.privacy.enumeration.isolated`). The user's code runs
     `in_user_code()`."""
-    from betweencut.answers import DataDependent
     from betweencut.boundary.encoding import OutputRefused
     from betweencut.boundary.sandbox import OutsideRandomness, package_call
-    from betweencut.noisy_queries import UnansweredNoisyQuery
-    from betweencut.noisy_test import UnansweredQuery
+    from betweencut.noise.answers import DataDependent
+    from betweencut.noise.noisy_queries import UnansweredNoisyQuery
+    from betweencut.noise.noisy_test import UnansweredQuery
     from betweencut.progress import BudgetExceeded
     from betweencut.proofs.privacy.enumeration.transcripts import (
         EnumerationBudgetExceeded,
@@ -283,7 +283,7 @@ def packaged_code(target: object) -> bool:
 
 
 def _database(db: Any) -> str:
-    from betweencut.notation import database_text
+    from betweencut.data.notation import database_text
 
     try:
         return f"D = {database_text(db)}"

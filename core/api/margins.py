@@ -19,7 +19,7 @@ from betweencut.baselines.margins import (
     crossover,
     margin_row,
 )
-from betweencut.calibration import AccountantKind
+from betweencut.mechanism.calibration import AccountantKind
 from betweencut.schemas import header
 
 

@@ -28,13 +28,13 @@ from betweencut.api.load import (
 )
 from betweencut.api.privtree import audit_privtree, is_own
 from betweencut.boundary.seams import packaged
-from betweencut.calibration import AccountantKind, Calibration
+from betweencut.data.tree import PublicTree, kary_tree
 from betweencut.errors import ParameterError, shown
-from betweencut.params import Params
+from betweencut.mechanism.calibration import AccountantKind, Calibration
+from betweencut.mechanism.params import Params
 from betweencut.proofs.privacy.accountants import Chosen
 from betweencut.proofs.privacy.audit.run import Audited, Pairs, audit_run, claim_of
 from betweencut.proofs.verdict import Relation, Release, Verdict
-from betweencut.tree import PublicTree, kary_tree
 
 __all__ = ["MAX_AUDIT_NODES", "MAX_AUDIT_PAIRS", "MAX_EXHAUSTIVE", "audit_mechanism"]
 
@@ -170,7 +170,7 @@ def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, sear
     it goes with the whole output and given or exhaustive pairs only."""
     if not isinstance(claim, str) or not claim.startswith(("zcdp:", "rdp:")):
         return None
-    from betweencut.proofs.privacy.audit.renyi import RenyiClaim
+    from betweencut.proofs.privacy.audit.renyi_claims import RenyiClaim
 
     for name, value in (("epsilon", epsilon), ("delta", delta), ("search", search),
                         ("baseline", baseline)):

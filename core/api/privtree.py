@@ -32,8 +32,8 @@ from typing import Any
 from betweencut.api.load import UserMechanism, raised_line
 from betweencut.baselines.privtree import SEAMS
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
+from betweencut.data.notation import parse_database, parse_record
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
-from betweencut.notation import parse_database, parse_record
 from betweencut.proofs.privacy.audit.run import epsilon_facts
 from betweencut.proofs.verdict import Claim, Release, Verdict, dp_point
 
@@ -103,7 +103,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         epsilon_bound,
         privtree_run,
     )
-    from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+    from betweencut.proofs.privacy.audit.pairs import audit_pairs
 
     mech = user.built
     seams = overrides(mech, SEAMS)
@@ -157,7 +157,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
 
     out.assumes = _assumes(mech, cache, covered, len(chosen), certified(out.rows))
     if bound is not None:
-        from betweencut.notation import database_text, record_text
+        from betweencut.data.notation import database_text, record_text
 
         out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),
                                        record_text(bound.z), "output",
@@ -191,8 +191,8 @@ def _assumes(mech: Any, cache: Any, covered: str, audited: int, factored: bool =
 
 def _output_text(o: object) -> str:
     """A (reduced) partition as `{[0,2), [2,4), ...}`, written from its release
-    (`proofs.privacy.audit.mechanism.output_text`)."""
-    from betweencut.proofs.privacy.audit.mechanism import output_text
+    (`proofs.privacy.audit.pairs.output_text`)."""
+    from betweencut.proofs.privacy.audit.pairs import output_text
 
     return output_text(o)
 
@@ -308,7 +308,7 @@ def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive:
 
 def _pair_text(pair: Any) -> str:
     """The pair (add/remove `(D, z)` or a replace-one `Neighbour`) for an error note."""
-    from betweencut.notation import neighbours_text
+    from betweencut.data.notation import neighbours_text
     from betweencut.proofs.privacy.enumeration.cache import Neighbour
 
     if isinstance(pair, Neighbour):

@@ -1,7 +1,7 @@
 """`calibrate` and `classify`: one private release, whatever counts the records (issue 22).
 
-Every engine runs the same public checks (`betweencut.classifier.plan`, before any record is
-read), the same calibration (the accountant named) and returns the same `Classification`; the
+Every engine runs the same public checks (`betweencut.mechanism.classifier.plan`, before any record
+is read), the same calibration (the accountant named) and returns the same `Classification`; the
 memory engine counts in Python, DuckDB and Spark count at scale and hand the candidates to the
 same exact stage.
 """
@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from betweencut.calibration import AccountantKind, Calibration
-from betweencut.classifier import Classification, Diagnostics, Progress, plan
-from betweencut.classifier import classify as classify_leaves
 from betweencut.errors import ParameterError
+from betweencut.mechanism.calibration import AccountantKind, Calibration
+from betweencut.mechanism.classifier import Classification, Diagnostics, Progress, plan
+from betweencut.mechanism.classifier import classify as classify_leaves
 
 
 def calibrate(height: object, epsilon: object, delta: object,
@@ -54,7 +54,7 @@ def classify(
 
     `source`: the records as leaves of `tree` (an iterable), or a path to read (a text file,
     one record a line; a CSV or Parquet file with `column`; a directory; a glob), or None for
-    the embedded Unicode dataset (its own tree: pass `betweencut.datasets.unicode_tree()`).
+    the embedded Unicode dataset (its own tree: pass `betweencut.data.datasets.unicode_tree()`).
     `engine`: "memory" (Python), "duckdb" or "spark" (counting at scale; the `duckdb` and
     `spark` extras); default memory for records and text, duckdb for CSV and Parquet.
     A path is read as named (a file, or a directory's files in a stated public order); with
@@ -79,7 +79,7 @@ def classify(
             raise ParameterError("engine", engine, "memory for records given in Python (duckdb "
                                  "and spark read CSV or Parquet files; column goes with them)")
         if source is None:
-            from betweencut.datasets import unicode_leaves
+            from betweencut.data.datasets import unicode_leaves
 
             source = unicode_leaves(t)
         return classify_leaves(t, source, tau=tau, epsilon=epsilon, delta=delta, seed=seed,
@@ -103,9 +103,9 @@ def _memory(tree: Any, files: Any, tau: object, epsilon: object, delta: object,
             cal: Calibration, seed: int | None, progress: Progress | None) -> Classification:
     from dataclasses import replace
 
+    from betweencut.data.records import parse_records
+    from betweencut.data.validate import text_lines
     from betweencut.engines.memory import read_leaves
-    from betweencut.records import parse_records
-    from betweencut.validate import text_lines
 
     if progress is not None:
         progress("reading the records")
@@ -129,7 +129,7 @@ def _engine(engine: str, tree: Any, files: Any, tau: object, cal: Calibration,
             max_candidates: int | None = None, engine_log: bool = False) -> Classification:
     """A counting engine's run: the engine counts, the exact stage labels the candidates."""
     from betweencut.engines.select import classify_source
-    from betweencut.sampler import ExactSampler
+    from betweencut.noise.bt_sampler import ExactSampler
 
     start = time.perf_counter()
     params = cal.params(tau)

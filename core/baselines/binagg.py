@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest
+from betweencut.noise.noisy_test import NoisyTest
 
 __all__ = ["BinAggRelease", "binagg_privtree"]
 

@@ -26,15 +26,15 @@ from typing import Any
 import numpy as np
 from mpmath import iv
 
-from betweencut.betweencut import path_counts
-from betweencut.certified import midpoint, q
+from betweencut.data.tree import Node, PublicTree
+from betweencut.data.validate import seed_integer
 from betweencut.errors import ParameterError, public_height
-from betweencut.exact import LogReal, as_rational
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.params import public_tau
-from betweencut.sampler import ExactSampler
-from betweencut.tree import Node, PublicTree
-from betweencut.validate import seed_integer
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.mechanism.params import public_tau
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.numbers.certified import midpoint, q
+from betweencut.numbers.exact import LogReal, as_rational
 
 Step = tuple[Node, Outcome]
 
@@ -135,7 +135,7 @@ def check_gaussian_budget(epsilon: object, delta: object) -> tuple[Fraction, Fra
 
 def gaussian_sigma_iv(height: int, epsilon: Fraction, delta: Fraction) -> Any:
     """Certified interval of `σ = sqrt(2h·ln(1.25/δ))/ε` (Eq. (28)); call inside
-    `betweencut.exact.iv_precision`."""
+    `betweencut.numbers.exact.iv_precision`."""
     return iv.sqrt(2 * height * iv.log(q(Fraction(5, 4) / delta))) / q(epsilon)
 
 

@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from betweencut.data.tree import Node, PublicTree
+from betweencut.data.validate import exact_number
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
-from betweencut.tree import Node, PublicTree
-from betweencut.validate import exact_number
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 
 __all__ = ["hhh_threshold", "is_below"]
 

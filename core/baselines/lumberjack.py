@@ -43,15 +43,15 @@ from typing import Any
 import numpy as np
 from mpmath import iv
 
-from betweencut.betweencut import BetweenCut, Run
-from betweencut.calibration import check_privacy_budget, path_query_bound
-from betweencut.certified import bounds, midpoint, q
+from betweencut.data.tree import Node, PublicTree
+from betweencut.data.validate import seed_integer
 from betweencut.errors import ParameterError, public_height
-from betweencut.exact import refine
-from betweencut.noisy_test import NoisyTest, Outcome
-from betweencut.params import Params
-from betweencut.tree import Node, PublicTree
-from betweencut.validate import seed_integer
+from betweencut.mechanism.betweencut import BetweenCut, Run
+from betweencut.mechanism.calibration import check_privacy_budget, path_query_bound
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest, Outcome
+from betweencut.numbers.certified import bounds, midpoint, q
+from betweencut.numbers.exact import refine
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Additive margins against the tree height (Section 5.3, Table 1), certified, and crossovers.
 
 Every margin is a formula in exact public inputs evaluated in mpmath interval arithmetic
-(`betweencut.certified`), so a comparison between two margins is certified or `Undecided`.
+(`betweencut.numbers.certified`), so a comparison between two margins is certified or `Undecided`.
 
 * BetweenCut: `E = 1 + (r/ε)·(1 + ln(L/δ))` (Theorem 5.6, Eq. (24), via `calibrate`); deterministic.
 * Eq. (25), its relaxation `1 + (5·ln(2/δ)/ε)·(1 + ln(X/δ))`, in both readings `X = L` and
@@ -32,11 +32,11 @@ from typing import Any
 from mpmath import iv
 
 from betweencut.baselines.lumberjack import lumberjack_calibrate
-from betweencut.bisection import certified_bisect, grid_midpoint
-from betweencut.calibration import calibrate, check_privacy_budget
-from betweencut.certified import bounds, certified_compare, midpoint, q
+from betweencut.data.validate import MAX_ARITY, bounded_int, exact_value
 from betweencut.errors import ParameterError
-from betweencut.validate import MAX_ARITY, bounded_int, exact_value
+from betweencut.mechanism.calibration import calibrate, check_privacy_budget
+from betweencut.numbers.bisection import certified_bisect, grid_midpoint
+from betweencut.numbers.certified import bounds, certified_compare, midpoint, q
 
 MIN_DELTA = Fraction(1, 10**300)  # measured: 1e-300 about 10-35 s, 1e-1000 over 2 min
 BASELINES = ("laplace", "gaussian", "ghazi", "lumberjack")

@@ -32,9 +32,9 @@ from fractions import Fraction
 
 from betweencut.boundary.seams import Seams
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal, as_rational
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.sampler import ExactSampler
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.numbers.exact import LogReal, as_rational
 
 Interval = tuple[int, int]  # [lo, hi) on one axis
 Box = tuple[Interval, ...]  # one interval per dimension

@@ -1,4 +1,4 @@
-"""The sparse-vector corpus and report-noisy-max, written against `betweencut.noisy_queries`.
+"""The sparse-vector corpus and report-noisy-max, written against `betweencut.noise.noisy_queries`.
 
 From the pseudocode of Lyu, Su and Li, "Understanding the Sparse Vector Technique for
 Differential Privacy" (PVLDB 10(6), 2017), Figure 1: their algorithms 1, 2, 4, 5 and 6 (the ones
@@ -33,8 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from betweencut.data.validate import exact_number
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import (
+from betweencut.noise.noisy_queries import (
     GAUSSIAN,
     LAPLACE,
     AboveThreshold,
@@ -42,7 +43,6 @@ from betweencut.noisy_queries import (
     NoisyMax,
     QueryTest,
 )
-from betweencut.validate import exact_number
 
 __all__ = [
     "Grid",

@@ -26,15 +26,15 @@ from typing import Any
 
 from mpmath import iv
 
-from betweencut.betweencut import DENSE_NODE_LIMIT, BetweenCut, path_counts
-from betweencut.calibration import calibrate, check_privacy_budget
-from betweencut.certified import bounds, q
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import ParameterError
-from betweencut.exact import as_rational
-from betweencut.noisy_test import NoisyTest
-from betweencut.sampler import ExactSampler
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import Node, PublicTree
+from betweencut.mechanism.betweencut import DENSE_NODE_LIMIT, BetweenCut, path_counts
+from betweencut.mechanism.calibration import calibrate, check_privacy_budget
+from betweencut.mechanism.sparse import sparse_between_cut
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import NoisyTest
+from betweencut.numbers.certified import bounds, q
+from betweencut.numbers.exact import as_rational
 
 MAX_ROUNDS = 10_000
 

@@ -11,7 +11,7 @@ write, so that a verdict rests only on what was checked.
 * `seams`: which seams of a class's structure a constructed object overrides, and where (read on
   the object, not its class), and whether an object is the package's own code.
 
-May import: the core basics (`betweencut.errors`, `betweencut.noisy_test`,
-`betweencut.noisy_queries`, `betweencut.tree`, `betweencut.progress`); never `proofs`,
+May import: the core basics (`betweencut.errors`, `betweencut.noise.noisy_test`,
+`betweencut.noise.noisy_queries`, `betweencut.data.tree`, `betweencut.progress`); never `proofs`,
 `properties`, `api`, `cli` or `testing` (they import it).
 """

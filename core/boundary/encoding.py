@@ -46,7 +46,7 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import Outcome
+from betweencut.noise.noisy_test import Outcome
 
 __all__ = ["ACCEPTED", "MAX_DEPTH", "OutputRefused", "ReleaseKey", "Shown", "decoded", "keyed",
            "project_key", "release_bytes", "release_of", "release_text", "written"]

@@ -1,9 +1,9 @@
 """Shared pieces of the command line: the parser that never exits, exact numbers, progress.
 
 Building the parser imports only the commands' modules, argparse and light modules of core
-(errors, progress, tree and the like): what a flag's value needs to be read (`betweencut.validate`)
-is imported when a value is read, what a command does when its handler runs
-(`tests/core/cli/test_cli_startup.py`).
+(errors, progress, tree and the like): what a flag's value needs to be read
+(`betweencut.data.validate`) is imported when a value is read, what a command does when its handler
+runs (`tests/core/cli/test_cli_startup.py`).
 """
 
 from __future__ import annotations
@@ -78,10 +78,11 @@ def in_flags(exc: BaseException, parser: argparse.ArgumentParser | None) -> str:
 
 def rational(name: str) -> type:
     """An argparse `type` reading an exact rational (`0.1` is 1/10, never a float), refusing
-    before parsing a text too long or an exponent too large to build (`betweencut.validate`)."""
+    before parsing a text too long or an exponent too large to build
+    (`betweencut.data.validate`)."""
 
     def read(text: str) -> Fraction:
-        from betweencut.validate import number_text
+        from betweencut.data.validate import number_text
 
         try:
             return number_text(text, name)
@@ -108,7 +109,7 @@ def positive_int(name: str, minimum: int = 1, maximum: int = MAX_INT_ARGUMENT,
     """An argparse `type` reading an integer in `[minimum, maximum]`, checked before use."""
 
     def read(text: str) -> int:
-        from betweencut.validate import int_text
+        from betweencut.data.validate import int_text
 
         try:
             return int_text(text, name, minimum, maximum, why)
@@ -194,7 +195,7 @@ ACCOUNTANT_NAMES = ("paper", "tight")  # the names `AccountantKind` reads (a tes
 def accountant_kind(text: str) -> Any:
     """`--accountant NAME` read once, as an `AccountantKind` (imported when an argument is
     parsed, not when the parser is built: building it stays light)."""
-    from betweencut.calibration import AccountantKind
+    from betweencut.mechanism.calibration import AccountantKind
 
     return AccountantKind.of(text, "--accountant")
 

@@ -33,7 +33,7 @@ MECHANISM_HELP = (
     "subclass, or a function whose first parameter is named `tree`), called once as "
     "CALLABLE(tree, params) and whose result has run(leaves, test); or any other callable, "
     "used as a function (db, test) -> output. It may ask BTQuery tests or the shared-noise "
-    "primitives of betweencut.noisy_queries (SVT, noisy max). A callable without parameters "
+    "primitives of betweencut.noise.noisy_queries (SVT, noisy max). A callable without parameters "
     "returning a PrivTree is audited on PrivTree databases (--db 4*2 --add 4; --exhaustive N "
     "and --search N are sizes). --epsilon/--delta are then the claim audited (0 <= delta < 1)"
 )
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--zcdp/--rdp are the claim: no --epsilon, --delta or --plot")
         claim = f"zcdp:{args.zcdp}" if args.zcdp is not None else f"rdp:{args.rdp}"
     if mechanism is None:
-        from betweencut.betweencut import BetweenCut
+        from betweencut.mechanism.betweencut import BetweenCut
 
         mechanism = BetweenCut
         if args.height is None or args.tau is None:

@@ -7,7 +7,7 @@ import argparse
 import json
 
 from betweencut.cli._common import add_accountant_flag, add_command, positive_int, rational
-from betweencut.tree import MAX_CALIBRATION_HEIGHT
+from betweencut.data.tree import MAX_CALIBRATION_HEIGHT
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -15,10 +15,10 @@ from betweencut.cli._common import (
     rational,
 )
 from betweencut.cli.release import TERMS, print_diagnostics, print_release
-from betweencut.datasets import UNICODE_HEIGHT, unicode_tree
-from betweencut.exact_text import MAX_NUMBER_TEXT
-from betweencut.records import parse_records
-from betweencut.tree import MAX_ARITY, MAX_RUN_HEIGHT, PublicTree, kary_tree, prefix_tree
+from betweencut.data.datasets import UNICODE_HEIGHT, unicode_tree
+from betweencut.data.records import parse_records
+from betweencut.data.tree import MAX_ARITY, MAX_RUN_HEIGHT, PublicTree, kary_tree, prefix_tree
+from betweencut.numbers.exact_text import MAX_NUMBER_TEXT
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -118,8 +118,8 @@ def _public_tree(args: argparse.Namespace) -> PublicTree:
 
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import classify
-    from betweencut.classifier import plan
-    from betweencut.validate import text_lines
+    from betweencut.data.validate import text_lines
+    from betweencut.mechanism.classifier import plan
 
     tree = _public_tree(args)
     if args.input in (None, "-") and (args.column is not None or args.field

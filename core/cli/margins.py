@@ -18,8 +18,8 @@ from betweencut.cli._common import (
     positive_int,
     rational,
 )
+from betweencut.data.tree import MAX_ARITY, MAX_CALIBRATION_HEIGHT
 from betweencut.errors import BetweenCutError
-from betweencut.tree import MAX_ARITY, MAX_CALIBRATION_HEIGHT
 
 MAX_TABLE_HEIGHTS = 100
 MAX_LOG2_HEIGHT = 2048  # the crossover search: about 20 s at the bound
@@ -27,7 +27,7 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 
 
 def _heights(text: str) -> list[int]:
-    from betweencut.validate import int_text
+    from betweencut.data.validate import int_text
 
     parts = [part for part in text.split(",") if part.strip()]
     if not parts or len(parts) > MAX_TABLE_HEIGHTS:

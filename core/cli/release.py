@@ -1,14 +1,14 @@
 """Printing a classification: the release on stdout, the diagnostics on stderr under
 `DIAGNOSTICS_HEADER` (only with `--diagnostics`). What may be printed is decided in
-`betweencut.release` (the allow-list, the text), which the library's results use too: the CLI
-only serialises `Classification.as_json()` / `text()` and `Diagnostics.as_json()`."""
+`betweencut.mechanism.public_release` (the allow-list, the text), which the library's results use
+too: the CLI only serialises `Classification.as_json()` / `text()` and `Diagnostics.as_json()`."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, TextIO
 
-from betweencut.release import (
+from betweencut.mechanism.public_release import (
     DIAGNOSTIC_KEYS,
     DIAGNOSTICS_HEADER,
     GUARANTEE,
@@ -19,7 +19,7 @@ from betweencut.release import (
 )
 
 if TYPE_CHECKING:
-    from betweencut.classifier import Classification
+    from betweencut.mechanism.classifier import Classification
 
 __all__ = ["DIAGNOSTICS_HEADER", "DIAGNOSTIC_KEYS", "GUARANTEE", "PUBLIC_KEYS", "TERMS",
            "TIGHT_TERMS", "ReleaseLeak", "print_diagnostics", "print_release"]

@@ -2,7 +2,7 @@
 
 An engine hands its candidates (the nodes with `c_u > floor(a - R)`, see
 `betweencut.engines.common`) to a `CandidateSink` depth by depth; the exact stage then runs the
-one traversal of Appendix D (`betweencut.sparse.run_levels`) on their levels. Nothing here
+one traversal of Appendix D (`betweencut.mechanism.sparse.run_levels`) on their levels. Nothing here
 refuses because of the candidates' number: up to `max_candidates` they are held in memory,
 beyond it every depth is written to a file of a private temporary directory and mapped back
 (`numpy.memmap`), so the traversal reads them from disk through the page cache. Where they live
@@ -49,9 +49,9 @@ import numpy.typing as npt
 
 from betweencut.engines.common import EngineError, TreeCodec, candidate_cut
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest
-from betweencut.params import Params
-from betweencut.sparse import Encoding, Level, SparseRun, run_levels
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import Encoding, Level, SparseRun, run_levels
+from betweencut.noise.noisy_test import NoisyTest
 
 IntArray = npt.NDArray[np.int64]
 DEFAULT_MAX_CANDIDATES = 50_000_000  # 1.25 GB of candidates in memory, then on disk

@@ -3,8 +3,8 @@
 An engine (`memory`, `duckdb`, `spark`) reads the private records and computes the prefix
 counts of the public tree; it returns only the *candidates*, the nodes whose count exceeds the
 cut `floor(a - R)`. The exact stage (`betweencut.engines.candidates`) builds the sparse levels of
-those candidates and runs the one traversal of Appendix D (`betweencut.sparse.run_levels`) on
-them, with the exact sampler.
+those candidates and runs the one traversal of Appendix D (`betweencut.mechanism.sparse.run_levels`)
+on them, with the exact sampler.
 
 Why the candidates suffice (Alg. 3, Appendix D, GuardedBT's guard, Alg. 1 l. 1-2). Let
 `cut = floor(a - R)` (an integer, certified by `LogReal.floor`) and `C = {u : c_u > cut}`.
@@ -49,17 +49,17 @@ from typing import Any, NoReturn
 import numpy as np
 import numpy.typing as npt
 
-from betweencut.classifier import Progress as Progress  # the engines' progress(message)
+from betweencut.data.records import parse_records
+from betweencut.data.tree import END_OF_RECORD, Node, PublicTree
 from betweencut.engines.sources import FORMATS as FORMATS
 from betweencut.engines.sources import column_index as column_index
 from betweencut.engines.sources import csv_rows as sources_csv_rows
 from betweencut.engines.sources import no_field, resolve
 from betweencut.errors import BetweenCutError, MissingExtra, ParameterError, RecordError
-from betweencut.guarded_bt import GuardedBT
-from betweencut.params import Params
-from betweencut.records import parse_records
-from betweencut.sparse import Encoding
-from betweencut.tree import END_OF_RECORD, Node, PublicTree
+from betweencut.mechanism.classifier import Progress as Progress  # the engines' progress(message)
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import Encoding
 
 IntArray = npt.NDArray[np.int64]
 ENGINES = ("memory", "duckdb", "spark")

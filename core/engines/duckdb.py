@@ -1,12 +1,12 @@
 """The DuckDB engine (`betweencut[duckdb]`): prefix counts of CSV or Parquet files, out of core.
 
 One query reads the record column twice (`prefix_sql`): each record becomes its leaf code of
-the sparse implementation's `Encoding` (`betweencut.sparse`), a malformed record NULL and a null
-record -1; the prefixes at a shallow depth are grouped and rolled up to the root, then only the
-records under a candidate there are grouped by leaf and rolled up. Only the candidates
+the sparse implementation's `Encoding` (`betweencut.mechanism.sparse`), a malformed record NULL and
+a null record -1; the prefixes at a shallow depth are grouped and rolled up to the root, then only
+the records under a candidate there are grouped by leaf and rolled up. Only the candidates
 (count > floor(a - R), see `betweencut.engines.common`) leave DuckDB, in DepO order, with the
 numbers of malformed and null records. A malformed record is then found again (file and row)
-and explained by the text reader's parser (`betweencut.records.parse_records`): the SQL only
+and explained by the text reader's parser (`betweencut.data.records.parse_records`): the SQL only
 encodes, and accepts exactly the records the parser accepts (`⊣` written out is refused by
 name), which `tests/core/engines/test_engines.py` checks.
 
@@ -21,7 +21,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from betweencut.depo import depth_order
 from betweencut.engines.candidates import CandidateSink
 from betweencut.engines.common import (
     WHITESPACE,
@@ -39,8 +38,9 @@ from betweencut.engines.common import (
 )
 from betweencut.engines.sources import duckdb_sql, duckdb_value
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest
-from betweencut.params import Params
+from betweencut.mechanism.depo import depth_order
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest
 
 INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
                  "UINTEGER", "UBIGINT", "HUGEINT"}

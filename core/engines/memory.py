@@ -1,4 +1,5 @@
-"""The in-memory engine: records read into Python by the one record parser (`betweencut.records`).
+"""The in-memory engine: records read into Python by the one record parser
+(`betweencut.data.records`).
 
 Text files (one record a line, as `classify` always read them) and CSV files (the record in one
 column). The leaves then go to the dense Alg. 3 or the sparse Appendix D as before; this engine
@@ -7,12 +8,12 @@ is the reference the others are tested against.
 
 from __future__ import annotations
 
+from betweencut.data.records import parse_records
+from betweencut.data.tree import Node, PublicTree
+from betweencut.data.validate import text_lines
 from betweencut.engines.common import Source, SourceRecordError, csv_rows, null_record
 from betweencut.engines.sources import reading
 from betweencut.errors import ParameterError, RecordError
-from betweencut.records import parse_records
-from betweencut.tree import Node, PublicTree
-from betweencut.validate import text_lines
 
 
 def read_leaves(source: Source, tree: PublicTree) -> tuple[list[Node], dict[str, object]]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
+from betweencut.data.tree import PublicTree
 from betweencut.engines.candidates import check_max_candidates
 from betweencut.engines.common import ENGINES, EngineResult, Progress, Source, TreeCodec
 from betweencut.engines.sources import reading
 from betweencut.errors import MissingExtra, ParameterError
-from betweencut.noisy_test import NoisyTest
-from betweencut.params import Params
-from betweencut.tree import PublicTree
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest
 
 
 def choose_engine(engine: str | None, source: Source | None,

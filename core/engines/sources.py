@@ -51,9 +51,9 @@ from typing import Any
 
 import numpy as np
 
+from betweencut.data.validate import MAX_LINE_BYTES, text_lines
 from betweencut.engines import parquet_footer
 from betweencut.errors import BetweenCutError, InputFileError, ParameterError
-from betweencut.validate import MAX_LINE_BYTES, text_lines
 
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".txt": "text"}
 STDIN_HINT = "give a regular file, or pipe the records to stdin with INPUT -"

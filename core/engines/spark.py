@@ -74,8 +74,8 @@ from betweencut.engines.common import (
 )
 from betweencut.engines.sources import spark_frame, spark_name, spark_value
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.noisy_test import NoisyTest
-from betweencut.params import Params
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest
 
 INTEGER_TYPES = {"ByteType", "ShortType", "IntegerType", "LongType"}
 # The first job's groups at most (tests lower it to force two jobs). Spark's hash aggregation

@@ -20,7 +20,7 @@ Each primitive is a frozen value naming one random choice and its exact law:
   Laplace (geometric) `P(y) ∝ e^(-|y|/b)` or the discrete Gaussian `P(y) ∝ e^(-y²/(2σ²))` on
   the integers (an integer `value`: a noisy count), or the continuous Laplace or Gaussian.
 
-Every parameter is exact (`betweencut.validate.exact_number`: a float is refused) and checked
+Every parameter is exact (`betweencut.data.validate.exact_number`: a float is refused) and checked
 at construction. The release path (`betweencut.noise.ExactNoiseSampler`) samples each
 primitive exactly with integer arithmetic and the CSPRNG; the proof path (`ReplayNoise` here,
 enumerated by `betweencut.proofs.privacy.enumeration.noise_kind`) answers from a fixed list and
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NoReturn
 
+from betweencut.data.validate import exact_number
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.noisy_queries import QueryTestBase, UnansweredNoisyQuery
-from betweencut.validate import exact_number
+from betweencut.noise.noisy_queries import QueryTestBase, UnansweredNoisyQuery
 
 __all__ = [
     "CONTINUOUS", "DISCRETE", "DISCRETE_GAUSSIAN", "DISCRETE_LAPLACE", "FIELD_PRIMITIVES",
@@ -337,7 +337,7 @@ class Released:
 
 class NoiseTestBase(QueryTestBase):
     """Dispatches `test(query)`: the field's primitives to `field(query)`, the shared-noise
-    primitives of `betweencut.noisy_queries` to `QueryTestBase` (so one test serves both)."""
+    primitives of `betweencut.noise.noisy_queries` to `QueryTestBase` (so one test serves both)."""
 
     def __call__(self, query: Any) -> Any:
         if isinstance(query, FIELD_PRIMITIVES):

@@ -2,7 +2,7 @@
 
 No float is formed. Randomness is a `getrandbits` (the OS CSPRNG through
 `secrets.SystemRandom`, or a seeded generator for reproducible tests only); every Bernoulli is
-`betweencut.bernoulli`'s: a uniform integer below a denominator (rejection on random bits), or
+`betweencut.noise.bernoulli`'s: a uniform integer below a denominator (rejection on random bits), or
 `e^(-x)` for a rational `x` (Canonne, Kamath and Steinke 2020, Alg. 1).
 
 * `weighted_choice`: index `i` with probability `c_i·e^(x_i) / Σ_j c_j·e^(x_j)` (rational
@@ -12,10 +12,10 @@ No float is formed. Randomness is a `getrandbits` (the OS CSPRNG through
 * permute-and-flip is run as stated: a Fisher-Yates permutation, then one
   Bernoulli(`e^((s_i - max)/scale)`) per candidate in that order (the best is always kept);
 * the discrete Laplace `P(y) ∝ e^(-|y|/b)` with `b = t/s` is CKS Alg. 2 with those integers
-  `s`, `t`; the discrete Gaussian is `betweencut.gaussian.discrete_gaussian` (CKS Alg. 3);
+  `s`, `t`; the discrete Gaussian is `betweencut.noise.gaussian.discrete_gaussian` (CKS Alg. 3);
 * a continuous released value is drawn lazily (`LazyValue`: the Laplace of
-  `betweencut.noisy_queries`, Karney's Gaussian of `betweencut.gaussian`), exact to as many
-  binary digits as are read.
+  `betweencut.noise.noisy_queries`, Karney's Gaussian of `betweencut.noise.gaussian`), exact to as
+  many binary digits as are read.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from betweencut.bernoulli import Bits, bernoulli_exp_bits, uniform_below
 from betweencut.errors import BetweenCutError
-from betweencut.gaussian import LazyGaussian, discrete_gaussian
+from betweencut.noise.bernoulli import Bits, bernoulli_exp_bits, uniform_below
+from betweencut.noise.gaussian import LazyGaussian, discrete_gaussian
+from betweencut.noise.noisy_queries import ExactQuerySampler, LazyLaplace
 from betweencut.noise.primitives import (
     DISCRETE_GAUSSIAN,
     DISCRETE_LAPLACE,
@@ -44,7 +45,6 @@ from betweencut.noise.primitives import (
     UniformChoice,
     UniformPermutation,
 )
-from betweencut.noisy_queries import ExactQuerySampler, LazyLaplace
 
 __all__ = ["ExactNoiseSampler", "LazyValue", "discrete_laplace_scaled", "permutation",
            "weighted_choice"]

@@ -4,6 +4,8 @@ Each output kind has one schema file here (`<kind>.schema.json`, JSON Schema dra
 shipped with the package and published in the documentation; the tests validate every output
 against its schema. Every JSON output carries `schema` (the kind) and `version` (the package's
 version) first.
+
+May import: nothing of betweencut (the lowest rank of `core/`: every layer reads its header).
 """
 
 from __future__ import annotations

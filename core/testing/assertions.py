@@ -71,7 +71,7 @@ def _flag_value(value: object, name: str = "") -> str | None:
     if isinstance(value, int | Fraction):
         return str(value)
     if isinstance(value, str):
-        from betweencut.exact_text import read_rational
+        from betweencut.numbers.exact_text import read_rational
 
         try:
             read_rational(value, "value")
@@ -297,19 +297,19 @@ def _name(user: Any) -> str:
 
 
 def _db(r: Any) -> str:
-    from betweencut.notation import database_text
+    from betweencut.data.notation import database_text
 
     return database_text(r.db)
 
 
 def _z(r: Any) -> str:
-    from betweencut.notation import record_text
+    from betweencut.data.notation import record_text
 
     return record_text(r.z)
 
 
 def _regression_line(r: Any) -> str:
-    from betweencut.proofs.privacy.audit.mechanism import display
+    from betweencut.proofs.privacy.audit.pairs import display
     from betweencut.testing.curves import eps_range, exact_text
 
     return (f"D = {_db(r)}, z = {_z(r)}, on {r.on}: candidate delta(eps) > baseline "
@@ -347,10 +347,10 @@ def assert_heavy_private(
     Returns: the `Verdict`. Raises: as `assert_private` (the counterexample and a replay line).
     """
     __tracebackhide__ = True
-    from betweencut.calibration import calibrate
-    from betweencut.exact import as_rational
-    from betweencut.params import Params
-    from betweencut.tree import PublicTree, kary_tree
+    from betweencut.data.tree import PublicTree, kary_tree
+    from betweencut.mechanism.calibration import calibrate
+    from betweencut.mechanism.params import Params
+    from betweencut.numbers.exact import as_rational
 
     if not callable(heavy_fn):
         raise ParameterError("heavy_fn", repr(heavy_fn), "a callable (tree, leaves, params, "
@@ -365,7 +365,7 @@ def assert_heavy_private(
     elif tau is not None:
         raise ParameterError("tau", tau, "not with params= (params carries tau)")
     if not isinstance(params, Params):
-        raise ParameterError("params", repr(params), "a betweencut.params.Params")
+        raise ParameterError("params", repr(params), "a betweencut.mechanism.params.Params")
     if pairs is None and exhaustive is None:
         exhaustive = DEFAULT_HEAVY_SIZE
     from betweencut.api.load import resolve

@@ -22,7 +22,7 @@ from typing import Any
 from betweencut.errors import ParameterError
 from betweencut.proofs.assumes import Assumes, pairs_given
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
-from betweencut.proofs.privacy.audit.mechanism import display
+from betweencut.proofs.privacy.audit.pairs import display
 from betweencut.proofs.privacy.audit.regression import RegressionError, rational_inside
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, exceeds
 from betweencut.testing.budget import Budget
@@ -30,7 +30,7 @@ from betweencut.testing.budget import Budget
 __all__ = ["Curves", "Excess", "PairKey", "eps_range", "exact_text", "excesses", "log_text",
            "pair_curves", "pair_text", "poly_text", "rational_log", "releases"]
 
-PairKey = tuple[str, str, str]  # (D, z, release) in the notation of `betweencut.notation`
+PairKey = tuple[str, str, str]  # (D, z, release) in the notation of `betweencut.data.notation`
 CLAIM_ALWAYS_HOLDS = [(Fraction(0), Fraction(1))]  # delta(0) <= 1 holds on every pair
 NOT_FOR_A_SNAPSHOT = ("claim", "baseline", "progress", "exhaustive", "search", "max_size")
 
@@ -156,7 +156,7 @@ def releases(kind: str, on: str | Sequence[str] | None) -> tuple[str, ...]:
 
 def pair_text(pair: object) -> str:
     """A pair as given, in words (for messages)."""
-    from betweencut.notation import database_text, record_text
+    from betweencut.data.notation import database_text, record_text
 
     if isinstance(pair, tuple | list) and len(pair) == 2:
         db, z = pair
@@ -186,7 +186,7 @@ def pair_curves(
     `audit_mechanism` reads them; `tree_and_params` the public tree and parameters
     (`tree`/`height`/`arity`, a builder's `tau` with `lam` and `R` or with `epsilon` and
     `delta` to calibrate); no claim (a snapshot records the whole curve).
-    Returns: `Curves` keyed `(D, z, release)` in the notation of `betweencut.notation`.
+    Returns: `Curves` keyed `(D, z, release)` in the notation of `betweencut.data.notation`.
     Raises: `OverBudget` past `budget`; `ParameterError` for a mechanism whose laws are
     certified enclosures (Gaussian noise: its curve is not exact); what `audit_mechanism`
     raises.

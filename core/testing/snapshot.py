@@ -24,7 +24,7 @@ from each piece's first `ε` to the next piece's, `δ(ε) = A - exp(ε)·B` with
       A = 0
       B = 0
 
-Every number is read back by the package's one grammar for numbers (`betweencut.exact_text`,
+Every number is read back by the package's one grammar for numbers (`betweencut.numbers.exact_text`,
 one term at a time, never evaluated as code); a text written is read back and checked equal,
 as a function of `ε`, to the curve it came from before it is stored. A file of a format this
 version does not read fails with a message saying to rewrite it (`pytest
@@ -41,7 +41,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.exact_text import NotExact, bounded, evaluate, read_rational
+from betweencut.numbers.exact_text import NotExact, bounded, evaluate, read_rational
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 from betweencut.proofs.privacy.divergence.curve import LogOf, Piece, PrivacyCurve, exceeds
 from betweencut.testing.curves import (
@@ -73,7 +73,7 @@ class SnapshotError(BetweenCutError):
 
 # -- exact sums as text -------------------------------------------------------------------------
 class _Terms:
-    """`betweencut.exact_text`'s arithmetic for one term `c*exp(x)` (rationals `c`, `x`)."""
+    """`betweencut.numbers.exact_text`'s arithmetic for one term `c*exp(x)` (rationals `c`, `x`)."""
 
     what = "a term such as 1/2, -3/4*exp(-1/2) (rationals, exp of a rational)"
 
@@ -114,7 +114,7 @@ TERMS = _Terms()
 
 
 def read_poly(text: str, name: str) -> ExpPoly:
-    """A sum written by `poly_text`, each term read by `betweencut.exact_text`."""
+    """A sum written by `poly_text`, each term read by `betweencut.numbers.exact_text`."""
     parts = _SIGNED.split(text.strip())
     out = evaluate(parts[0], name, TERMS)
     for op, term in zip(parts[1::2], parts[2::2], strict=True):

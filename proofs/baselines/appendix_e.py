@@ -32,13 +32,13 @@ from typing import Any
 import sympy as sp
 
 from betweencut.baselines.tree_counting import CountingSchedule
-from betweencut.calibration import calibrate
+from betweencut.data.validate import exact_value
 from betweencut.errors import ParameterError
+from betweencut.mechanism.calibration import calibrate
 from betweencut.proofs.exact.arith import enclose
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.exact.symbolic import expr_sign, nonnegative_on_box
 from betweencut.proofs.registry import claim, register_audit
-from betweencut.validate import exact_value
 
 LN = sp.log
 C_INV = 1 / LN(sp.Rational(5, 4))  # c = 1/ln(5/4)
@@ -129,7 +129,7 @@ def check_eq25_general(reading: str) -> Certificate:
 
 def e_h(h: int, eps: object, dlt: object, constant: int = 16) -> Any:
     """`e_h(ε', δ') = (16/ε')·ln(1/δ')·(ln(1/δ') + ln ln h)` (Eq. (131)), exact sympy, for exact
-    `ε' > 0`, `0 < δ' < 1` (read by `betweencut.validate.exact_value`: text such as `"1/20"` is
+    `ε' > 0`, `0 < δ' < 1` (read by `betweencut.data.validate.exact_value`: text such as `"1/20"` is
     parsed, never evaluated); `constant` replaces 16 only to test that the checkers reject a
     wrong bound."""
     e, d = exact_value(eps, "epsilon"), exact_value(dlt, "delta")

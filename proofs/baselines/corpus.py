@@ -32,9 +32,10 @@ from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
 from betweencut.boundary.encoding import release_of
+from betweencut.data.notation import database_text, record_text, replacement_text
+from betweencut.data.tree import Node
 from betweencut.errors import MechanismError, ParameterError
-from betweencut.noisy_queries import GAUSSIAN, LAPLACE
-from betweencut.notation import database_text, record_text, replacement_text
+from betweencut.noise.noisy_queries import GAUSSIAN, LAPLACE
 from betweencut.proofs.baselines import corpus_rows, corpus_scale
 from betweencut.proofs.baselines.corpus_rows import (
     EPS,
@@ -57,7 +58,7 @@ from betweencut.proofs.baselines.corpus_scale import (
 )
 from betweencut.proofs.exact.arith import ExpPoly, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.audit.mechanism import (
+from betweencut.proofs.privacy.audit.pairs import (
     ClaimPoint,
     display,
 )
@@ -68,7 +69,6 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
 )
 from betweencut.proofs.registry import claim, register_audit
 from betweencut.proofs.verdict import Relation
-from betweencut.tree import Node
 
 __all__ = ["CORPUS", "METHODS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
            "check_corpus_verdicts", "decide", "infinite_witness", "largest_loss", "loss_facts"]
@@ -388,7 +388,7 @@ def check_corpus_verdicts(rows: tuple[CorpusRow, ...] = CORPUS, size: int = 0
     ε-DP, Alg. 4 is ((1+6c)/4)·ε-DP but not ε-DP, Alg. 5 and 6 are private at no ε) and on
     report-noisy-max (Lap(2/ε) is ε-DP; a smaller scale or one shared draw is not).
 
-    Preconditions: each row's mechanism is written against `betweencut.noisy_queries`.
+    Preconditions: each row's mechanism is written against `betweencut.noise.noisy_queries`.
     Checks: each row's claimed `(ε, 0)` on every pair `(D, D + z)`, `|D| <= size`,
     `z ∈ {0, 1, 2}^m` (moves `z - 1`), by exact enumeration of the real code; a refuted row
     must carry the evidence its literature verdict predicts (holds at `ε'`; `Q = 0 < P`; a

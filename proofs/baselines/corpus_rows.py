@@ -27,11 +27,12 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.baselines import svt_corpus as sc
-from betweencut.noisy_queries import LAPLACE, QueryTest
+from betweencut.data.tree import Node
+from betweencut.noise.noisy_queries import LAPLACE, QueryTest
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
-from betweencut.proofs.privacy.audit.mechanism import ClaimPoint, PointResult
+from betweencut.proofs.privacy.audit.pairs import ClaimPoint, PointResult
 from betweencut.proofs.privacy.enumeration.cache import (
     Database,
     Neighbour,
@@ -39,7 +40,6 @@ from betweencut.proofs.privacy.enumeration.cache import (
     replace_pairs,
 )
 from betweencut.proofs.verdict import Claim, Neighbours, Refutation, Relation, Verdict
-from betweencut.tree import Node
 
 __all__ = ["EPS", "NOWHERE", "PRIVATE", "PRIVATE_AT", "UNKNOWN", "CorpusRow", "RowResult",
            "moves", "moves_of", "pair_count", "pairs_for", "pairs_of", "pairs_scope",

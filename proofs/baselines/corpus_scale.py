@@ -19,14 +19,14 @@ from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
+from betweencut.data.notation import database_text, record_text, replacement_text
 from betweencut.errors import ParameterError
-from betweencut.exact import midpoint_float
-from betweencut.noisy_queries import LAPLACE
-from betweencut.notation import database_text, record_text, replacement_text
+from betweencut.noise.noisy_queries import LAPLACE
+from betweencut.numbers.exact import midpoint_float
 from betweencut.proofs.assumes import REDUCTION_PREMISE
 from betweencut.proofs.baselines.corpus_rows import UNKNOWN, CorpusRow, moves_of
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
-from betweencut.proofs.privacy.audit.mechanism import (
+from betweencut.proofs.privacy.audit.pairs import (
     AuditVerdict,
     PointResult,
     audit_pairs,

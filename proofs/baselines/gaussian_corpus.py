@@ -28,13 +28,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, cast
 
+from betweencut.data.notation import database_text, record_text, replacement_text
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.notation import database_text, record_text, replacement_text
 from betweencut.proofs.baselines import corpus_rows
 from betweencut.proofs.baselines.corpus_rows import CorpusRow, RowResult
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.enclosure import Enclosure
-from betweencut.proofs.privacy.audit.mechanism import (
+from betweencut.proofs.privacy.audit.pairs import (
     AuditVerdict,
     audit_pairs,
     display,
@@ -47,7 +48,6 @@ from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     GaussianLawCache,
 )
 from betweencut.proofs.verdict import Direction, Refutation, Relation
-from betweencut.tree import Node
 
 __all__ = ["audit_gaussian_row", "infinite_loss_witness", "largest_epsilon_at_delta",
            "largest_pure_loss", "zhu_wang_delta"]

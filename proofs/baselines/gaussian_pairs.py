@@ -35,8 +35,8 @@ from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
+from betweencut.proofs.laws.continuous_gaussian import gaussian_log_ratio
 from betweencut.proofs.laws.discrete_gaussian import DiscreteGaussian, cutoff, tail_bound, weight
-from betweencut.proofs.laws.gaussian import gaussian_log_ratio
 from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     CertifiedJoint,
     Probability,

@@ -20,8 +20,8 @@ from typing import Any
 from mpmath import iv
 
 from betweencut.baselines.lumberjack import LumberjackCalibration, lumberjack_calibrate
-from betweencut.certified import q
-from betweencut.exact import iv_endpoints, iv_precision, refine
+from betweencut.numbers.certified import q
+from betweencut.numbers.exact import iv_endpoints, iv_precision, refine
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import claim, register_audit
 

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from betweencut.baselines.privtree import Point, PrivTree, box_of
-from betweencut.noisy_test import NoisyTest
+from betweencut.noise.noisy_test import NoisyTest
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism

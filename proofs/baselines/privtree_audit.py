@@ -1,6 +1,6 @@
 """PrivTree through `audit_pairs`: exact laws from the reachable decomposition (issues 16, 27).
 
-`PrivTreeLawCache` is a `LawCache` (`betweencut.proofs.privacy.audit.mechanism`) for a `PrivTree`
+`PrivTreeLawCache` is a `LawCache` (`betweencut.proofs.privacy.audit.pairs`) for a `PrivTree`
 (or a variant: another membership rule, split rule, or a subclass overriding `query` or
 `score`) whose pair laws come from running the *real* `PrivTree.run` (principle 2) with only
 the boxes of `T_z` answered by the enumeration, every other box answered "stop" without a
@@ -60,8 +60,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 from betweencut.baselines.privtree import Box, Point, PrivTree, volume
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.baselines.privtree_count import (
     DecompositionMismatch,
     DirectPrivTreeCache,
@@ -80,7 +81,7 @@ from betweencut.proofs.baselines.privtree_search import (
 )
 from betweencut.proofs.exact.arith import ExpRational, sign
 from betweencut.proofs.laws.factors import law_key
-from betweencut.proofs.privacy.divergence.certified import Curve
+from betweencut.proofs.privacy.divergence.certified_curve import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf, curve_of_laws
 from betweencut.proofs.privacy.divergence.factored import FactoredJoint
 from betweencut.proofs.privacy.divergence.joint import Joint, Law, PairCurve
@@ -89,7 +90,6 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
     EnumerationBudgetExceeded,
 )
-from betweencut.tree import Node
 
 __all__ = [
     "CURVE_SEQUENCES", "MAX_CELLS", "DecompositionMismatch", "DirectPrivTreeCache",

@@ -65,8 +65,8 @@ from betweencut.baselines.privtree import SEAMS as PRIVTREE_SEAMS
 from betweencut.baselines.privtree import Box, Point, PrivTree, volume
 from betweencut.boundary.seams import overrides, refusal
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.exact import as_rational
-from betweencut.noisy_test import Outcome
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import as_rational
 from betweencut.proofs.baselines.privtree_ratio import ONE, LogRatio
 from betweencut.proofs.baselines.privtree_search import (
     Ratio,

@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from betweencut.errors import ParameterError
-from betweencut.exact import interval_bounds, refine
+from betweencut.numbers.exact import interval_bounds, refine
 from betweencut.proofs.exact.arith import ExpPoly, sign
 
 __all__ = ["FIXED_BITS", "ONE", "LogRatio", "Ratio", "log_fixed"]

@@ -46,8 +46,8 @@ from betweencut.baselines.privtree import (
 )
 from betweencut.boundary.seams import overrides, refusal
 from betweencut.errors import ParameterError
-from betweencut.exact import as_rational
-from betweencut.noisy_test import Outcome
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import as_rational
 from betweencut.proofs.baselines.privtree_ratio import ONE as LOG_ONE
 from betweencut.proofs.baselines.privtree_ratio import Ratio
 from betweencut.proofs.exact.arith import ExpPoly, exact_str

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union, cast
 
+from betweencut.data.tree import Node
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
-from betweencut.proofs.privacy.audit.renyi import (
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
+from betweencut.proofs.privacy.audit.renyi_claims import (
     RenyiClaim,
     audit_renyi,
     renyi_refutation,
@@ -45,7 +46,6 @@ from betweencut.proofs.privacy.enumeration.cache import (
 )
 from betweencut.proofs.verdict import Claim as VerdictClaim
 from betweencut.proofs.verdict import Relation, Verdict
-from betweencut.tree import Node
 
 __all__ = ["DP", "HOLDS", "RDP", "REFUTED", "ZCDP", "Claim", "PublishedRow", "Report",
            "add_remove", "audit_published", "replace_exact", "replace_one"]

@@ -26,8 +26,9 @@ from fractions import Fraction
 from betweencut.baselines.binagg import binagg_privtree
 from betweencut.baselines.hhh import hhh_threshold
 from betweencut.baselines.privtree import Box, PrivTree
-from betweencut.noisy_queries import QueryTest
-from betweencut.noisy_test import NoisyTest
+from betweencut.data.tree import kary_tree
+from betweencut.noise.noisy_queries import QueryTest
+from betweencut.noise.noisy_test import NoisyTest
 from betweencut.proofs.baselines.corpus_rows import (
     EPS,
     NOWHERE,
@@ -38,7 +39,6 @@ from betweencut.proofs.baselines.corpus_rows import (
 )
 from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.proofs.verdict import Neighbours, Relation
-from betweencut.tree import kary_tree
 
 __all__ = ["BINAGG_BOX", "HHH_TAU", "HHH_TREE", "TREE_ROWS"]
 

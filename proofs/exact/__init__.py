@@ -9,7 +9,7 @@ bisection (`bisection`). The `Certificate` a checker returns (`certificate`).
 
 Precision: the one precision context (`iv_precision`), the one rising-precision loop (`refine`),
 the one sign gate on it (`certified_sign`) and the one cap (`MAX_PRECISION_BITS`) live in
-`betweencut.exact`, because core needs them too; everything here uses those, never a second.
+`betweencut.numbers.exact`, because core needs them too; everything here uses those, never a second.
 
 May import: `betweencut` (core) only. Nothing else of `betweencut.proofs`.
 """

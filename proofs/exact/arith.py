@@ -14,9 +14,9 @@ The one comparison gate is `sign(x)` (and `certainly_le`, `certainly_lt` on top)
 `Fraction`, an `ExpPoly`, an `ExpRational`, a `LogReal` or an mpmath interval, returns the exact
 sign, and raises `Undecided` when (and only when) an interval straddles zero (`NotYet`: the
 one loop climbs past it). Non-zero values
-are signed by the package's one rising-precision gate, `betweencut.exact.certified_sign`, with its
-one cap; `enclose(x, bits)` is the one certified enclosure of any exact number (sympy closed forms
-included, through `betweencut.proofs.exact.symbolic`).
+are signed by the package's one rising-precision gate, `betweencut.numbers.exact.certified_sign`,
+with its one cap; `enclose(x, bits)` is the one certified enclosure of any exact number (sympy
+closed forms included, through `betweencut.proofs.exact.symbolic`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,13 @@ from typing import Any, Final, Union
 from mpmath import iv
 
 from betweencut.errors import NotYet, Undecided, shown
-from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_endpoints, iv_precision
+from betweencut.numbers.exact import (
+    LogReal,
+    certified_sign,
+    enclosure_sign,
+    iv_endpoints,
+    iv_precision,
+)
 
 __all__ = [
     "ExpPoly", "ExpRational", "Number", "Undecided", "certainly_le", "certainly_lt",

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from mpmath import iv
 
 from betweencut.errors import NotYet
-from betweencut.exact import iv_endpoints, iv_precision
+from betweencut.numbers.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.dyadic import exp_enclosure
 
 __all__ = [

@@ -10,7 +10,7 @@ outward); exact numbers (`Fraction`, `ExpPoly`, `ExpRational`) enter through the
 
 An enclosure never decides equality from its bounds: `sign()` (the hook `certified_sign` the
 gate `betweencut.proofs.exact.arith.sign` calls) is the package's one sign gate
-(`betweencut.exact.certified_sign`): 64, 128, ... bits up to the one precision cap, the sign
+(`betweencut.numbers.exact.certified_sign`): 64, 128, ... bits up to the one precision cap, the sign
 once the enclosure excludes 0 (or is the point 0), `Undecided` when it still straddles 0 at the
 cap (the two sides may be equal). Two exact
 facts are kept instead: a structural zero (`Enclosure.zero()`, e.g. an answer sequence whose
@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Union
 
 from betweencut.errors import NotYet, ParameterError
-from betweencut.exact import certified_sign
+from betweencut.numbers.exact import certified_sign
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 
 __all__ = ["GUARD_BITS", "Bounds", "Enclosure", "Operand", "exp_bounds", "positive_excess",

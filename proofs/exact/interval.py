@@ -7,8 +7,8 @@ or `LogReal`); only the evaluation is approximate, and the branch of each Laplac
 (`d <= 0` or not) is decided exactly on the input. Comparisons go through the one gate
 `betweencut.proofs.exact.arith.sign`, which raises `Undecided` when an interval straddles zero;
 a caller that needs a decision recomputes at rising precision through the package's one loop
-(`betweencut.exact.refine`, up to its one cap), so it only sees `Undecided` when the two sides
-may be equal. Precision is set only through `betweencut.exact.iv_precision`.
+(`betweencut.numbers.exact.refine`, up to its one cap), so it only sees `Undecided` when the two
+sides may be equal. Precision is set only through `betweencut.numbers.exact.iv_precision`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any, Final, Union
 from mpmath import iv
 
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal, iv_endpoints, iv_precision
-from betweencut.guarded_bt import BT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import LogReal, iv_endpoints, iv_precision
 from betweencut.proofs.exact.arith import sign
 
 __all__ = [

@@ -3,7 +3,7 @@
 `sympy_interval(expr)` evaluates a closed sympy expression built from integers, rationals, `+`,
 `*`, integer powers, `log`, `exp` and `sqrt` in mpmath `iv` (outward rounding, at the precision
 in force): no float is ever formed. `betweencut.proofs.exact.arith.enclose` encloses it at given
-bits, `expr_sign` signs it through the package's one gate (`betweencut.exact.refine`).
+bits, `expr_sign` signs it through the package's one gate (`betweencut.numbers.exact.refine`).
 `nonnegative_on_box(poly, lower)` proves `poly(v) >= 0` for all `v_i >= lower_i` by the shift
 `v_i = lower_i + x_i` and checking that every coefficient of the expanded polynomial in `x >= 0`
 is certified `>= 0` (a sufficient condition: a polynomial with nonnegative coefficients is
@@ -20,7 +20,7 @@ import sympy as sp
 from mpmath import iv
 
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import enclosure_sign, iv_endpoints, iv_precision, refine
+from betweencut.numbers.exact import enclosure_sign, iv_endpoints, iv_precision, refine
 
 
 def sympy_fraction(expr: Any) -> Fraction:
@@ -41,7 +41,7 @@ def as_expr(value: object) -> Any:
     `ParameterError` (sympy would run text as Python and round a float)."""
     if isinstance(value, str | float | bool) or not isinstance(value, sp.Basic | int | Fraction):
         raise ParameterError("expr", value, "a sympy expression, an int or a Fraction (text is "
-                             "not evaluated: read numbers with betweencut.exact_text)")
+                             "not evaluated: read numbers with betweencut.numbers.exact_text)")
     return sp.sympify(value, strict=True)
 
 

@@ -11,8 +11,8 @@ Two exact models share this one formula through `exp_lam(d) = e^(λ·d)`:
 * the rational model (`rational_law`): `ξ = e^λ` a rational `> 1`, `a`, `b`, `c` integers, so
   `e^(λ·d) = ξ^d` and every value is a `Fraction` (Lemma 5.2 in its general form).
 
-The guards of GuardedBT are decided by `betweencut.guarded_bt.GuardedBT.guard`, the code the
-mechanism runs, so a guarded answer is a point mass and costs no branching.
+The guards of GuardedBT are decided by `betweencut.mechanism.guarded_bt.GuardedBT.guard`, the code
+the mechanism runs, so a guarded answer is a point mass and costs no branching.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from fractions import Fraction
 from typing import TypeVar
 
 from betweencut.errors import ParameterError
-from betweencut.guarded_bt import BT
-from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.noise.noisy_test import BTQuery, Outcome
 from betweencut.proofs.exact.arith import ExpPoly
 
 V = TypeVar("V", ExpPoly, Fraction)

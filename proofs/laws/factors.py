@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 
-from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.noise.noisy_test import BTQuery, Outcome
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.dyadic import round_out
 from betweencut.proofs.laws.bt_laws import OUTCOMES, exact_law

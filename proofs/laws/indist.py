@@ -28,8 +28,8 @@ from typing import TypeVar
 from mpmath import iv
 
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal, iv_precision, refine
-from betweencut.noisy_test import Outcome
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import LogReal, iv_precision, refine
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.exact.interval import bounds
@@ -274,7 +274,7 @@ def decide_q_target_lambda(P0: Mapping[Outcome, Fraction], P1: Mapping[Outcome, 
     The feasible set grows with `ξ` (only `n_0 <= ξ·n_1`, `n_1 <= ξ·n_0` involve it), so with
     certified rationals `ξ_lo < e^λ < ξ_hi`: feasible at `ξ_lo` gives a witness valid at `e^λ`;
     infeasible at `ξ_hi` gives a Farkas certificate that also excludes `e^λ`. Otherwise the
-    bracket is narrowed (precision doubled, `betweencut.exact.refine`); `Undecided` at the
+    bracket is narrowed (precision doubled, `betweencut.numbers.exact.refine`); `Undecided` at the
     package's precision cap (the answer changes exactly at `e^λ`). Returns the decision and the
     rational `ξ` it was made at.
     """

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
-from betweencut.exact import enclosure_sign, refine
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import enclosure_sign, refine
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.exact.interval import (

@@ -21,9 +21,9 @@ from fractions import Fraction
 from typing import Generic, TypeVar
 
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 from betweencut.proofs.laws.bt_laws import OUTCOMES, exact_law, rational_law
 from betweencut.proofs.laws.tct import delta0

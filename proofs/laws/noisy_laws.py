@@ -1,4 +1,5 @@
-"""Exact laws of the shared-noise primitives (`betweencut.noisy_queries`), as `Piecewise` in ρ.
+"""Exact laws of the shared-noise primitives (`betweencut.noise.noisy_queries`), as `Piecewise` in
+ρ.
 
 For `Z ~ Lap(s)`, `P(Z < y) = F_s(y) = ½·e^(y/s)` for `y < 0` and `1 - ½·e^(-y/s)` for `y >= 0`,
 and the density is `f_s(y) = e^(-|y|/s)/(2s)`. Given the shared draw `ρ = r`, a comparison

@@ -40,8 +40,8 @@ from typing import Any, Union
 from mpmath import iv
 
 from betweencut.errors import ParameterError
-from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.noise.primitives import DISCRETE_GAUSSIAN, GAUSSIAN, LAPLACE
+from betweencut.numbers.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
 from betweencut.proofs.exact.enclosure import (
     GUARD_BITS,
@@ -129,7 +129,7 @@ def dlap_regions(b: Fraction, centres: Sequence[int]
 
 def _normal_cdf_bounds(x_lo: Fraction, x_hi: Fraction, prec: int) -> Bounds:
     """Bounds of `Φ(x)` for every `x` in `[x_lo, x_hi]` (Arb; `Φ` is increasing)."""
-    from betweencut.proofs.laws.gaussian import arb_bounds, arb_precision
+    from betweencut.proofs.laws.continuous_gaussian import arb_bounds, arb_precision
 
     with arb_precision(prec + 2 * GUARD_BITS) as flint:
         root2 = flint.arb(2).sqrt()

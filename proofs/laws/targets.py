@@ -10,8 +10,8 @@ the exact model (`ExpRational`, `b - a = 2/λ`); see `betweencut.proofs.laws.mod
 from __future__ import annotations
 
 from betweencut.errors import ParameterError
-from betweencut.guarded_bt import BT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpRational, exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.bt_laws import exact_law

@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple, Union
 
-from betweencut.calibration import Calibration
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.calibration import Calibration
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.registry import claim

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Generic
 
-from betweencut.noisy_test import Outcome
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpRational, certainly_le, exact_str, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.models import OUTCOMES, V

@@ -21,14 +21,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.betweencut import BetweenCut, Run, path_counts
-from betweencut.calibration import path_query_bound
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.exact import midpoint_float
-from betweencut.guarded_bt import BT
-from betweencut.marking import Assignment, Labels
-from betweencut.noisy_test import Outcome
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut, Run, path_counts
+from betweencut.mechanism.calibration import path_query_bound
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.mechanism.marking import Assignment, Labels
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import midpoint_float
 from betweencut.proofs.exact.arith import ExpPoly, Number, enclose, exact_str
 from betweencut.proofs.exact.certificate import Certificate
 from betweencut.proofs.laws.bt_laws import OUTCOMES, guarded_exact_law
@@ -38,7 +39,6 @@ from betweencut.proofs.laws.tct import q_lambda
 from betweencut.proofs.laws.witness import TargetWitness
 from betweencut.properties.predicates import check_lemma_4_2, check_lemma_4_3
 from betweencut.properties.violation import comparable
-from betweencut.tree import Node, PublicTree
 
 COLOURS: dict[Outcome | None, str] = {
     Outcome.H: "#d62728", Outcome.L: "#1f77b4", Outcome.B: "#2ca02c", None: "#dddddd",

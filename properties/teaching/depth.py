@@ -8,7 +8,7 @@ off-path node of count 0 is then guarded Light, which the path grouping of
 * the paper's bound (Theorem 5.4, Eq. (22)), `accountant("paper", ...)`;
 * the certified accountant `accountant("tight", ...)` (the least of paper, KOV and envelope);
 * the largest exact transcript `δ(ε)` found among single-leaf pairs `C` vs `C + 1` at depth
-  (`betweencut.proofs.privacy.depth.audit`): the whole band of counts at small heights, the
+  (`betweencut.proofs.privacy.depth.depth_audit`): the whole band of counts at small heights, the
   counts straddling the two guard cuts at large ones (a lower bound on the worst pair).
 
 Every verdict (`exact <= tight <= paper`) goes through the exact gate (`certainly_le`); floats
@@ -23,16 +23,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.betweencut import BetweenCut
-from betweencut.calibration import Calibration, calibrate
-from betweencut.exact import LogReal, as_rational
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.calibration import Calibration, calibrate
+from betweencut.mechanism.params import Params
+from betweencut.numbers.exact import LogReal, as_rational
 from betweencut.proofs.exact.arith import ExpPoly, certainly_le
 from betweencut.proofs.privacy.accountants.accountant import UpperDelta, accountant
-from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.depth_audit import (
+    audit_profiles,
+    paper_bounds,
+    single_leaf_band,
+)
 from betweencut.proofs.privacy.depth.paths import PathProfile
 from betweencut.properties.teaching.basics import certified_decimal, midpoint
-from betweencut.tree import kary_tree
 
 #: Heights up to this one audit the whole single-leaf band; deeper ones the guard pairs only.
 FULL_BAND_MAX_HEIGHT = 1023
@@ -107,8 +111,8 @@ def depth_point(height: int, epsilon: object, delta: object,
 def single_leaf_delta(height: int, params: Params, count: int, eps: Fraction) -> ExpPoly:
     """The exact transcript `δ(ε)` (the larger direction, Def. 2.7) of `count` records on one
     leaf of the binary tree of `height` against `count + 1`, at `ε = rλ`, `r = 1..L`."""
-    from betweencut.calibration import path_query_bound
     from betweencut.errors import ParameterError
+    from betweencut.mechanism.calibration import path_query_bound
     from betweencut.proofs.privacy.depth.transcript import depth_pair, profile_rows
 
     r = Fraction(eps) / params.lam

@@ -11,8 +11,8 @@ Answers are compared exactly: integers, `Fraction`s, node tuples, and exact numb
 number may be given as an `int`, a `Fraction`, an `ExpPoly`/`ExpRational`
 (`betweencut.proofs.exact.arith`), a sympy expression, or a string such as `"1 - exp(-1)/2"`
 or `"(E - 1)/E"` (rationals and `exp(rational)` with `+ - * / **`, read by the package's one
-grammar for numbers, `betweencut.exact_text`: a student's answer is never run as code); it is
-converted to an `ExpRational` and compared coefficient by coefficient (zero iff all
+grammar for numbers, `betweencut.numbers.exact_text`: a student's answer is never run as code); it
+is converted to an `ExpRational` and compared coefficient by coefficient (zero iff all
 coefficients vanish, Hermite–Lindemann), no float.
 """
 
@@ -23,20 +23,20 @@ from fractions import Fraction
 from functools import wraps
 from typing import ParamSpec
 
-from betweencut.betweencut import BetweenCut, Run
-from betweencut.calibration import path_query_bound
-from betweencut.depo import depo
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import BetweenCutError, ParameterError, shown
-from betweencut.exact_text import NotExact, bounded, evaluate
-from betweencut.guarded_bt import BT
-from betweencut.noisy_test import Outcome
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut, Run
+from betweencut.mechanism.calibration import path_query_bound
+from betweencut.mechanism.depo import depo
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact_text import NotExact, bounded, evaluate
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str
 from betweencut.proofs.laws.bt_laws import guarded_exact_law
 from betweencut.proofs.laws.tct import q_lambda, theorem_5_4_bound
 from betweencut.properties.teaching.basics import node_name, query_steps
 from betweencut.properties.teaching.privacy import delta_curve
-from betweencut.tree import Node, PublicTree
 
 #: int, Fraction, ExpPoly, ExpRational, a sympy expression or a string (see `as_exact`).
 ExactAnswer = object
@@ -88,8 +88,8 @@ def _integer(answer: object, what: str) -> int:
 
 # -- exact numbers ------------------------------------------------------------------------------
 class _ExpRationals:
-    """`betweencut.exact_text`'s arithmetic for answers: quotients of sums of `exp(rational)`,
-    at most `MAX_ANSWER_TERMS` terms in the numerator and in the denominator."""
+    """`betweencut.numbers.exact_text`'s arithmetic for answers: quotients of sums of
+    `exp(rational)`, at most `MAX_ANSWER_TERMS` terms in the numerator and in the denominator."""
 
     what = 'an exact number such as "1 - exp(-1)/2" or "(E - 1)/E" (rationals, exp, + - * / **)'
 
@@ -144,7 +144,7 @@ def _small(x: ExpRational) -> ExpRational:
 def as_exact(answer: ExactAnswer) -> ExpRational:
     """Read an answer as an exact number (see the module docstring); raises `WrongAnswer` for
     a float or a form outside rational combinations of `exp(rational)`. Text is read by the
-    package's one grammar for numbers (`betweencut.exact_text`), never evaluated as code."""
+    package's one grammar for numbers (`betweencut.numbers.exact_text`), never evaluated as code."""
     if isinstance(answer, bool | float):
         raise WrongAnswer(f"give an exact number, not the float {answer!r}")
     if isinstance(answer, int | Fraction | ExpPoly | ExpRational):
@@ -357,7 +357,7 @@ def check_pure_multiple(
 @answer_required('an integer')
 def check_calibrated_r(height: int, epsilon: object, delta: object, answer: object) -> str:
     """Exercise: `r = min(L, r0)` of Theorem 5.5, Eq. (23), at `(h, ε, δ)`."""
-    from betweencut.calibration import calibrate
+    from betweencut.mechanism.calibration import calibrate
 
     value = calibrate(height, epsilon, delta).r
     if _integer(answer, "r") != value:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.betweencut import path_counts
-from betweencut.exact import LogReal
-from betweencut.tree import Node, PublicTree
+from betweencut.data.tree import Node, PublicTree
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.numbers.exact import LogReal
 
 
 # -- error against height (notebook 4) ---------------------------------------------------------
@@ -148,10 +148,10 @@ def measured_errors(
 
     from betweencut.baselines.full_tree import FullTreeGaussian, FullTreeLaplace, margin_violations
     from betweencut.baselines.lumberjack import LumberjackStyle, lumberjack_calibrate
-    from betweencut.betweencut import between_cut
-    from betweencut.calibration import calibrate
-    from betweencut.exact import as_rational
-    from betweencut.sampler import ExactSampler
+    from betweencut.mechanism.betweencut import between_cut
+    from betweencut.mechanism.calibration import calibrate
+    from betweencut.noise.bt_sampler import ExactSampler
+    from betweencut.numbers.exact import as_rational
 
     eps, dlt, b = (as_rational(epsilon, "epsilon"), as_rational(delta, "delta"),
                    as_rational(beta, "beta"))

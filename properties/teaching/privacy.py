@@ -1,7 +1,7 @@
 """Helpers for the teaching notebooks on privacy, exactly (notebook 3) and PrivTree (notebook 5).
 
 Like `betweencut.properties.teaching.basics`, they only read what the package computes: the exact
-enumerated `δ(ε)` curves of `betweencut.proofs.privacy.claims.checkers`, Theorem 5.4's bound,
+enumerated `δ(ε)` curves of `betweencut.proofs.privacy.claims.theorems`, Theorem 5.4's bound,
 PrivTree's release and its exact check. Floats are made at the last moment, for plotting, from
 certified enclosures; every comparison printed as a verdict goes through the gate
 `betweencut.proofs.exact.arith.sign`.
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.properties.teaching.basics import certified_decimal, midpoint
-from betweencut.tree import Node, PublicTree
 
 
 # -- privacy, exactly (notebook 3) -------------------------------------------------------------
@@ -36,7 +36,7 @@ def delta_curve(
     variant: type[BetweenCut] = BetweenCut, on: str = "transcript",
 ) -> list[CurvePoint]:
     """The exact privacy curve `δ(ε) = max` of both hockey-stick divergences between the
-    enumerated laws of `variant` on `D` and `D + z` (`betweencut.proofs.privacy.claims.checkers`),
+    enumerated laws of `variant` on `D` and `D + z` (`betweencut.proofs.privacy.claims.theorems`),
     on a grid."""
     from betweencut.proofs.privacy.claims.setup import betweencut_cache
 

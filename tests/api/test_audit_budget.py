@@ -35,7 +35,7 @@ class Recording(Tracker):
 
 def _audit(tracker: Recording, height: int) -> Any:
     with tracking(tracker):
-        return audit_mechanism("betweencut.betweencut:BetweenCut", height=height,
+        return audit_mechanism("betweencut.mechanism.betweencut:BetweenCut", height=height,
                                progress=lambda items, n: tracker.items(items, n, "pair"),
                                **FLAGS)
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from betweencut.api import audit_mechanism
 from betweencut.cli import main
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.validate import MAX_EXACT_BITS
+from betweencut.data.validate import MAX_EXACT_BITS
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TOP = 2**MAX_EXACT_BITS - 1  # the largest epsilon the parser reads: 4096 bits ...
@@ -92,7 +92,7 @@ def test_thresholds_1e_minus_20_apart_are_decided() -> None:
 def test_thresholds_1e_minus_20_apart_exit_0_from_the_command_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "near_mod.py").write_text(
-        "from fractions import Fraction\nfrom betweencut.noisy_test import BTQuery\n"
+        "from fractions import Fraction\nfrom betweencut.noise.noisy_test import BTQuery\n"
         "def near(db, test):\n"
         "    return test(BTQuery(Fraction(len(db)), Fraction(1, 2), "
         "Fraction(1, 2) + Fraction(1, 10**20), Fraction(1)))\n")
@@ -129,7 +129,7 @@ def test_a_regression_check_on_a_rho_scale_changed_by_1e_minus_12_decides(
 
 CORPUS_SVT = '''
 from fractions import Fraction
-from betweencut.noisy_queries import AboveThreshold, DrawNoise
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise
 
 def svt(q, test):
     rho = test(DrawNoise(Fraction(2)))
@@ -319,7 +319,7 @@ def test_a_released_gaussian_value_at_a_huge_epsilon_holds(
     """A released Gaussian value (sigma = 1, or discrete sigma^2 = 2) with a claimed delta of
     10^-9: at eps = 10^12 its delta is far below; an Arb ball near e^(-10^24) overflowed
     converting to a rational (exit 1, "refuted"), and e^eps was "too large to enclose"."""
-    from betweencut.proofs.laws.gaussian import flint_available
+    from betweencut.proofs.laws.continuous_gaussian import flint_available
 
     if not flint_available():
         pytest.skip("python-flint (fast extra)")

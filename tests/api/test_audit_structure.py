@@ -9,7 +9,6 @@ from betweencut.api import audit
 from betweencut.api.claims import cases as audit_cases_all
 from betweencut.api.claims import registry_claim
 from betweencut.proofs import CLAIMS, ClaimRefuted, audit_cases
-from betweencut.properties.audit import AUDIT_EXAMPLES, GROUP, check_structural_claim
 from betweencut.properties.broken import (
     StructuralMutantNoMarkUpOnB,
     StructuralMutantTopDown,
@@ -17,6 +16,7 @@ from betweencut.properties.broken import (
 )
 from betweencut.properties.check import ALL_CLAIMS
 from betweencut.properties.predicates import LEMMA_4_2, LEMMA_4_3
+from betweencut.properties.structure_audit import AUDIT_EXAMPLES, GROUP, check_structural_claim
 
 
 def test_structural_claims_hold_in_the_audit_with_the_number_of_runs() -> None:

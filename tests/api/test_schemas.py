@@ -84,7 +84,7 @@ def test_verdict_outputs_validate(argv: tuple[str, ...], refuted: bool) -> None:
 def test_a_certified_gaussian_verdict_validates() -> None:
     """A Gaussian mechanism's verdict: certified `epsilon_at_delta` and curve, and certified
     regressions, in the one verdict schema."""
-    from betweencut.proofs.laws.gaussian import flint_available
+    from betweencut.proofs.laws.continuous_gaussian import flint_available
 
     if not flint_available():
         pytest.skip("python-flint (fast extra)")

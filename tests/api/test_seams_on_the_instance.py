@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from betweencut.api import audit_depth, audit_mechanism
-from betweencut.betweencut import BetweenCut, Run
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.mechanism.betweencut import BetweenCut, Run
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.noise.noisy_test import BTQuery, Outcome
 from betweencut.testing import assert_private
 
 H, TAU, EPS, DELTA = 15, 23, 1, Fraction(1, 20)  # calibrated: lambda = 1/4, R = 1 + 4*log(80)

@@ -10,16 +10,16 @@ from fractions import Fraction
 import pytest
 from mpmath import iv
 
-from betweencut.betweencut import between_cut
-from betweencut.calibration import calibrate, residual_calls
+from betweencut.data.tree import kary_tree, prefix_tree
+from betweencut.data.validate import MAX_LINE_BYTES, exact_value, number_text, text_lines
 from betweencut.errors import ParameterError, RecordError, shown
-from betweencut.exact import LogReal, iv_precision
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import BTQuery, Outcome
-from betweencut.params import Params
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import kary_tree, prefix_tree
-from betweencut.validate import MAX_LINE_BYTES, exact_value, number_text, text_lines
+from betweencut.mechanism.betweencut import between_cut
+from betweencut.mechanism.calibration import calibrate, residual_calls
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import sparse_between_cut
+from betweencut.noise.noisy_test import BTQuery, Outcome
+from betweencut.numbers.exact import LogReal, iv_precision
 
 BINARY = kary_tree(2, 4)
 
@@ -168,7 +168,7 @@ def test_is_leaf_path_closed_form_agrees_with_the_tree_walk() -> None:
     the public tree, for every tuple of indices in a box around it (fast path vs slow)."""
     import itertools
 
-    from betweencut.tree import all_leaves
+    from betweencut.data.tree import all_leaves
 
     for tree in (kary_tree(2, 4), kary_tree(3, 3), kary_tree(1, 3), kary_tree(2, 1),
                  prefix_tree(["a", "b"], 4), prefix_tree(["a", "b", "c"], 3),

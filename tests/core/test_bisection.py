@@ -1,5 +1,5 @@
-"""The package's one bisection (`betweencut.bisection`): the least fitting grid point, a bracket
-narrowed to a width, a bounded number of halvings, bad input refused."""
+"""The package's one bisection (`betweencut.numbers.bisection`): the least fitting grid point, a
+bracket narrowed to a width, a bounded number of halvings, bad input refused."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import betweencut.bisection as bisection
+import betweencut.numbers.bisection as bisection
 from betweencut.errors import ParameterError
 
 

@@ -12,9 +12,9 @@ from fractions import Fraction as F
 
 import pytest
 
-from betweencut.calibration import calibrate, path_query_bound, residual_calls
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
+from betweencut.mechanism.calibration import calibrate, path_query_bound, residual_calls
+from betweencut.numbers.exact import LogReal
 
 
 def test_theorem_5_5_h15_eps1_delta_1_20() -> None:

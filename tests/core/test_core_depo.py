@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from betweencut.depo import depo, depth_order
 from betweencut.errors import ParameterError
+from betweencut.mechanism.depo import depo, depth_order
 
 PAPER_DEPO_0_14 = [7, 11, 13, 14, 12, 9, 10, 8, 3, 5, 6, 4, 1, 2, 0]
 

@@ -1,4 +1,4 @@
-"""`betweencut.exact`: rationals read without floats, and certified sign/floor/ceil of
+"""`betweencut.numbers.exact`: rationals read without floats, and certified sign/floor/ceil of
 `a + b·ln(c)` even when the value is within 1e-30 of an integer.
 
 The expected answers near an integer come from an mpmath oracle at 200 significant digits: a
@@ -13,9 +13,9 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from betweencut import exact as core_exact
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import LogReal, as_rational
+from betweencut.numbers import exact as core_exact
+from betweencut.numbers.exact import LogReal, as_rational
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_refine_climbs_past_a_step_that_cannot_answer_yet() -> None:
     """An enclosure that cannot answer at a precision (`NotYet`, e.g. a divisor whose
     enclosure contains 0) makes the one loop climb; only the cap raises `Undecided`."""
     from betweencut.errors import NotYet
-    from betweencut.exact import refine
+    from betweencut.numbers.exact import refine
 
     seen: list[int] = []
 
@@ -147,7 +147,7 @@ def test_refine_climbs_past_a_step_that_cannot_answer_yet() -> None:
 def test_refine_does_not_swallow_an_inner_loop_at_its_cap() -> None:
     """An inner loop that reached the cap is an answer (`Undecided`), not a precision too low:
     the outer loop stops at once."""
-    from betweencut.exact import refine
+    from betweencut.numbers.exact import refine
 
     calls: list[int] = []
 
@@ -163,7 +163,7 @@ def test_refine_does_not_swallow_an_inner_loop_at_its_cap() -> None:
 def test_midpoint_float_is_a_finite_float_for_any_rationals() -> None:
     """Display and JSON floats: the largest double in size past the double range (JSON has no
     infinity), 0.0 below it, never an OverflowError (a Renyi row at order 1 + 10^-1000)."""
-    from betweencut.exact import midpoint_float
+    from betweencut.numbers.exact import midpoint_float
 
     huge = F(2) ** 4096
     assert midpoint_float(huge, huge + 1) == 1.7976931348623157e308

@@ -23,9 +23,9 @@ import mpmath
 import pytest
 from test_core_sampler import DRAWS, SEED, chi_square_verdict
 
-from betweencut import gaussian
 from betweencut.errors import ParameterError
-from betweencut.gaussian import LazyGaussian, discrete_gaussian, discrete_gaussian_t
+from betweencut.noise import gaussian
+from betweencut.noise.gaussian import LazyGaussian, discrete_gaussian, discrete_gaussian_t
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.discrete_gaussian import DiscreteGaussian, tail_bound
 

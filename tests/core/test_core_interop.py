@@ -22,13 +22,13 @@ import pytest
 import sympy
 from mpmath import iv
 
-from betweencut.calibration import calibrate
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError, public_height
-from betweencut.exact import LogReal, as_rational, iv_endpoints, iv_precision, mpf_fraction
 from betweencut.interop import exact_integer, exact_rational
+from betweencut.mechanism.calibration import calibrate
+from betweencut.numbers.exact import LogReal, as_rational, iv_endpoints, iv_precision, mpf_fraction
 from betweencut.proofs.exact.arith import ExpPoly, _exp_fixed, enclose
 from betweencut.proofs.exact.symbolic import sympy_fraction
-from betweencut.tree import kary_tree
 
 try:
     import gmpy2

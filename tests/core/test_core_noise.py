@@ -40,7 +40,7 @@ from betweencut.noise import (
     UniformPermutation,
 )
 from betweencut.noise import sampler as noise_sampler
-from betweencut.noisy_queries import UnansweredNoisyQuery
+from betweencut.noise.noisy_queries import UnansweredNoisyQuery
 from betweencut.proofs.exact.arith import ExpPoly
 
 

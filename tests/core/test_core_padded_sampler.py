@@ -35,17 +35,17 @@ import mpmath
 import pytest
 from test_core_sampler import bt_law, chi_square_verdict, draw
 
-import betweencut.bernoulli
-import betweencut.padded_sampler as padded
-from betweencut.calibration import calibrate
+import betweencut.noise.bernoulli
+import betweencut.noise.padded_sampler as padded
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import BTQuery, Outcome
-from betweencut.padded_sampler import CHUNK, Padding, Table, padded_bt_outcome
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import BTQuery, Outcome
+from betweencut.noise.padded_sampler import CHUNK, Padding, Table, padded_bt_outcome
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.bt_laws import exact_law
-from betweencut.sampler import ExactSampler
 
 SEED = 20261130
 
@@ -116,7 +116,7 @@ def test_unpadded_draw_reads_count_dependent_bits() -> None:
 @contextmanager
 def line_trace(events: list[tuple[str, int]]) -> Iterator[None]:
     """Record every line executed in the sampler's modules (`padded_sampler`, `bernoulli`)."""
-    files = {padded.__file__, betweencut.bernoulli.__file__}
+    files = {padded.__file__, betweencut.noise.bernoulli.__file__}
 
     def local(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
         if event == "line":

@@ -1,12 +1,13 @@
-"""Reading records (`betweencut.records`) against a public tree: every refusal names its line."""
+"""Reading records (`betweencut.data.records`) against a public tree: every refusal names its
+line."""
 
 from __future__ import annotations
 
 import pytest
 
+from betweencut.data.records import parse_records
+from betweencut.data.tree import END_OF_RECORD, kary_tree, prefix_tree
 from betweencut.errors import RecordError
-from betweencut.records import parse_records
-from betweencut.tree import END_OF_RECORD, kary_tree, prefix_tree
 
 
 def _line_of(lines: list[str], tree: object) -> RecordError:

@@ -21,10 +21,10 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from betweencut.exact import LogReal
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import BTQuery, Outcome
-from betweencut.sampler import ExactSampler, OSRandomBits, bernoulli_exp, bt_outcome
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.noise.bt_sampler import ExactSampler, OSRandomBits, bernoulli_exp, bt_outcome
+from betweencut.noise.noisy_test import BTQuery, Outcome
+from betweencut.numbers.exact import LogReal
 
 ALPHA = 1e-6
 DRAWS = 20_000

@@ -13,20 +13,20 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from betweencut.betweencut import between_cut, path_counts
-from betweencut.datasets import unicode_leaves, unicode_tree
+from betweencut.data.datasets import unicode_leaves, unicode_tree
+from betweencut.data.tree import LevelRule, Node, PublicTree, kary_tree, prefix_tree
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
-from betweencut.noisy_test import RecordingTest
-from betweencut.params import Params
-from betweencut.sampler import ExactSampler
-from betweencut.sparse import (
+from betweencut.mechanism.betweencut import between_cut, path_counts
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import (
     Encoding,
     _children_mask,
     sparse_between_cut,
     sparse_between_cut_codes,
 )
-from betweencut.tree import LevelRule, Node, PublicTree, kary_tree, prefix_tree
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import RecordingTest
+from betweencut.numbers.exact import LogReal
 
 SEEDS = range(12)
 

@@ -14,16 +14,16 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from betweencut.calibration import calibrate
+from betweencut.data.validate import exact_log_real, exact_value, int_text, number_text
 from betweencut.errors import ParameterError
-from betweencut.exact import as_rational
-from betweencut.exact_text import MAX_EXPONENT, MAX_NUMBER_TEXT, read_integer, read_rational
-from betweencut.params import Params
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.params import Params
+from betweencut.numbers.exact import as_rational
+from betweencut.numbers.exact_text import MAX_EXPONENT, MAX_NUMBER_TEXT, read_integer, read_rational
 from betweencut.proofs.baselines.appendix_e import check_eq130_instance, e_h
 from betweencut.proofs.exact.arith import enclose
 from betweencut.proofs.exact.symbolic import expr_sign
 from betweencut.properties.teaching.exercises import WrongAnswer, as_exact
-from betweencut.validate import exact_log_real, exact_value, int_text, number_text
 
 INJECTIONS = [
     "__import__('os').system('touch x')",

@@ -11,7 +11,7 @@ import pytest
 from betweencut.baselines.svt_corpus import noisy_max, svt_alg1
 from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import (
+from betweencut.noise.noisy_queries import (
     AboveThreshold,
     DrawNoise,
     ExactQuerySampler,
@@ -20,7 +20,7 @@ from betweencut.noisy_queries import (
     SharedNoise,
     UnansweredNoisyQuery,
 )
-from betweencut.proofs.privacy.audit.mechanism import display
+from betweencut.proofs.privacy.audit.pairs import display
 from betweencut.proofs.privacy.enumeration.shared_noise import enumerate_queries
 
 F = Fraction

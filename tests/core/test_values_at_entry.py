@@ -1,6 +1,6 @@
 """Values are checked where they enter (issue 29, item 4; issue 26): `BTQuery` and every
 noisy-query primitive convert and check their fields at construction through the converter of
-every exact parameter (`betweencut.validate.exact_number`), and every sampler's seed is an
+every exact parameter (`betweencut.data.validate.exact_number`), and every sampler's seed is an
 integer or bytes."""
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from hypothesis import strategies as st
 
 from betweencut.baselines.full_tree import FullTreeGaussian
 from betweencut.baselines.lumberjack import LumberjackStyle, lumberjack_calibrate
-from betweencut.classifier import classify
+from betweencut.data.tree import kary_tree
+from betweencut.data.validate import MAX_EXACT_BITS, check_seed, exact_fractions, exact_number
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import (
+from betweencut.mechanism.classifier import classify
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_queries import (
     AboveThreshold,
     DrawNoise,
     ExactQuerySampler,
     NoisyMax,
     SharedNoise,
 )
-from betweencut.noisy_test import BTQuery
-from betweencut.sampler import ExactSampler
-from betweencut.tree import kary_tree
-from betweencut.validate import MAX_EXACT_BITS, check_seed, exact_fractions, exact_number
+from betweencut.noise.noisy_test import BTQuery
 
 F = Fraction
 NOT_EXACT = [0.5, math.nan, math.inf, None, True, False, "1/2", b"1", np.float64(0.5),

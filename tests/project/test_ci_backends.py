@@ -41,7 +41,7 @@ def test_second_run_reaches_every_module_that_calls_mpmath_or_sympy() -> None:
     assert all(t.is_file() for t in tests), [t for t in tests if not t.is_file()]
     texts = [t.read_text(encoding="utf-8") for t in tests]
     modules = backend_modules()
-    assert "betweencut.exact" in modules and "betweencut.proofs.exact.symbolic" in modules
+    assert "betweencut.numbers.exact" in modules and "betweencut.proofs.exact.symbolic" in modules
     missing = [m for m in modules
                if not any(re.search(rf"(from|import) {re.escape(m)}\b", t) for t in texts)]
     assert not missing, f"no test of .ci/no-gmpy-tests.txt imports {missing}"

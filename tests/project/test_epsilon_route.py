@@ -88,7 +88,7 @@ def test_epsilon_passes_each_module_once_on_the_listed_route() -> None:
 
 USER = """
 from fractions import Fraction
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 
 def one_test(db, test):
     return test(BTQuery(Fraction(len(db)), Fraction(1, 2), Fraction(1, 2), Fraction(1)))
@@ -120,7 +120,8 @@ def test_a_module_left_and_reentered_is_caught() -> None:
 
 NAMES = {"paper", "tight", "kov", "envelope"}
 # where a name is read (argument parsing): the enum's own reading and the lookups by name
-PARSERS = {("betweencut.calibration", "of"), ("betweencut.proofs.privacy.accountants.accountant",
+PARSERS = {("betweencut.mechanism.calibration", "of"),
+           ("betweencut.proofs.privacy.accountants.accountant",
                                                "accountant")}
 
 
@@ -169,8 +170,8 @@ def test_a_string_comparison_of_an_accountant_name_is_caught() -> None:
 
 
 def test_the_parser_reads_every_accountant_and_nothing_else() -> None:
-    from betweencut.calibration import AccountantKind
     from betweencut.cli._common import ACCOUNTANT_NAMES, accountant_kind
+    from betweencut.mechanism.calibration import AccountantKind
 
     assert tuple(k.value for k in AccountantKind) == ACCOUNTANT_NAMES
     assert [accountant_kind(n) for n in ACCOUNTANT_NAMES] == list(AccountantKind)

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
 from betweencut.proofs.privacy.claims.cases import AUDIT_CASES, GUARD_PAIRS
 from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
-from betweencut.tree import kary_tree
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.privacy
@@ -112,8 +112,8 @@ def test_a_privacy_breaking_variant_exceeds_the_stored_snapshot() -> None:
 RATE_DOUBLED = '''
 import pytest
 
-from betweencut.betweencut import BetweenCut
-from betweencut.guarded_bt import GuardedBT
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.guarded_bt import GuardedBT
 
 
 def rate_doubled(self):

@@ -59,7 +59,7 @@ def test_the_claims_table_refuses_drift(monkeypatch: pytest.MonkeyPatch,
     """The check can fail: a description dropped, or one added for no checker, stops it."""
     hooks = docs_hooks()
     text = hooks.CLAIMS_DATA.read_text(encoding="utf-8")
-    first = text.index('["proofs.calibration.check_theorem_5_5"]')
+    first = text.index('["proofs.calibration_claims.check_theorem_5_5"]')
     second = text.index("\n[", first + 1)
     dropped = tmp_path / "dropped.toml"
     dropped.write_text(text[:first] + text[second + 1:], encoding="utf-8")

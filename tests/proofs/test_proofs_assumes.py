@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from betweencut.api import audit_depth, audit_mechanism
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_test import BTQuery, Outcome
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes, Item
 from betweencut.proofs.verdict import Verdict
@@ -156,7 +156,7 @@ def test_privtree_verdicts() -> None:
 
 def test_corpus_rows_and_the_reduction_premise() -> None:
     from betweencut.api import audit_corpus
-    from betweencut.noisy_queries import AboveThreshold, DrawNoise
+    from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise
 
     rows = audit_corpus(0, ["svt-alg1"])
     (row,) = rows.rows

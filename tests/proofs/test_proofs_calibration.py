@@ -10,10 +10,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from betweencut.calibration import calibrate
-from betweencut.exact import LogReal
+from betweencut.mechanism.calibration import calibrate
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.calibration import (
+from betweencut.proofs.calibration_claims import (
     audit_calibration,
     check_theorem_5_5,
     check_theorem_5_6_margin,
@@ -88,7 +88,7 @@ def test_theorem_5_5_eq_119_is_decided_on_the_value_of_the_real_r() -> None:
     """Eq. (119) is an equation in the calibration's own lambda and R, not an identity: the
     same R spelled differently (4 ln 80 = 2 ln 6400) holds, an R off by one factor 2 inside
     the log (the guards a little too narrow) is refuted, and so is a perturbed calibrate()."""
-    from betweencut.proofs.calibration import eq_119_holds
+    from betweencut.proofs.calibration_claims import eq_119_holds
 
     cal = calibrate(15, 1, "0.05")  # L = 4, lambda = 1/4, R = 1 + 4 ln 80
     same = LogReal(Fraction(1), Fraction(2), Fraction(6400))

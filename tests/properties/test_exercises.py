@@ -7,16 +7,16 @@ from fractions import Fraction
 
 import pytest
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import kary_tree
 from betweencut.errors import BetweenCutError
-from betweencut.exact import LogReal
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import Outcome, ReplayTest
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import Outcome, ReplayTest
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.properties.teaching import exercises
 from betweencut.properties.teaching.exercises import WrongAnswer
-from betweencut.tree import kary_tree
 
 GUARDED = GuardedBT.of(Fraction(2), Fraction(6), LogReal.of(2), Fraction(1, 2))
 
@@ -176,7 +176,7 @@ def test_privtree_checkers_accept_the_references_and_reject_wrong_answers() -> N
 
 # -- notebook 6 -------------------------------------------------------------------------------
 def test_smallest_accountant_accepts_the_reference_and_rejects_the_others() -> None:
-    from betweencut.calibration import calibrate
+    from betweencut.mechanism.calibration import calibrate
 
     cal = calibrate(2**20 - 1, 1, Fraction(1, 20))
     assert exercises.check_smallest_accountant(cal.L, cal.lam, cal.R, Fraction(1),

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from betweencut.betweencut import between_cut
-from betweencut.depo import depth_order
 from betweencut.errors import ParameterError
+from betweencut.mechanism.betweencut import between_cut
+from betweencut.mechanism.depo import depth_order
 from betweencut.properties.broken import STRUCTURAL_MUTANTS, classifier
 from betweencut.properties.check import ALL_CLAIMS, ImplementationFailed, check_implementation
 from betweencut.properties.pytest_plugin import betweencut_check  # noqa: F401  (fixture)

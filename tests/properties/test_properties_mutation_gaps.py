@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from betweencut.betweencut import DENSE_NODE_LIMIT, Run, between_cut
-from betweencut.depo import depth_order
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import Outcome
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import DENSE_NODE_LIMIT, Run, between_cut
+from betweencut.mechanism.depo import depth_order
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import Outcome
 from betweencut.properties.strategies import calibrated_params, params
-from betweencut.tree import kary_tree
 
 
 @pytest.mark.parametrize("height", [0, -3, True, 2.0])
@@ -42,7 +42,7 @@ def test_run_records_are_immutable() -> None:
 
 
 def test_between_cut_accepts_a_tree_of_exactly_the_dense_node_limit() -> None:
-    from betweencut.noisy_test import ReplayTest, UnansweredQuery
+    from betweencut.noise.noisy_test import ReplayTest, UnansweredQuery
     from betweencut.properties.strategies import irregular_tree
 
     tree = irregular_tree(2, {(): DENSE_NODE_LIMIT - 1})  # the root and 10**6 - 1 leaves
@@ -62,7 +62,7 @@ def test_alg_1_guards_cut_exactly_at_a_minus_r_and_b_plus_r(p: Params, count: in
 
 
 def test_sparse_encoding_refuses_leaf_codes_of_62_bits() -> None:
-    from betweencut.sparse import Encoding
+    from betweencut.mechanism.sparse import Encoding
 
     assert Encoding.of(kary_tree(2, 62)).radix == (2,) * 61  # 2**61 leaf codes: fits
     with pytest.raises(ParameterError):
@@ -70,7 +70,7 @@ def test_sparse_encoding_refuses_leaf_codes_of_62_bits() -> None:
 
 
 def test_sparse_run_keeps_no_transcript_unless_asked_and_its_encoding_is_immutable() -> None:
-    from betweencut.sparse import sparse_between_cut, sparse_between_cut_codes
+    from betweencut.mechanism.sparse import sparse_between_cut, sparse_between_cut_codes
 
     tree, params = kary_tree(2, 3), Params.of(2, 1, 1)
     result = sparse_between_cut(tree, [(0, 0)], params)
@@ -108,7 +108,7 @@ def test_proposition_d_1_sparse_markdown_of_a_small_frontier(l_node_has_child: b
 
 
 def test_sparse_run_on_an_empty_database_stores_nothing() -> None:
-    from betweencut.sparse import sparse_between_cut
+    from betweencut.mechanism.sparse import sparse_between_cut
 
     result = sparse_between_cut(kary_tree(2, 3), [], Params.of(2, 1, 1))
     assert (result.stored_nodes, result.noisy_calls, result.heavy) == (0, 0, frozenset())

@@ -13,11 +13,13 @@ import pytest
 from hypothesis import example, given, target
 from hypothesis import strategies as st
 
-from betweencut.betweencut import Run, between_cut
-from betweencut.calibration import path_query_bound
-from betweencut.depo import depo, depth_order
-from betweencut.noisy_test import Outcome
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import Run, between_cut
+from betweencut.mechanism.calibration import path_query_bound
+from betweencut.mechanism.depo import depo, depth_order
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import sparse_between_cut
+from betweencut.noise.noisy_test import Outcome
 from betweencut.properties.broken import StructuralMutantUnguarded, classifier
 from betweencut.properties.coupling import check_proposition_d_1, sparse_as_run
 from betweencut.properties.margin import check_theorem_c_2
@@ -31,8 +33,6 @@ from betweencut.properties.predicates import (
 )
 from betweencut.properties.strategies import DEPO_H15, Case, cases, paper_cases
 from betweencut.properties.violation import PropertyViolation
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import kary_tree
 
 H, L, B = Outcome.H, Outcome.L, Outcome.B
 PAPER = paper_cases()
@@ -152,7 +152,7 @@ def test_proposition_d_1_dense_equals_sparse_under_shared_noise(case: Case) -> N
 
 @given(case=cases(sparse=True), seed=st.integers(0, 2**32))
 def test_proposition_d_1_under_a_shared_exact_sampler(case: Case, seed: int) -> None:
-    from betweencut.sampler import ExactSampler
+    from betweencut.noise.bt_sampler import ExactSampler
 
     check_proposition_d_1(case.tree, case.leaves, case.params, lambda: ExactSampler(seed))
 
@@ -264,7 +264,7 @@ def test_theorem_c_2_rejects_a_light_node_far_above_tau() -> None:
 
 
 def test_theorem_c_2_decides_an_irrational_margin_exactly() -> None:
-    from betweencut.calibration import calibrate
+    from betweencut.mechanism.calibration import calibrate
 
     p = calibrate(15, 1, Fraction(1, 100)).params(0)  # E = 1 + 4 + 4 ln 400 ~ 28.97
     run = make_run(set(), [], [], {(): L})

@@ -9,10 +9,11 @@ from fractions import Fraction
 import pytest
 from hypothesis import settings
 
-from betweencut.betweencut import BetweenCut, between_cut
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.noisy_test import BTQuery, NoisyTest
-from betweencut.params import Params
+from betweencut.data.tree import Node, PublicTree, kary_tree
+from betweencut.mechanism.betweencut import BetweenCut, between_cut
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import BTQuery, NoisyTest
 from betweencut.properties.broken import STRUCTURAL_MUTANTS, classifier
 from betweencut.properties.check import SEED_ENV, check_implementation
 from betweencut.properties.coupling import first_differing_query
@@ -27,7 +28,6 @@ from betweencut.properties.pytest_plugin import (  # noqa: F401  (fixtures)
 )
 from betweencut.properties.settings import ENV_VAR
 from betweencut.properties.violation import PropertyViolation
-from betweencut.tree import Node, PublicTree, kary_tree
 
 D_1 = "Proposition D.1"
 

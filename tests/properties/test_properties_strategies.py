@@ -8,9 +8,10 @@ from fractions import Fraction
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from betweencut.betweencut import path_counts
-from betweencut.calibration import Calibration, calibrate, path_query_bound
-from betweencut.params import Params
+from betweencut.data.tree import PublicTree
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.mechanism.calibration import Calibration, calibrate, path_query_bound
+from betweencut.mechanism.params import Params
 from betweencut.properties.strategies import (
     H15_CALIBRATION,
     calibrations,
@@ -21,7 +22,6 @@ from betweencut.properties.strategies import (
     sparse_params,
     trees_with_databases,
 )
-from betweencut.tree import PublicTree
 
 
 @given(tree=irregular_trees())

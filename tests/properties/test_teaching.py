@@ -9,15 +9,15 @@ from fractions import Fraction
 
 import pytest
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import kary_tree
 from betweencut.errors import BetweenCutError
-from betweencut.noisy_test import Outcome, ReplayTest
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import Outcome, ReplayTest
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.properties.broken import StructuralMutantNoMarkUpOnB
 from betweencut.properties.teaching import basics, privacy
 from betweencut.properties.violation import PropertyViolation
-from betweencut.tree import kary_tree
 
 TREE = kary_tree(2, 5)
 LEAVES = ([(0, 0, 0, 0)] * 3 + [(0, 0, 0, 1)] * 2 + [(0, 0, 1, 0)] * 2 + [(0, 1, 1, 1)] * 2

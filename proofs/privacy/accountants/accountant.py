@@ -46,7 +46,7 @@ the `claim` it rests on, `errs = "upper"`: every value is an UPPER bound on `δ(
   `envelope` and `1`, chosen by the exact gate: each is an upper bound, so is their minimum.
 
 `epsilon_upper(δ)` is the least `ε` of a grid whose `delta_upper(ε) <= δ` is certified, found by
-the package's one bisection (`betweencut.bisection.certified_bisect`) with the
+the package's one bisection (`betweencut.numbers.bisection.certified_bisect`) with the
 exact gate as its predicate.
 
 `δ0` is exact (`tct.delta0`) when `λ·coeff` of `R = const + coeff·ln(arg)` is an integer, else a
@@ -61,9 +61,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar, Final, Protocol, Self, Union, runtime_checkable
 
-from betweencut.bisection import certified_bisect, grid_midpoint
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import LogReal, interval_bounds
+from betweencut.numbers.bisection import certified_bisect, grid_midpoint
+from betweencut.numbers.exact import LogReal, interval_bounds
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, enclose
 from betweencut.proofs.laws.tct import as_log_real, lemma_4_1_bound, q_lambda, theorem_5_4_bound
 from betweencut.proofs.laws.tct import delta0 as exact_delta0

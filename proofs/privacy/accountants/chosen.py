@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
 
-from betweencut.calibration import AccountantKind, Calibration
-from betweencut.exact import LogReal
-from betweencut.params import Params
+from betweencut.mechanism.calibration import AccountantKind, Calibration
+from betweencut.mechanism.params import Params
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.privacy.accountants.accountant import Accountant, accountant
 from betweencut.proofs.privacy.accountants.tight_calibration import CALIBRATE
 
@@ -73,7 +73,7 @@ class Chosen:
     def depth_bounds(self, L: int, params: Params) -> list[Any]:
         """The claimed `(r, rλ, δ_r)` at depth (`depth.transcript.ClaimedBound`): Eq. (22)'s
         own bounds (`depth.audit.paper_bounds`) or the tight accountant's."""
-        from betweencut.proofs.privacy.depth.audit import paper_bounds
+        from betweencut.proofs.privacy.depth.depth_audit import paper_bounds
         from betweencut.proofs.privacy.depth.transcript import ClaimedBound
 
         if self.kind is AccountantKind.PAPER:

@@ -24,10 +24,15 @@ import math
 from fractions import Fraction
 from typing import Final
 
-from betweencut.bisection import certified_bisect
-from betweencut.calibration import AccountantKind, Calibration, calibrate, check_privacy_budget
 from betweencut.errors import ParameterError, Undecided, public_height
-from betweencut.exact import LogReal, certified_sign
+from betweencut.mechanism.calibration import (
+    AccountantKind,
+    Calibration,
+    calibrate,
+    check_privacy_budget,
+)
+from betweencut.numbers.bisection import certified_bisect
+from betweencut.numbers.exact import LogReal, certified_sign
 from betweencut.proofs.exact.arith import certainly_le, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.privacy.accountants.accountant import accountant

@@ -14,7 +14,7 @@ accountant chosen) and calls `run.audit_run`; it answers with a
 May import: everything below it in `proofs` and `divergence`, `enumeration`.
 """
 
-from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, PointResult, audit_pairs
+from betweencut.proofs.privacy.audit.pairs import AuditVerdict, PointResult, audit_pairs
 from betweencut.proofs.privacy.audit.regression import find_regressions
 from betweencut.proofs.privacy.audit.search import epsilon_lower_bound, search_pairs
 

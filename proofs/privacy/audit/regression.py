@@ -18,12 +18,13 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from betweencut.data.notation import database_text, record_text
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import refine
-from betweencut.notation import database_text, record_text
+from betweencut.numbers.exact import refine
 from betweencut.proofs.exact.arith import ExpRational, enclose, exact_str, sign
-from betweencut.proofs.privacy.audit.mechanism import display
-from betweencut.proofs.privacy.divergence.certified import (
+from betweencut.proofs.privacy.audit.pairs import display
+from betweencut.proofs.privacy.divergence.certified_curve import (
     CertifiedCurve,
     Curve,
     at_rational,
@@ -38,7 +39,6 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_database,
     as_node,
 )
-from betweencut.tree import Node
 
 __all__ = ["Regression", "RegressionError", "find_regressions", "rational_inside"]
 

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.isolation import one_audit
 from betweencut.boundary.seams import check_unchanged, overrides, own_code, refusal
-from betweencut.calibration import Calibration, path_query_bound
+from betweencut.data.notation import parse_database, parse_record
+from betweencut.data.tree import PublicTree
 from betweencut.errors import ParameterError, shown
-from betweencut.notation import parse_database, parse_record
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import SEAMS, BetweenCut
+from betweencut.mechanism.calibration import Calibration, path_query_bound
+from betweencut.mechanism.params import Params
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
@@ -39,7 +40,6 @@ from betweencut.proofs.verdict import (
     dp_point,
     projection,
 )
-from betweencut.tree import PublicTree
 
 __all__ = ["THEOREM_5_4", "Accountant", "Audited", "Pairs", "audit_run", "claim_of",
            "epsilon_facts"]
@@ -168,7 +168,7 @@ def _assumes(mechanism: Audited, cache: Any, verdict: Verdict, pairs: Pairs,
 def _audit_renyi(user: Audited, tree: PublicTree, claim: Claim, renyi: Any, cache: Any,
                  chosen: list[Any], first: bool = False) -> Verdict:
     """A Renyi or zCDP claim on every pair, both directions (`audit.renyi.audit_renyi`)."""
-    from betweencut.proofs.privacy.audit.renyi import (
+    from betweencut.proofs.privacy.audit.renyi_claims import (
         audit_renyi,
         renyi_refutation,
         renyi_row,
@@ -261,13 +261,13 @@ def _as_pair(pair: object, tree: PublicTree | None, replace: bool = False) -> tu
     if replace:
         other = parse_database(z, "D'") if isinstance(z, str) else z
         if tree is not None:
-            from betweencut.validate import check_leaves
+            from betweencut.data.validate import check_leaves
 
             check_leaves(tree, [*records, *other], "pairs")
         return tuple(records), tuple(other)
     record = parse_record(z, "z") if isinstance(z, str) else z
     if tree is not None:
-        from betweencut.validate import check_leaves
+        from betweencut.data.validate import check_leaves
 
         check_leaves(tree, [*records, record], "pairs")
     return tuple(records), record
@@ -360,7 +360,7 @@ def _afford(cache: Any, chosen: list[Any], claim: Claim, given: bool) -> None:
 def _audit(user: Audited, tree: PublicTree, params: Params | None,
            cal: Calibration | None, claim: Claim, cache: Any, chosen: list[Any], given: bool,
            progress: Progress | None, first: bool = False) -> Verdict:
-    from betweencut.proofs.privacy.audit.mechanism import audit_pairs, worse
+    from betweencut.proofs.privacy.audit.pairs import audit_pairs, worse
 
     subject: dict[str, object] = {"mechanism": user.name, "kind": user.kind,
                                   "tree": tree.description}
@@ -407,7 +407,7 @@ def _pair_epsilons(cache: Any, results: list[Any]) -> Callable[[Any], dict[str, 
     """For a claim of several points on given pairs: beside each row, the exact curve's
     smallest `ε` at the row's claimed `δ` (a certified lower bound on the `ε` the pair needs
     there), one curve per pair and release."""
-    from betweencut.proofs.privacy.audit.mechanism import pair_curve
+    from betweencut.proofs.privacy.audit.pairs import pair_curve
 
     curves: dict[tuple[Any, Any, str], Any] = {}
 
@@ -436,7 +436,7 @@ def _rows(results: list[Any], given: bool, claim: Claim,
     if given or not results:
         return [res.row(**labels.get((res.eps, id(res.bound)), {}),
                         **(more(res) if more else {})) for res in results]
-    from betweencut.proofs.privacy.audit.mechanism import tighter
+    from betweencut.proofs.privacy.audit.pairs import tighter
 
     worst = refuting if refuting is not None else results[0]
     if refuting is None:
@@ -451,7 +451,7 @@ def _rows(results: list[Any], given: bool, claim: Claim,
 def _epsilon_at_delta(out: Verdict, cache: Any, pairs: list[Any], claim: Claim) -> None:
     """The largest `ε_at_δ` over the pairs audited (a certified lower bound on the mechanism's
     ε at the claimed δ), its pair and its exact curve."""
-    from betweencut.notation import database_text, record_text
+    from betweencut.data.notation import database_text, record_text
     from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
 
     dlt = claim.points[0][1]
@@ -473,7 +473,7 @@ def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str,
     curves) and `epsilon_at_delta_certified` (the enclosure of the pair's own ε at δ)."""
     where: dict[str, object] = {"D": D, "z": z, "on": on, "delta_exact": str(delta)}
     if pair is not None and pair.replaced is not None:
-        from betweencut.notation import database_text, replacement_text
+        from betweencut.data.notation import database_text, replacement_text
 
         where.update(D=database_text(pair.first), z=replacement_text(*pair.replaced),
                      D_prime=database_text(pair.second))

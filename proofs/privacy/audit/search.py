@@ -22,9 +22,10 @@ import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings, target
 from hypothesis import strategies as st
 
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit.mechanism import (
+from betweencut.proofs.privacy.audit.pairs import (
     ExactDelta,
     PointResult,
     check_point,
@@ -32,7 +33,7 @@ from betweencut.proofs.privacy.audit.mechanism import (
     pair_curve,
     worse,
 )
-from betweencut.proofs.privacy.divergence.certified import Curve
+from betweencut.proofs.privacy.divergence.certified_curve import Curve
 from betweencut.proofs.privacy.divergence.curve import LogOf
 from betweencut.proofs.privacy.enumeration.cache import (
     Database,
@@ -41,7 +42,6 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_database,
     as_node,
 )
-from betweencut.tree import Node
 
 __all__ = ["EpsilonBound", "PairSearch", "epsilon_lower_bound", "search_pairs"]
 

@@ -7,7 +7,7 @@ of any mechanism (`audit_mechanism(..., search=N)`, `betweencut.proofs.privacy.a
 May import: everything below it in `proofs` and `divergence`, `enumeration`, `audit`.
 """
 
-from betweencut.proofs.privacy.claims.checkers import (
+from betweencut.proofs.privacy.claims.theorems import (
     check_lemma_c_1,
     check_theorem_5_4_enumerated,
     check_theorem_5_5_enumerated,

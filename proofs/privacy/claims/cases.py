@@ -7,22 +7,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
-from betweencut.calibration import Calibration, calibrate
-from betweencut.params import Params
+from betweencut.data.tree import Node, PublicTree, kary_tree
+from betweencut.mechanism.calibration import Calibration, calibrate
+from betweencut.mechanism.params import Params
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.exact.certificate import Certificate
-from betweencut.proofs.privacy.audit.mechanism import check_point
-from betweencut.proofs.privacy.claims.checkers import (
+from betweencut.proofs.privacy.audit.pairs import check_point
+from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
+from betweencut.proofs.privacy.claims.power import NoPower, power_witness
+from betweencut.proofs.privacy.claims.setup import betweencut_cache, pair_parameters
+from betweencut.proofs.privacy.claims.theorems import (
     check_lemma_c_1,
     check_theorem_5_4_enumerated,
     check_theorem_5_5_enumerated,
 )
-from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
-from betweencut.proofs.privacy.claims.power import NoPower, power_witness
-from betweencut.proofs.privacy.claims.setup import betweencut_cache, pair_parameters
 from betweencut.proofs.privacy.enumeration.cache import Database, neighbouring_pairs
 from betweencut.proofs.registry import register_audit
-from betweencut.tree import Node, PublicTree, kary_tree
 
 __all__ = ["AUDIT_CASES", "GUARD_PAIRS", "audit_default", "calibrated_power"]
 

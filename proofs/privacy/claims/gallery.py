@@ -13,15 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.marking import Labels
-from betweencut.noisy_test import NoisyTest, Outcome
-from betweencut.params import Params
-from betweencut.proofs.privacy.audit.mechanism import AuditVerdict, audit_pairs
+from betweencut.data.tree import Node, kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.mechanism.marking import Labels
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest, Outcome
+from betweencut.proofs.privacy.audit.pairs import AuditVerdict, audit_pairs
 from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
 from betweencut.proofs.privacy.enumeration.cache import Database
-from betweencut.tree import Node, kary_tree
 
 __all__ = [
     "PRIVACY_BREAKING", "STRUCTURAL_ONLY", "BrokenCase", "audit_variant", "refute",

@@ -18,15 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import BetweenCutError
-from betweencut.params import Params
+from betweencut.mechanism.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate
-from betweencut.proofs.privacy.audit.mechanism import PointResult, audit_pairs, display
+from betweencut.proofs.privacy.audit.pairs import PointResult, audit_pairs, display
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
 from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
 from betweencut.proofs.privacy.enumeration.cache import Database
-from betweencut.tree import Node, PublicTree
 
 __all__ = ["KNOWN_VIOLATORS", "NoPower", "PowerWitness", "informative_r", "power_witness"]
 

@@ -9,18 +9,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from betweencut.betweencut import BetweenCut, Run
-from betweencut.calibration import path_query_bound
+from betweencut.data.tree import Node, PublicTree
 from betweencut.errors import ParameterError
-from betweencut.exact import midpoint_float
-from betweencut.noisy_test import NoisyTest
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut, Run
+from betweencut.mechanism.calibration import path_query_bound
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest
+from betweencut.numbers.exact import midpoint_float
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy.audit.mechanism import ClaimPoint, PointResult, check_point, display
+from betweencut.proofs.privacy.audit.pairs import ClaimPoint, PointResult, check_point, display
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_database, as_node
-from betweencut.tree import Node, PublicTree
 
 __all__ = ["PROJECTIONS", "PairReport", "audited_cache", "betweencut_cache", "certify",
            "claimed_points", "mechanism_name", "pair_parameters", "pair_report",

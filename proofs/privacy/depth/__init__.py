@@ -7,7 +7,7 @@ released Heavy set), `audit` and `heavy_audit` (the checkers and the families of
 May import: everything below it in `proofs` and `divergence`, `enumeration`, `audit`, `claims`.
 """
 
-from betweencut.proofs.privacy.depth.audit import check_theorem_5_4_at_depth
+from betweencut.proofs.privacy.depth.depth_audit import check_theorem_5_4_at_depth
 from betweencut.proofs.privacy.depth.heavy_audit import check_theorem_5_4_heavy_at_depth
 
 __all__ = ["check_theorem_5_4_at_depth", "check_theorem_5_4_heavy_at_depth"]

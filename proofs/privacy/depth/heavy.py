@@ -1,7 +1,7 @@
 """The exact privacy profile of the released Heavy set at any height (issue 13, Part 1).
 
 What users release is the Heavy set (`PROJECTIONS["heavy"]`,
-`betweencut.proofs.privacy.claims.checkers`), a function of the transcript, so its `δ(ε)` is at most
+`betweencut.proofs.privacy.claims.theorems`), a function of the transcript, so its `δ(ε)` is at most
 the transcript's (post-processing); here it is computed exactly, with the path grouping of
 `betweencut.proofs.privacy.depth.paths`.
 
@@ -47,9 +47,9 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError, Undecided
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import add_boxes, ln_box
 from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value

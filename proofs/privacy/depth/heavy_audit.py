@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 
-from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
-from betweencut.proofs.privacy.depth.audit import (
+from betweencut.proofs.privacy.depth.depth_audit import (
     audit_profiles,
     band_setup,
     row_facts,

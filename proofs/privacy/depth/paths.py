@@ -39,15 +39,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from betweencut.betweencut import SEAMS as BETWEENCUT_SEAMS
-from betweencut.betweencut import BetweenCut
 from betweencut.boundary.seams import overrides, refusal
+from betweencut.data.notation import EMPTY_RECORD, database_text, run_text
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError, public_height
-from betweencut.guarded_bt import BT
-from betweencut.guarded_bt import SEAMS as QUERY_SEAMS
-from betweencut.noisy_test import Outcome
-from betweencut.notation import EMPTY_RECORD, database_text, run_text
-from betweencut.tree import Node
+from betweencut.mechanism.betweencut import SEAMS as BETWEENCUT_SEAMS
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.mechanism.guarded_bt import SEAMS as QUERY_SEAMS
+from betweencut.noise.noisy_test import Outcome
 
 __all__ = [
     "MAX_HEIGHT", "OUTCOME_INDEX", "PathProfile", "Search", "Signature", "check_seams",
@@ -176,7 +176,7 @@ class PathProfile:
         return ", ".join(f"depth {d}+: {c}" for d, c in self.steps)
 
     def texts(self) -> tuple[str, str]:
-        """`(D, z)` of `database()` in the package's notation (`betweencut.notation`), written
+        """`(D, z)` of `database()` in the package's notation (`betweencut.data.notation`), written
         without building a record: a leaf at depth `2^64 - 2` is `0^18446744073709551614`."""
         h = self.height
         z = run_text(0, h - 1)

@@ -41,10 +41,11 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import PublicTree
 from betweencut.errors import ParameterError, Undecided
-from betweencut.guarded_bt import BT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.guarded_bt import BT
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
 from betweencut.proofs.exact.boxes import FloatBox, ln_box, log_dot, point_boxes, sub_boxes
 from betweencut.proofs.exact.dyadic import (
@@ -69,7 +70,6 @@ from betweencut.proofs.privacy.depth.paths import (
 from betweencut.proofs.privacy.divergence.joint import Joint, Law, bag_exceeds
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law
 from betweencut.proofs.verdict import SHOWN_EVENT, Direction, Refutation, Release, Row
-from betweencut.tree import PublicTree
 
 __all__ = [
     "Boxes", "ClaimedBound", "ClaimedSteps", "DepthRow", "PathJoint", "SegmentLaw",
@@ -97,7 +97,7 @@ def law_at(query: BT, count: int) -> SegmentLaw:
             "mechanism", type(query).__name__,
             f"a count query that, at count {count}, either decides or asks one noisy test and "
             "returns its answer",
-            "enumerate this variant with betweencut.proofs.privacy.audit.mechanism")
+            "enumerate this variant with betweencut.proofs.privacy.audit.pairs")
     return law
 
 

@@ -32,7 +32,7 @@ from typing import Union
 from mpmath import iv
 
 from betweencut.errors import ParameterError
-from betweencut.exact import iv_endpoints, iv_precision, midpoint_float, refine
+from betweencut.numbers.exact import iv_endpoints, iv_precision, midpoint_float, refine
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.laws.factors import Bag, bag_value, bags_value
 from betweencut.proofs.privacy.divergence.joint import Law

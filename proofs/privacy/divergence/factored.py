@@ -9,7 +9,7 @@ item 5). `FactoredJoint` decides the event exactly as `Joint` does (the same `ba
 and keeps `P(S)` and `Q(S)` factored: each is a certified real (`Enclosure`, `factored_sum`)
 whose bounds at `prec` bits are sums of products of the factors' own certified enclosures
 (`ExpPoly.enclose`, every product and sum rounded outward), refined by the package's one sign
-gate (`betweencut.exact.certified_sign`: 64, 128, ... bits up to the cap, `Undecided` only
+gate (`betweencut.numbers.exact.certified_sign`: 64, 128, ... bits up to the cap, `Undecided` only
 there). An empty event is the exact 0, and a divergence whose two directions are exact is decided
 exactly; otherwise `δ(ε)` is the certified maximum of the two directions (`components`' rule).
 The verdict states such a `δ` as an enclosure (`verdict.certified`). Tested against `Joint`

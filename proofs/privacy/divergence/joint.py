@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache, partial
 
-from betweencut.bisection import certified_bisect, halving
 from betweencut.errors import ParameterError
-from betweencut.exact import as_rational
+from betweencut.numbers.bisection import certified_bisect, halving
+from betweencut.numbers.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds, float_box, weighted_sum
 from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value

@@ -46,8 +46,8 @@ from typing import Any, Union
 from mpmath import iv
 
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import iv_endpoints, iv_precision
 from betweencut.noise.primitives import LAPLACE
+from betweencut.numbers.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
 from betweencut.proofs.exact.jets import Jet, interval

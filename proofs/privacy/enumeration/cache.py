@@ -4,7 +4,7 @@ databases and records it is asked about, and the enumeration kinds.
 A mechanism is a callable `run(database, test) -> output` whose only randomness is the
 `NoisyTest` it is handed. `LawCache` enumerates each database once
 (`betweencut.proofs.privacy.enumeration.transcripts`) and keeps its laws under each projection;
-at the first query of another kind (a shared-noise primitive of `betweencut.noisy_queries`) it
+at the first query of another kind (a shared-noise primitive of `betweencut.noise.noisy_queries`) it
 hands the mechanism to that kind's cache (`KINDS`, `kind_for`: `shared_noise.QueryLawCache`).
 """
 
@@ -16,9 +16,10 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from betweencut.boundary.encoding import keyed, release_of
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import NoisyTest
-from betweencut.proofs.privacy.divergence.certified import Curve
+from betweencut.noise.noisy_test import NoisyTest
+from betweencut.proofs.privacy.divergence.certified_curve import Curve
 from betweencut.proofs.privacy.divergence.curve import curve_of_laws
 from betweencut.proofs.privacy.divergence.joint import HockeyStick, Joint, Law, PairCurve
 from betweencut.proofs.privacy.enumeration.transcripts import (
@@ -27,7 +28,6 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     ForeignQuery,
     enumerate_mechanism,
 )
-from betweencut.tree import Node
 
 __all__ = [
     "ISOLATED", "KINDS", "CacheFactory", "Database", "LawCache", "Mechanism", "Neighbour",
@@ -141,8 +141,8 @@ def kind_for(query: object) -> CacheFactory:
         factory = kind(query)
         if factory is not None:
             return factory
-    raise ParameterError("query", repr(query), "a BTQuery (betweencut.noisy_test) or a "
-                         "primitive of betweencut.noisy_queries (DrawNoise, AboveThreshold, "
+    raise ParameterError("query", repr(query), "a BTQuery (betweencut.noise.noisy_test) or a "
+                         "primitive of betweencut.noise.noisy_queries (DrawNoise, AboveThreshold, "
                          "NoisyMax)")
 
 
@@ -356,7 +356,7 @@ def _keyed(projections: Projections) -> Projections:
 
 def where(db: Database) -> str:
     """The database a message names: `on D = {0/0, 0/1}`."""
-    from betweencut.notation import database_text
+    from betweencut.data.notation import database_text
 
     try:
         return f"on D = {database_text(db)}"

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from betweencut.boundary.isolation import ChildEnded
-from betweencut.noisy_test import NoisyTest
+from betweencut.noise.noisy_test import NoisyTest
 from betweencut.progress import BudgetExceeded, Tracker, current
 from betweencut.proofs.exact.packed import Packer
 from betweencut.proofs.laws.factors import factor_value

@@ -2,8 +2,8 @@
 (issue 27, item 1): the extreme inputs of each output instead of the `3^m` moves.
 
 A mechanism `run(q, test)` of query answers `q ∈ ℚ^m` asks the primitives of
-`betweencut.noisy_queries` (Laplace noise). `decide_families` runs it once per answer sequence
-on *symbols* (`betweencut.answers.QueryAnswer`: every value-dependent operation raises and is
+`betweencut.noise.noisy_queries` (Laplace noise). `decide_families` runs it once per answer sequence
+on *symbols* (`betweencut.noise.answers.QueryAnswer`: every value-dependent operation raises and is
 recorded) and keeps each sequence's queries as templates: a count or threshold slot is `q_i` or
 a constant. Families of neighbouring inputs are given as pairs of boxes `(A, B)` of integer
 answer vectors (every `a ∈ A` is a neighbour of every `b ∈ B`: the add/remove pairs of the
@@ -63,10 +63,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from betweencut.answers import DataDependent, QueryAnswer, symbols
 from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import (
+from betweencut.noise.answers import DataDependent, QueryAnswer, symbols
+from betweencut.noise.noisy_queries import (
     LAPLACE,
     AboveThreshold,
     NoisyMax,
@@ -74,7 +74,7 @@ from betweencut.noisy_queries import (
     QueryTestBase,
     SharedNoise,
 )
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.enumeration.shared_noise import (

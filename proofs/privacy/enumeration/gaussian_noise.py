@@ -1,6 +1,6 @@
 """Certified output laws and profiles of mechanisms that ask Gaussian shared-noise primitives.
 
-A mechanism written against `betweencut.noisy_queries` with `noise=GAUSSIAN` (Gaussian
+A mechanism written against `betweencut.noise.noisy_queries` with `noise=GAUSSIAN` (Gaussian
 AboveThreshold / SVT, Gaussian report-noisy-max) is enumerated exactly as the Laplace kind is
 (`shared_noise.answer_sequences`: the real code, every answer sequence, the same replay
 checks); only the probability of a sequence changes:
@@ -8,8 +8,8 @@ checks); only the probability of a sequence changes:
 * **exact**: the outcome tree (which answer sequences exist and what each outputs), every
   parameter, the grouping of comparisons by their shared draw, the exact zeros (a sequence whose
   noiseless comparisons contradict each other), and every Laplace factor (`ExpPoly`);
-* **certified**: every Gaussian factor (`betweencut.proofs.laws.gaussian`: Arb quadrature of
-  `∫ φ(r)·Π ½erfc(...) dr` with the tail mass added to the upper bound), hence every
+* **certified**: every Gaussian factor (`betweencut.proofs.laws.continuous_gaussian`: Arb quadrature
+  of `∫ φ(r)·Π ½erfc(...) dr` with the tail mass added to the upper bound), hence every
   probability of a sequence that asks Gaussian noise is an `Enclosure`.
 
 `CertifiedJoint` is the `δ(ε)` curve of two such laws: `δ_{P‖Q}(ε) = Σ_o (P(o) - e^ε Q(o))_+`
@@ -18,7 +18,7 @@ decided, so outputs with `P(o) = e^ε Q(o)` cannot make it undecidable); exact t
 exact) are decided exactly. A verdict compares the enclosure of `δ` with the claimed `δ`
 through the gate: it holds when the upper bound is below, is refuted when the lower bound is
 above, and raises `Undecided` when they straddle at the largest precision
-(the package's one cap, `betweencut.exact.MAX_PRECISION_BITS`): never a float decision.
+(the package's one cap, `betweencut.numbers.exact.MAX_PRECISION_BITS`): never a float decision.
 
 `GaussianLawCache` is the `LawCache` kind `audit_pairs` hands such a mechanism to (its first
 noisy query is Gaussian, `enumeration.cache.KINDS`); it accepts Laplace primitives too (their
@@ -33,8 +33,9 @@ from fractions import Fraction
 from typing import Union, cast
 
 from betweencut.boundary.encoding import release_of
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import (
+from betweencut.noise.noisy_queries import (
     GAUSSIAN,
     LAPLACE,
     AboveThreshold,
@@ -44,9 +45,12 @@ from betweencut.noisy_queries import (
 )
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.enclosure import Enclosure
-from betweencut.proofs.laws.gaussian import gaussian_noisy_max_law, shared_gaussian_answers
+from betweencut.proofs.laws.continuous_gaussian import (
+    gaussian_noisy_max_law,
+    shared_gaussian_answers,
+)
 from betweencut.proofs.laws.noisy_laws import noisy_max_law, shared_answers_probability
-from betweencut.proofs.privacy.divergence.certified import CertifiedCurve, certified_curve
+from betweencut.proofs.privacy.divergence.certified_curve import CertifiedCurve, certified_curve
 from betweencut.proofs.privacy.divergence.joint import HockeyStick, PairCurve
 from betweencut.proofs.privacy.enumeration.cache import (
     KINDS,
@@ -64,7 +68,6 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     projected_values,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
-from betweencut.tree import Node
 
 __all__ = [
     "CertifiedJoint", "CertifiedLaw", "GaussianLawCache", "Probability", "asks_gaussian",
@@ -244,7 +247,7 @@ class GaussianLawCache(WholeLawCache[CertifiedLaw, Probability, "CertifiedJoint"
 def _gaussian_noise_kind(query: object) -> CacheFactory | None:
     """Shared-noise primitives with Gaussian noise (`noise=GAUSSIAN`) are enumerated by
     `GaussianLawCache` (certified laws); registered first, before the exact Laplace kind."""
-    from betweencut.noisy_queries import is_gaussian
+    from betweencut.noise.noisy_queries import is_gaussian
 
     if not is_gaussian(query):
         return None

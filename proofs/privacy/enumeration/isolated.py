@@ -36,7 +36,7 @@ from typing import Any
 from betweencut.boundary.encoding import OutputRefused, ReleaseKey, release_of
 from betweencut.boundary.isolation import UserCode, remembered, start
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
-from betweencut.noisy_test import NoisyTest, Outcome
+from betweencut.noise.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.laws.factors import factor_id, factor_key, make_bag
 from betweencut.proofs.privacy.enumeration.cache import ISOLATED
 from betweencut.proofs.privacy.enumeration.cache import where as where_text
@@ -240,8 +240,10 @@ def foreign(asked: ForeignQuery) -> ForeignQuery:
     cls = getattr(sys.modules.get(module), qualname, None) if module.startswith(
         "betweencut.") else None
     if not (isinstance(cls, type) and issubclass(cls, LawCache)):
-        raise ParameterError("query", name, "a BTQuery (betweencut.noisy_test) or a primitive "
-                             "of betweencut.noisy_queries (DrawNoise, AboveThreshold, NoisyMax)")
+        raise ParameterError("query", name,
+                             "a BTQuery (betweencut.noise.noisy_test) or a primitive "
+                             "of betweencut.noise.noisy_queries (DrawNoise, AboveThreshold, "
+                             "NoisyMax)")
     out = ForeignQuery(None, int(getattr(asked, "position", 0)))
     out.factory = cls  # type: ignore[attr-defined]
     return out

@@ -2,7 +2,7 @@
 code, released values included.
 
 A mechanism asking the field's primitives (and, after one of them, the shared-noise ones of
-`betweencut.noisy_queries`) is deterministic given their answers. `enumerate_noise(run)` walks
+`betweencut.noise.noisy_queries`) is deterministic given their answers. `enumerate_noise(run)` walks
 its outcome tree with `BranchingNoise` (the shared-noise kind's `BranchingQueries`, extended:
 at a finite primitive past the prefix it answers the first answer of non-zero probability and
 keeps the others as forks); each answer sequence gets its exact probability, the product of
@@ -30,7 +30,9 @@ from fractions import Fraction
 from typing import Any, cast
 
 from betweencut.boundary.encoding import Shown, release_of
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
+from betweencut.noise.noisy_queries import AboveThreshold, NoisyMax
 from betweencut.noise.primitives import (
     DISCRETE_LAPLACE,
     FIELD_PRIMITIVES,
@@ -38,7 +40,6 @@ from betweencut.noise.primitives import (
     Released,
     is_answer,
 )
-from betweencut.noisy_queries import AboveThreshold, NoisyMax
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 from betweencut.proofs.laws.field_laws import finite_law
@@ -61,7 +62,6 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     EnumerationBudgetExceeded,
     MechanismNotReplayable,
 )
-from betweencut.tree import Node
 
 __all__ = ["BranchingNoise", "NoiseLaw", "NoiseLawCache", "enumerate_noise", "released_in",
            "split"]

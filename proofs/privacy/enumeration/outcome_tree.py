@@ -32,10 +32,11 @@ from collections.abc import Callable, Hashable, Mapping
 
 import numpy as np
 
-from betweencut.betweencut import SEAMS, BetweenCut, path_counts
 from betweencut.boundary.seams import overrides
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.betweencut import SEAMS, BetweenCut, path_counts
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.packed import Packer
 from betweencut.proofs.laws.factors import Bag, bags_value, factor_value
@@ -50,7 +51,6 @@ from betweencut.proofs.privacy.enumeration.pair_classes import (
 )
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law_everywhere
 from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
-from betweencut.tree import Node
 
 __all__ = ["SharedTreeCache", "covers", "guard_pattern", "weights_total"]
 

@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from betweencut.noisy_test import Outcome
+from betweencut.data.tree import Node
+from betweencut.noise.noisy_test import Outcome
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds
@@ -52,7 +53,6 @@ from betweencut.proofs.privacy.divergence.joint import (
 )
 from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
 from betweencut.proofs.verdict import Direction
-from betweencut.tree import Node
 
 __all__ = [
     "AlignedJoint", "NotAligned", "OutcomeTable", "PairClasses", "Weights",

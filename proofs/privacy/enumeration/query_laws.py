@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.laws.bt_laws import OUTCOMES
 from betweencut.proofs.laws.factors import query_factor_ids
 

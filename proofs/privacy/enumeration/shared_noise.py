@@ -1,6 +1,6 @@
 """Exact output laws and privacy audits of mechanisms that use shared noise or noisy max.
 
-A mechanism written against `betweencut.noisy_queries` is deterministic given the answers of
+A mechanism written against `betweencut.noise.noisy_queries` is deterministic given the answers of
 its comparisons and noisy maxima, and each answer set is finite, so its output law is a finite
 sum over answer sequences. `enumerate_queries(run)` walks the outcome tree of the *real* code
 with `BranchingQueries` (a `ReplayQueries` that answers an unanswered query with its first
@@ -26,8 +26,9 @@ from fractions import Fraction
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from betweencut.boundary.encoding import ReleaseKey, project_key, release_of
+from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import (
+from betweencut.noise.noisy_queries import (
     AboveThreshold,
     DrawNoise,
     NoisyMax,
@@ -36,7 +37,7 @@ from betweencut.noisy_queries import (
     UnansweredNoisyQuery,
     is_gaussian,
 )
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.enclosure import Enclosure, exp_bounds, positive_excess
@@ -69,7 +70,6 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     walk_estimate,
 )
 from betweencut.proofs.verdict import Direction
-from betweencut.tree import Node
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
@@ -110,7 +110,7 @@ class BranchingQueries(ReplayQueries):
     def __call__(self, query: object) -> Any:
         if isinstance(query, BTQuery):
             raise ParameterError(
-                "query", repr(query), "only betweencut.noisy_queries primitives: a mechanism "
+                "query", repr(query), "only betweencut.noise.noisy_queries primitives: a mechanism "
                 "that mixes fresh-noise BTQuery tests with shared-noise queries is not enumerated")
         if len(self.log) >= self.max_queries:
             raise EnumerationBudgetExceeded(
@@ -588,7 +588,7 @@ def epsilon_at_delta(
 
 
 def _shared_noise_kind(query: object) -> CacheFactory | None:
-    """The shared-noise primitives (`betweencut.noisy_queries`) are enumerated by
+    """The shared-noise primitives (`betweencut.noise.noisy_queries`) are enumerated by
     `QueryLawCache` (exact integrals of Laplace laws)."""
     if not isinstance(query, DrawNoise | AboveThreshold | NoisyMax):
         return None

@@ -1,11 +1,11 @@
 """Exact output laws by transcript enumeration: the real mechanism, run on every answer sequence.
 
-A mechanism written against the noisy-test interface (`betweencut.noisy_test`) is deterministic
-given the answers of its noisy tests, so its output law is a finite sum over answer sequences.
-`enumerate_mechanism(run)` walks that outcome tree depth first by running the *real* code through
-`BranchingTest`, a `ReplayTest` that, instead of stopping at its first unanswered query, answers
-it with the first outcome of non-zero probability (under `exact_law`, the exact law of one BT
-query) and remembers the other outcomes as prefixes still to explore. Each run therefore ends in
+A mechanism written against the noisy-test interface (`betweencut.noise.noisy_test`) is
+deterministic given the answers of its noisy tests, so its output law is a finite sum over answer
+sequences. `enumerate_mechanism(run)` walks that outcome tree depth first by running the *real* code
+through `BranchingTest`, a `ReplayTest` that, instead of stopping at its first unanswered query,
+answers it with the first outcome of non-zero probability (under `exact_law`, the exact law of one
+BT query) and remembers the other outcomes as prefixes still to explore. Each run therefore ends in
 one complete answer sequence (one leaf of the outcome tree); deterministic decisions (the guards
 of GuardedBT, Alg. 1, l. 1-4) never reach the test and cost no branching.
 
@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome, ReplayTest, UnansweredQuery
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome, ReplayTest, UnansweredQuery
 from betweencut.progress import current
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.bt_laws import OUTCOMES
@@ -233,8 +233,8 @@ def complete_outcome_tree(sequences: Sequence[Sequence[int]], bags: Sequence[Bag
 
 class ForeignQuery(BetweenCutError):
     """Raised by `BranchingTest` when the mechanism asks something that is not a `BTQuery` (a
-    shared-noise primitive of `betweencut.noisy_queries`, say): this enumeration cannot answer
-    it, and `betweencut.proofs.privacy.audit.mechanism.LawCache` hands the mechanism to the
+    shared-noise primitive of `betweencut.noise.noisy_queries`, say): this enumeration cannot answer
+    it, and `betweencut.proofs.privacy.audit.pairs.LawCache` hands the mechanism to the
     enumeration kind that can. `query` is what was asked, `position` how many BT answers came
     before."""
 

@@ -28,7 +28,7 @@ EXAMPLES: list[tuple[str, str, dict[str, object], int]] = [
     ("my_field_mechanism", "busiest_branch", {"height": 2}, 1)]
 EXIT_ON_ONE = """import os
 from fractions import Fraction
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 
 def exit_on_one(db, test):
     if db == ((0, 1),):
@@ -119,7 +119,7 @@ def test_an_exit_on_one_database_still_names_it(tmp_path: Path,
 
 
 STALE = """from fractions import Fraction
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 
 LAM = Fraction(1, 2)
 

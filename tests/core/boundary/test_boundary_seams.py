@@ -13,13 +13,13 @@ import pytest
 
 from betweencut.baselines.privtree import SEAMS as PRIVTREE_SEAMS
 from betweencut.baselines.privtree import PrivTree, box_of
-from betweencut.betweencut import SEAMS, BetweenCut
 from betweencut.boundary.seams import Override, check_unchanged, overrides, packaged, refusal
+from betweencut.data.tree import kary_tree
 from betweencut.errors import MechanismError
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.guarded_bt import SEAMS as QUERY_SEAMS
-from betweencut.params import Params
-from betweencut.tree import kary_tree
+from betweencut.mechanism.betweencut import SEAMS, BetweenCut
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.mechanism.guarded_bt import SEAMS as QUERY_SEAMS
+from betweencut.mechanism.params import Params
 
 TREE = kary_tree(2, 3)
 PARAMS = Params.of(2, Fraction(1, 2), 3)
@@ -194,7 +194,7 @@ def test_the_package_own_code_is_told_by_what_it_is_not_by_its_module_name() -> 
     def mine(db: object, test: object) -> None:
         pass
 
-    Named.__module__ = mine.__module__ = "betweencut.betweencut"
+    Named.__module__ = mine.__module__ = "betweencut.mechanism.betweencut"
     Named.__qualname__ = "BetweenCut"
     assert not packaged(Named) and not packaged(mine) and not packaged(1)
     assert not packaged(top_down)
@@ -208,7 +208,7 @@ def test_a_function_naming_a_package_module_is_still_replayed() -> None:
 
     from betweencut.api import audit_mechanism
     from betweencut.errors import MechanismError
-    from betweencut.noisy_test import BTQuery
+    from betweencut.noise.noisy_test import BTQuery
 
     def drawn(db: object, test: Any) -> object:
         test(BTQuery(Fraction(len(db)), Fraction(1), Fraction(3), Fraction(1, 2)))  # type: ignore[arg-type]

@@ -34,7 +34,7 @@ from betweencut.boundary.encoding import (
     release_text,
 )
 from betweencut.errors import BetweenCutError, ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.properties.twins import BASES, releasable, twins
 
@@ -148,9 +148,9 @@ def test_anything_else_is_refused_in_one_line_naming_it(name: str) -> None:
 
 
 def test_the_package_types_and_records_are_encoded_by_their_fields() -> None:
-    from betweencut.betweencut import BetweenCut
-    from betweencut.params import Params
-    from betweencut.tree import kary_tree
+    from betweencut.data.tree import kary_tree
+    from betweencut.mechanism.betweencut import BetweenCut
+    from betweencut.mechanism.params import Params
 
     run = BetweenCut(kary_tree(2, 3), Params(2, F(1, 2), 2)).run(((0, 0),), None)
     key = release_of(run)
@@ -207,8 +207,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from betweencut.noisy_queries import AboveThreshold
-from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.noise.noisy_queries import AboveThreshold
+from betweencut.noise.noisy_test import BTQuery, Outcome
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ def module_ending(kind: str) -> str:
               "sigterm": "os.kill(os.getpid(), signal.SIGTERM)", "hang": "time.sleep(120)",
               "loop": "while True:\n    pass"}[kind]
     return ("import os, signal, sys, time\nfrom fractions import Fraction\n"
-            "from betweencut.noisy_test import BTQuery\n" + ending + "\n\n"
+            "from betweencut.noise.noisy_test import BTQuery\n" + ending + "\n\n"
             "def good(db, test):\n    return test(BTQuery(len(db), 1, 3, Fraction(1, 2)))\n")
 
 

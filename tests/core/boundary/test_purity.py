@@ -16,8 +16,8 @@ import pytest
 from cli_in_process import cli, user_module
 
 from betweencut.api import audit_corpus, audit_depth, audit_mechanism
-from betweencut.betweencut import BetweenCut
 from betweencut.boundary.purity import NotPure, check_pure
+from betweencut.mechanism.betweencut import BetweenCut
 from betweencut.testing import assert_private
 
 pytest_plugins = ["pytester"]
@@ -32,9 +32,9 @@ import random
 from fractions import Fraction
 from random import random as drawn
 
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_queries import AboveThreshold
-from betweencut.noisy_test import BTQuery
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_queries import AboveThreshold
+from betweencut.noise.noisy_test import BTQuery
 
 CACHE = {}
 COUNT = [0]

@@ -34,8 +34,8 @@ from fractions import Fraction
 from random import random as captured
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.noisy_queries import AboveThreshold
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_queries import AboveThreshold
+from betweencut.noise.noisy_test import BTQuery
 
 RNG = random.Random(0)
 try:

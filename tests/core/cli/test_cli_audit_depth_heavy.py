@@ -32,12 +32,12 @@ def test_audit_depth_on_heavy_same_shape_and_equal_to_enumeration(
     # the Heavy set's r = 1 value is the one full enumeration of the real code gives
     from fractions import Fraction
 
-    from betweencut.betweencut import BetweenCut
-    from betweencut.params import Params
+    from betweencut.data.tree import kary_tree
+    from betweencut.mechanism.betweencut import BetweenCut
+    from betweencut.mechanism.params import Params
     from betweencut.proofs.exact.arith import exact_str
     from betweencut.proofs.privacy.depth.paths import PathProfile
     from betweencut.proofs.privacy.divergence.joint import Joint
-    from betweencut.tree import kary_tree
 
     mechanism = BetweenCut(kary_tree(2, 7), Params.of(Fraction(4), Fraction(1, 2), Fraction(2)))
     cache = LawCache(lambda db, test: mechanism.run(db, test), PROJECTIONS)

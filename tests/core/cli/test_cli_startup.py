@@ -14,7 +14,7 @@ import sys
 import pytest
 
 HEAVY = ("numpy", "sympy", "mpmath", "hypothesis", "betweencut.proofs", "betweencut.api",
-         "betweencut.properties", "betweencut.validate", "betweencut.exact")
+         "betweencut.properties", "betweencut.data.validate", "betweencut.numbers.exact")
 PROBE = """
 import sys
 try:

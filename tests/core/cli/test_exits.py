@@ -28,7 +28,7 @@ HANG_SECONDS = 300  # a guard on the clock: only a hang reaches it, however load
 RUN = ["--tau", "30", "--epsilon", "1", "--delta", "0.05"]
 MECHANISMS = """
 from fractions import Fraction
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 
 SAVED = []
 

@@ -25,12 +25,12 @@ from fuzz_families import time_limit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from betweencut.betweencut import between_cut
-from betweencut.calibration import calibrate
 from betweencut.cli import main
+from betweencut.data.tree import kary_tree
 from betweencut.errors import BetweenCutError
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import kary_tree
+from betweencut.mechanism.betweencut import between_cut
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.sparse import sparse_between_cut
 
 CASE_SECONDS = 120  # one in-process run: a hang guard, not a timing (the machine is shared)
 FUZZ = settings(max_examples=40, derandomize=True, deadline=None, database=None,

@@ -276,7 +276,7 @@ def test_tight_accountant_audit_at_height_4_answers() -> None:
 def test_budget_is_kept_inside_a_computation() -> None:
     tracker = Tracker(budget=1e-9)
     with tracking(tracker), pytest.raises(BudgetExceeded, match="stopped at the time budget"):
-        audit_mechanism("betweencut.betweencut:BetweenCut", exhaustive=1, height=3, tau=2,
+        audit_mechanism("betweencut.mechanism.betweencut:BetweenCut", exhaustive=1, height=3, tau=2,
                         lam=Fraction(1, 2), R=2)
 
 
@@ -292,11 +292,11 @@ def test_law_cache_holds_a_bounded_number_of_answer_sequences(
     """A user's BetweenCut subclass at binary h = 4 grew to 8 GB: every database's enumeration
     was kept. The cache drops the least recently used past `KEPT_SEQUENCES`, and the verdict is
     the same."""
-    from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+    from betweencut.proofs.privacy.audit.pairs import audit_pairs
     from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 
     def run(db: tuple[tuple[int, ...], ...], test: object) -> object:
-        from betweencut.noisy_test import BTQuery
+        from betweencut.noise.noisy_test import BTQuery
         return tuple(test(BTQuery(c, 1, 3, Fraction(1, 2)))  # type: ignore[operator]
                      for c in (len(db), len(db) + 1))
 
@@ -444,7 +444,7 @@ def test_uniform_levels_and_names_agree_with_the_general_walk(arity: int, height
     """The closed forms of `kary_tree` (its levels as products of indices, its names by index)
     against the depth-first walk and the prefix-by-prefix names of the same tree given as a
     rule."""
-    from betweencut.tree import PublicTree, kary_tree
+    from betweencut.data.tree import PublicTree, kary_tree
 
     names = tuple(str(i) for i in range(arity))
     fast = kary_tree(arity, height)

@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 from betweencut.cli import main
-from betweencut.params import Params
-from betweencut.tree import kary_tree
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.params import Params
 
 CONTRACT = ["audit", "privacy", "--arity", "2", "--height", "3", "--lam", "0.5", "--R", "2",
             "--tau", "2", "--db", "0/0,0/1", "--add", "0/0", "--json"]
@@ -78,7 +78,7 @@ def test_theorem_5_4_search_mode_finds_a_worst_pair_within_the_bound() -> None:
     """The one search (`audit_mechanism(..., search=N)`) on BetweenCut itself: with R = 12 the
     instance has power, and the worst pair drawn has delta > 0 and holds."""
     from betweencut.api import audit_mechanism
-    from betweencut.betweencut import BetweenCut
+    from betweencut.mechanism.betweencut import BetweenCut
 
     verdict = audit_mechanism(BetweenCut, search=15, height=3, tau=1, lam=Fraction(1, 2), R=12,
                               claim="theorem-5.4", on="heavy")

@@ -15,13 +15,13 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 TREE = ["--arity", "2", "--height", "3"]
 USER = '''
 from fractions import Fraction
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 
 def one_test(db, test):
     return test(BTQuery(Fraction(len(db)), Fraction(1, 2), Fraction(1, 2), Fraction(1)))
 
 def build(tree, params):
-    from betweencut.betweencut import BetweenCut
+    from betweencut.mechanism.betweencut import BetweenCut
     return BetweenCut(tree, params)
 
 def boom(db, test):
@@ -99,7 +99,7 @@ def test_mechanism_builders_class_and_tree_function(
     common = [*TREE, "--tau", "2", "--lam", "1/2", "--R", "1", "--db", "0/0", "--add", "0/0",
               "--on", "heavy", "--epsilon", "1", "--delta", "1/10", "--json"]
     results = []
-    for spec in ("betweencut.betweencut:BetweenCut", f"{user_module}:build",
+    for spec in ("betweencut.mechanism.betweencut:BetweenCut", f"{user_module}:build",
                  "my_mechanism:TopDown"):
         assert main(["audit", "privacy", "--mechanism", spec, *common]) in (0, 1)
         out = _json(capsys)
@@ -244,7 +244,7 @@ RECORDING = '''
 SEEN = []
 
 def build(tree, params):
-    from betweencut.betweencut import BetweenCut
+    from betweencut.mechanism.betweencut import BetweenCut
     SEEN.append(params)
     return BetweenCut(tree, params)
 '''

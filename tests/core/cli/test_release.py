@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 import betweencut
-from betweencut import release as release_module
-from betweencut.classifier import Classification, Diagnostics, classify
 from betweencut.cli import main
 from betweencut.cli._common import StatusLine
 from betweencut.cli.release import (
@@ -21,9 +19,11 @@ from betweencut.cli.release import (
     PUBLIC_KEYS,
     ReleaseLeak,
 )
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.release import release_dict
-from betweencut.tree import kary_tree
+from betweencut.mechanism import public_release as release_module
+from betweencut.mechanism.classifier import Classification, Diagnostics, classify
+from betweencut.mechanism.public_release import release_dict
 
 PRIVACY = ["--epsilon", "1", "--delta", "0.05"]
 D = ["0/0/0", "0/0/1", "0/0/1", "1/1/0", "1/1/0", "1/0/1"]

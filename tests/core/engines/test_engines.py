@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from betweencut.betweencut import path_counts
+from betweencut.data.records import parse_records
+from betweencut.data.tree import Node, PublicTree, kary_tree, prefix_tree
 from betweencut.engines import duckdb as duck
 from betweencut.engines.candidates import (
     Candidates,
@@ -40,13 +41,12 @@ from betweencut.engines.common import (
 from betweencut.engines.memory import read_leaves
 from betweencut.engines.select import choose_engine
 from betweencut.errors import MissingExtra, ParameterError, RecordError
-from betweencut.exact import LogReal
-from betweencut.noisy_test import RecordingTest
-from betweencut.params import Params
-from betweencut.records import parse_records
-from betweencut.sampler import ExactSampler
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import Node, PublicTree, kary_tree, prefix_tree
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import sparse_between_cut
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import RecordingTest
+from betweencut.numbers.exact import LogReal
 
 duckdb = pytest.importorskip("duckdb")
 SEEDS = range(6)

@@ -28,13 +28,13 @@ from typing import Any
 
 import pytest
 
+from betweencut.data.tree import kary_tree, prefix_tree
 from betweencut.engines.common import Source, SourceRecordError, TreeCodec
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
-from betweencut.noisy_test import RecordingTest
-from betweencut.params import Params
-from betweencut.sampler import ExactSampler
-from betweencut.tree import kary_tree, prefix_tree
+from betweencut.mechanism.params import Params
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import RecordingTest
+from betweencut.numbers.exact import LogReal
 
 pytest.importorskip("pyspark")
 pytest.importorskip("duckdb")  # the test files are written with DuckDB

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from example_modules import load_example
 
-from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_test import BTQuery
 from betweencut.proofs.privacy.claims.gallery import GuardsWithoutR, LaplaceScaleLambda
 from betweencut.testing import (
     OverBudget,

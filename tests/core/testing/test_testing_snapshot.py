@@ -13,8 +13,8 @@ import pytest
 from example_modules import load_example
 from tutorial_harness import Runner, files, run_tutorial
 
-from betweencut.betweencut import BetweenCut
 from betweencut.errors import ParameterError
+from betweencut.mechanism.betweencut import BetweenCut
 from betweencut.proofs.privacy.divergence.curve import exceeds
 from betweencut.testing import Curves, SnapshotError, check_snapshot, pair_curves
 from betweencut.testing.snapshot import FORMAT, MAGIC, read_poly, read_snapshot, snapshot_text

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.privacy
 MECH = '''
 from fractions import Fraction
 
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_test import BTQuery
 
 
 def flag(db, test):

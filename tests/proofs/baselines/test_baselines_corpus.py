@@ -108,7 +108,7 @@ def test_svt_corpus_verdicts_on_every_database_of_one_record() -> None:
 
 USER_MODULE = '''
 from fractions import Fraction
-from betweencut.noisy_queries import AboveThreshold, DrawNoise
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise
 
 def mine(q, test):
     rho = test(DrawNoise(Fraction(2)))
@@ -198,7 +198,7 @@ def test_gaussian_corpus_claims_are_the_cited_bounds() -> None:
     and `1`, `σ = 3/2`, rounded up to five significant digits: above the certified closed form
     and within `10^-4` relative of it; the SVT rows' are Zhu-Wang's, converted exactly."""
     from betweencut.proofs.baselines.gaussian_corpus import zhu_wang_delta
-    from betweencut.proofs.laws.gaussian import analytic_gaussian_delta, flint_available
+    from betweencut.proofs.laws.continuous_gaussian import analytic_gaussian_delta, flint_available
 
     if not flint_available():
         pytest.skip("python-flint (fast extra)")

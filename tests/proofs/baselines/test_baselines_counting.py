@@ -15,10 +15,10 @@ from betweencut.baselines.tree_counting import (
     theorem_e1_violations,
     tree_counting,
 )
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, Outcome
-from betweencut.sampler import ExactSampler
-from betweencut.tree import kary_tree
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import BTQuery, Outcome
 
 SCHEDULE = CountingSchedule.of(3, alpha_for_rho("5/6"), 1, "99/1000")
 

@@ -14,11 +14,11 @@ from betweencut.baselines.full_tree import (
     laplace_margin,
     margin_violations,
 )
-from betweencut.betweencut import path_counts
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, Outcome, RecordingTest, ReplayTest
-from betweencut.sampler import ExactSampler
-from betweencut.tree import kary_tree
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import BTQuery, Outcome, RecordingTest, ReplayTest
 
 
 def _zipf_leaves(height: int, n: int, seed: int) -> list[tuple[int, ...]]:
@@ -88,7 +88,7 @@ def test_gaussian_within_margin_on_seeded_runs(seed: int) -> None:
     g = FullTreeGaussian.of(tau, "1/2", "1/20", h)
     run = g.run(tree, leaves, allow_float_gaussian=True, seed=seed)
     margin = MarginSetting.of("1/2", "1/20", "1/100").gaussian(h)
-    from betweencut.certified import bounds
+    from betweencut.numbers.certified import bounds
 
     lo, _ = bounds(margin)
     worst_h, worst_l = margin_violations(run.heavy, dict(path_counts(leaves)), tree.nodes(), tau)

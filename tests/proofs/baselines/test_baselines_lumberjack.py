@@ -10,12 +10,12 @@ import pytest
 
 from betweencut.baselines.full_tree import margin_violations
 from betweencut.baselines.lumberjack import LumberjackStyle, lumberjack_calibrate
-from betweencut.betweencut import path_counts
-from betweencut.depo import depth_order
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
+from betweencut.mechanism.betweencut import path_counts
+from betweencut.mechanism.depo import depth_order
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.baselines.lumberjack import audit_lumberjack, check_lumberjack_calibration
-from betweencut.tree import kary_tree
 
 
 def test_lumberjack_style_calibration_certified() -> None:

@@ -44,7 +44,7 @@ def test_crossovers_eps1_delta_1_20() -> None:
     c = crossover(s, "lumberjack", 64)
     lj = c.height
     assert lj is not None and lj == 2**191 and c.all_heights  # very deep trees
-    from betweencut.certified import certified_compare
+    from betweencut.numbers.certified import certified_compare
 
     assert certified_compare(s.betweencut(lj), s.lumberjack(lj)) < 0
     assert certified_compare(s.betweencut(lj - 1), s.lumberjack(lj - 1)) > 0

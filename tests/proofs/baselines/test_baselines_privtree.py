@@ -9,11 +9,11 @@ import pytest
 
 from betweencut.baselines.privtree import MIDPOINT_SPLIT, PrivTree, box_of, ln_upper
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
-from betweencut.noisy_test import Outcome, RecordingTest, ReplayTest
+from betweencut.noise.bt_sampler import ExactSampler
+from betweencut.noise.noisy_test import Outcome, RecordingTest, ReplayTest
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.baselines.privtree import check_privtree_dp, domain_points, privtree_1d
-from betweencut.sampler import ExactSampler
 
 
 def test_privtree_parameters_and_score() -> None:

@@ -22,8 +22,8 @@ import pytest
 
 from betweencut.api import audit_corpus, audit_mechanism
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import LAPLACE
-from betweencut.noisy_test import BTQuery
+from betweencut.noise.noisy_queries import LAPLACE
+from betweencut.noise.noisy_test import BTQuery
 from betweencut.proofs.baselines.corpus import corpus_rows_all
 from betweencut.proofs.baselines.corpus_rows import PRIVATE, pairs_for
 from betweencut.proofs.baselines.corpus_scale import Listing

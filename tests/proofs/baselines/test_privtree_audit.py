@@ -15,7 +15,7 @@ import pytest
 
 from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.baselines.privtree_audit import (
     DecompositionMismatch,
     PrivTreeLawCache,
@@ -30,7 +30,7 @@ from betweencut.proofs.baselines.privtree_audit import (
 )
 from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss, privtree_rules
 from betweencut.proofs.exact.arith import sign
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable

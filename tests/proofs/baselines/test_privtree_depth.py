@@ -16,7 +16,7 @@ import pytest
 
 from betweencut.baselines.privtree import MIDPOINT_SPLIT, Box, Point, PrivTree, SplitRule
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest
+from betweencut.noise.noisy_test import BTQuery, NoisyTest
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.baselines import privtree_depth
 from betweencut.proofs.baselines.privtree_audit import (

@@ -11,7 +11,7 @@ import mpmath
 import pytest
 
 from betweencut.errors import ParameterError
-from betweencut.exact import iv_endpoints, iv_precision
+from betweencut.numbers.exact import iv_endpoints, iv_precision
 from betweencut.proofs.exact.jets import Jet
 
 

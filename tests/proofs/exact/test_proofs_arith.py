@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from mpmath import iv
 
 from betweencut.errors import Undecided
-from betweencut.exact import LogReal
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, certainly_lt, sign
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=12)
@@ -64,7 +64,7 @@ def test_a_quotient_with_a_near_zero_denominator_is_enclosed_at_a_higher_precisi
     """The denominator `e^(-1/2)/2 - e^(-1/2 + 10^-20)/2` straddles 0 at 64 bits: the quotient
     is enclosed once the one loop has climbed (issue: a single BT test, thresholds 10^-20 apart)."""
     from betweencut.errors import NotYet
-    from betweencut.exact import refine
+    from betweencut.numbers.exact import refine
     from betweencut.proofs.exact.arith import enclose
 
     tiny = Fraction(1, 10**20)

@@ -11,14 +11,14 @@ import pytest
 from betweencut.errors import ParameterError, Undecided
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.enclosure import Enclosure
-from betweencut.proofs.laws.discrete_gaussian import DiscreteGaussian, cks_delta, tail_bound
-from betweencut.proofs.laws.gaussian import (
+from betweencut.proofs.laws.continuous_gaussian import (
     analytic_gaussian_delta,
     flint_available,
     gaussian_noisy_max_law,
     normal_mass,
     shared_gaussian_answers,
 )
+from betweencut.proofs.laws.discrete_gaussian import DiscreteGaussian, cks_delta, tail_bound
 
 needs_flint = pytest.mark.skipif(not flint_available(), reason="python-flint (fast extra)")
 
@@ -117,7 +117,11 @@ def test_arb_bounds_round_a_ball_past_the_rational_size_outward() -> None:
     instead of a rational with a million-digit denominator (which overflowed near e^(-10^24))."""
     from fractions import Fraction
 
-    from betweencut.proofs.laws.gaussian import arb_bounds, arb_precision, flint_available
+    from betweencut.proofs.laws.continuous_gaussian import (
+        arb_bounds,
+        arb_precision,
+        flint_available,
+    )
 
     if not flint_available():
         pytest.skip("python-flint (fast extra)")

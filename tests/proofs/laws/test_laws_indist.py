@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from betweencut.exact import LogReal
-from betweencut.noisy_test import Outcome
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.exact.lp import solve, verify_farkas, verify_point
 from betweencut.proofs.laws.indist import (

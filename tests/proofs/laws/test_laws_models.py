@@ -14,12 +14,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from mpmath import iv
 
-from betweencut import exact as core_exact
-from betweencut.calibration import calibrate
 from betweencut.errors import ParameterError, Undecided
-from betweencut.exact import LogReal, certified_sign, enclosure_sign, iv_precision, refine
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers import exact as core_exact
+from betweencut.numbers.exact import LogReal, certified_sign, enclosure_sign, iv_precision, refine
 from betweencut.proofs import ClaimRefuted, audit_cases
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, sign
 from betweencut.proofs.exact.interval import bounds, interval_law, interval_theorem_5_4_bound

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from betweencut.noisy_test import Outcome
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.laws.models import exact_model, rational_model
 from betweencut.proofs.laws.targets import (
@@ -113,7 +113,7 @@ def test_lemma_5_2_eq_99_reads_the_real_law_and_refutes_a_perturbed_one(lam: F, 
     of Lap(1/lambda) is refuted, though its witness checks pass (they use the model's law)."""
     import dataclasses
 
-    from betweencut.guarded_bt import BT
+    from betweencut.mechanism.guarded_bt import BT
     from betweencut.proofs.laws.targets import law_gamma
 
     model = exact_model(tau, lam)

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from betweencut.calibration import calibrate
-from betweencut.exact import LogReal
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import Outcome
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.noise.noisy_test import Outcome
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.laws.lawcheck import check_kappa_interval
 from betweencut.proofs.laws.models import exact_model, rational_model

@@ -10,14 +10,15 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from betweencut.calibration import calibrate
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.exact import LogReal
-from betweencut.params import Params
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.params import Params
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.exact.arith import ExpPoly, certainly_le, enclose
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
-from betweencut.proofs.privacy.accountants import claims as accountant_claims
+from betweencut.proofs.privacy.accountants import steps as accountant_claims
 from betweencut.proofs.privacy.accountants.accountant import (
     Accountant,
     EnvelopeAccountant,
@@ -27,23 +28,22 @@ from betweencut.proofs.privacy.accountants.accountant import (
     accountant,
     delta0_upper,
 )
-from betweencut.proofs.privacy.accountants.claims import (
-    check_accountant_enumerated,
-    check_envelope_pair,
-    check_kov_composition,
-)
 from betweencut.proofs.privacy.accountants.envelope import (
     bt_envelope_upper,
     envelope_delta_upper,
     envelope_pair,
 )
 from betweencut.proofs.privacy.accountants.kov import kov_delta, kov_pair, product_hockey_stick
+from betweencut.proofs.privacy.accountants.steps import (
+    check_accountant_enumerated,
+    check_envelope_pair,
+    check_kov_composition,
+)
 from betweencut.proofs.privacy.accountants.tight_calibration import (
     calibrate_tight,
     check_tight_calibration,
 )
 from betweencut.proofs.registry import CLAIMS
-from betweencut.tree import kary_tree
 
 # (arity, height, tau, lambda, R): small R and lambda = 1 make delta large (power against
 # wrong accountants); lambda = 1/2 with R = 2 is the running case of the docs.
@@ -456,10 +456,10 @@ def test_theorem_5_4_claimed_points_are_eq_22_itself_never_an_upper_bound_of_it(
     bound, which would audit a weaker claim and could say "holds" where Eq. (22) fails."""
     from fractions import Fraction as Q
 
-    from betweencut.calibration import AccountantKind
     from betweencut.errors import ParameterError
-    from betweencut.exact import LogReal
-    from betweencut.params import Params
+    from betweencut.mechanism.calibration import AccountantKind
+    from betweencut.mechanism.params import Params
+    from betweencut.numbers.exact import LogReal
     from betweencut.proofs.laws.tct import theorem_5_4_bound
     from betweencut.proofs.privacy.accountants.chosen import Chosen
 

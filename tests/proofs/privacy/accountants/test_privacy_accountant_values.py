@@ -13,8 +13,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from betweencut.calibration import calibrate
-from betweencut.exact import LogReal
+from betweencut.mechanism.calibration import calibrate
+from betweencut.numbers.exact import LogReal
 from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.privacy.accountants.accountant import accountant
 from betweencut.proofs.privacy.accountants.tight_calibration import calibrate_tight

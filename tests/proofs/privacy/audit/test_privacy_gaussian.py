@@ -21,7 +21,7 @@ from betweencut.baselines.svt_corpus import (
 )
 from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import (
+from betweencut.noise.noisy_queries import (
     GAUSSIAN,
     AboveThreshold,
     DrawNoise,
@@ -30,15 +30,15 @@ from betweencut.noisy_queries import (
 )
 from betweencut.proofs import ClaimRefuted
 from betweencut.proofs.baselines.corpus import CORPUS
-from betweencut.proofs.baselines.gaussian import (
+from betweencut.proofs.baselines.gaussian_mechanisms import (
     EPS_POINTS,
     check_analytic_gaussian_mechanism,
     check_discrete_gaussian_mechanism,
 )
 from betweencut.proofs.exact.enclosure import Enclosure
+from betweencut.proofs.laws.continuous_gaussian import analytic_gaussian_delta, flint_available
 from betweencut.proofs.laws.discrete_gaussian import cks_delta
-from betweencut.proofs.laws.gaussian import analytic_gaussian_delta, flint_available
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.joint import epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache
 from betweencut.proofs.privacy.enumeration.gaussian_noise import (

@@ -19,11 +19,11 @@ import pytest
 from betweencut.boundary.encoding import release_of
 from betweencut.cli import main
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
-from betweencut.noisy_test import BTQuery, NoisyTest
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, QueryTest
+from betweencut.noise.noisy_test import BTQuery, NoisyTest
 from betweencut.proofs.baselines.corpus import CORPUS
 from betweencut.proofs.exact.arith import ExpPoly, sign
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs, pair_curve
+from betweencut.proofs.privacy.audit.pairs import audit_pairs, pair_curve
 from betweencut.proofs.privacy.audit.regression import find_regressions
 from betweencut.proofs.privacy.divergence.curve import LogOf
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, neighbouring_pairs
@@ -251,8 +251,8 @@ def test_the_cli_guard_lets_the_kind_signal_through(monkeypatch: pytest.MonkeyPa
 
 MIXED = '''
 from fractions import Fraction as F
-from betweencut.noisy_test import BTQuery
-from betweencut.noisy_queries import AboveThreshold, DrawNoise
+from betweencut.noise.noisy_test import BTQuery
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise
 
 def mixed(db, test):
     first = test(BTQuery(F(len(db)), F(1), F(2), F(1, 2)))

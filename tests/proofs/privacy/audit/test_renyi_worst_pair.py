@@ -11,10 +11,10 @@ from types import ModuleType
 from typing import Any
 
 from betweencut import audit_mechanism
-from betweencut.proofs.privacy.audit.renyi import refutes_more
+from betweencut.data.tree import kary_tree
+from betweencut.proofs.privacy.audit.renyi_claims import refutes_more
 from betweencut.proofs.privacy.divergence.renyi import OrderResult
 from betweencut.proofs.verdict import enclosure
-from betweencut.tree import kary_tree
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from betweencut.data.tree import kary_tree
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.privacy.claims.gallery import (
     PRIVACY_BREAKING,
@@ -12,7 +13,6 @@ from betweencut.proofs.privacy.claims.gallery import (
     refute,
 )
 from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
-from betweencut.tree import kary_tree
 
 
 @pytest.mark.parametrize("name", sorted(PRIVACY_BREAKING))
@@ -29,7 +29,7 @@ def test_theorem_5_4_refutes_broken_variant(name: str) -> None:
 
 def test_theorem_5_4_correct_mechanism_holds_on_the_pinned_cases() -> None:
     """The same pinned cases with Alg. 3 itself: no refutation (the variant is to blame)."""
-    from betweencut.betweencut import BetweenCut
+    from betweencut.mechanism.betweencut import BetweenCut
 
     for case in PRIVACY_BREAKING.values():
         verdict = audit_variant(BetweenCut, case.arity, case.height, case.tau, case.lam, case.R,
@@ -51,11 +51,11 @@ def test_theorem_5_4_audits_a_variant_with_another_r_against_the_claimed_r() -> 
     the claimed `R`'s bound and refuted on both ways in (BetweenCut itself holds there)."""
     from fractions import Fraction
 
-    from betweencut.betweencut import BetweenCut
-    from betweencut.guarded_bt import BT, GuardedBT
-    from betweencut.params import Params
+    from betweencut.mechanism.betweencut import BetweenCut
+    from betweencut.mechanism.guarded_bt import BT, GuardedBT
+    from betweencut.mechanism.params import Params
     from betweencut.proofs.exact.certificate import ClaimRefuted
-    from betweencut.proofs.privacy.depth.audit import check_theorem_5_4_at_depth
+    from betweencut.proofs.privacy.depth.depth_audit import check_theorem_5_4_at_depth
 
     class GuardWidthOne(BetweenCut):
         def make_query(self) -> BT:

@@ -6,18 +6,13 @@ from fractions import Fraction
 
 import pytest
 
-from betweencut.calibration import calibrate
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.params import Params
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.claims.cases import calibrated_power
-from betweencut.proofs.privacy.claims.checkers import (
-    check_lemma_c_1,
-    check_theorem_5_4_enumerated,
-    check_theorem_5_5_enumerated,
-    exhaustive,
-)
 from betweencut.proofs.privacy.claims.power import (
     KNOWN_VIOLATORS,
     NoPower,
@@ -25,9 +20,14 @@ from betweencut.proofs.privacy.claims.power import (
     power_witness,
 )
 from betweencut.proofs.privacy.claims.setup import betweencut_cache, pair_report
+from betweencut.proofs.privacy.claims.theorems import (
+    check_lemma_c_1,
+    check_theorem_5_4_enumerated,
+    check_theorem_5_5_enumerated,
+    exhaustive,
+)
 from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
 from betweencut.proofs.registry import CLAIMS
-from betweencut.tree import kary_tree
 
 # (tau, lambda, R): guards off, H guard at count 3, strong guards, small lambda, and R = 12 (the
 # calibrated regime). Each has power (issue 12): Theorem 5.4's bound is < 1 at some r and a
@@ -229,7 +229,7 @@ def test_theorem_5_5_enumerated_certificate_rederived_independently() -> None:
     `(h, ε, δ)` by Eq. (23) written out: `L` the bit length of `h`, `r0` the least `r` with
     `(5/4)^r >= 2/δ`, `r = min(L, r0)`, `λ = ε/r`, `R = 1 + (r/ε)·ln(L/δ)`; and the certified
     row is at that `ε` against that `δ` (`δ(ε)/δ <= 1`)."""
-    from betweencut.exact import LogReal
+    from betweencut.numbers.exact import LogReal
 
     h, eps, delta = 3, Fraction(1), Fraction(1, 20)
     L = 2

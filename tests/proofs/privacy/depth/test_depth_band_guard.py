@@ -11,14 +11,14 @@ from fractions import Fraction
 import pytest
 
 from betweencut import audit_depth
-from betweencut.betweencut import BetweenCut
-from betweencut.calibration import calibrate
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.noisy_test import BTQuery, Outcome
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.noise.noisy_test import BTQuery, Outcome
 from betweencut.proofs.exact.certificate import ClaimRefuted
-from betweencut.proofs.privacy.depth.audit import check_theorem_5_4_at_depth
-from betweencut.tree import kary_tree
+from betweencut.proofs.privacy.depth.depth_audit import check_theorem_5_4_at_depth
 
 LEAK = 61
 

@@ -15,14 +15,15 @@ from fractions import Fraction
 import pytest
 import sympy
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import kary_tree
 from betweencut.errors import MissingExtra, ParameterError
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
 from betweencut.proofs.exact import intpoly
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.claims import gallery
-from betweencut.proofs.privacy.depth.audit import single_leaf_band, step_profiles
+from betweencut.proofs.privacy.depth.depth_audit import single_leaf_band, step_profiles
 from betweencut.proofs.privacy.depth.exact_values import ExactValue
 from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile
 from betweencut.proofs.privacy.depth.transcript import (
@@ -31,7 +32,6 @@ from betweencut.proofs.privacy.depth.transcript import (
     depth_pair,
     profile_rows,
 )
-from betweencut.tree import kary_tree
 
 PARAMS = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
 needs_flint = pytest.mark.skipif(not intpoly.flint_available(), reason="python-flint")
@@ -189,7 +189,7 @@ def test_without_flint_the_pure_path_is_chosen_and_flint_refused(
 def test_heavy_set_rows_flint_equals_pure_and_reads_back(pure: None) -> None:
     """The Heavy-set rows (`depth_heavy`, merged outputs, one sequence of a pair possibly
     impossible on one side) go through the same tables: both backends agree, text reads back."""
-    from betweencut.proofs.privacy.depth.audit import paper_bounds
+    from betweencut.proofs.privacy.depth.depth_audit import paper_bounds
     from betweencut.proofs.privacy.depth.heavy import heavy_pair, rows_on
 
     mechanism = BetweenCut(kary_tree(2, 2**10 - 1), PARAMS)

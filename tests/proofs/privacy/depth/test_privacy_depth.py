@@ -16,19 +16,21 @@ from fractions import Fraction
 import pytest
 from depth_profiles import guarded_profiles
 
-from betweencut.betweencut import BetweenCut
-from betweencut.calibration import calibrate
-from betweencut.depo import depo
+from betweencut.data.tree import PublicTree, kary_tree
 from betweencut.errors import ParameterError
-from betweencut.guarded_bt import GuardedBT
-from betweencut.noisy_test import NoisyTest, Outcome
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.calibration import calibrate
+from betweencut.mechanism.depo import depo
+from betweencut.mechanism.guarded_bt import GuardedBT
+from betweencut.mechanism.params import Params
+from betweencut.mechanism.sparse import sparse_between_cut
+from betweencut.noise.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.exact.arith import exact_str, sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.claims import gallery
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS
-from betweencut.proofs.privacy.depth.audit import (
+from betweencut.proofs.privacy.depth.depth_audit import (
     audit_profiles,
     check_theorem_5_4_at_depth,
     gallery_at_depth,
@@ -36,6 +38,7 @@ from betweencut.proofs.privacy.depth.audit import (
     single_leaf_band,
     step_profiles,
 )
+from betweencut.proofs.privacy.depth.path_search import search_profiles
 from betweencut.proofs.privacy.depth.paths import (
     MAX_HEIGHT,
     PathProfile,
@@ -43,7 +46,6 @@ from betweencut.proofs.privacy.depth.paths import (
     path_signatures,
     sequence_count,
 )
-from betweencut.proofs.privacy.depth.search import search_profiles
 from betweencut.proofs.privacy.depth.transcript import (
     ClaimedBound,
     PathJoint,
@@ -53,8 +55,6 @@ from betweencut.proofs.privacy.depth.transcript import (
 from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.registry import CLAIMS
-from betweencut.sparse import sparse_between_cut
-from betweencut.tree import PublicTree, kary_tree
 
 # (tau, lambda, R): lower guard cut 0 (only count 0 guarded), cut 3 (L-guarded siblings up to 3)
 PARAMS = [
@@ -280,8 +280,8 @@ def test_depth_refuses_query_objects_it_cannot_observe_per_count() -> None:
     """The shared-path soundness class of issue 12, at depth: a query whose noisy test reads the
     node, or whose guard answers without noise at one count while `guard()` is unchanged in
     spirit but not in code, is either modelled from its observed call or refused."""
-    from betweencut.guarded_bt import GuardedBT
-    from betweencut.noisy_test import BTQuery
+    from betweencut.mechanism.guarded_bt import GuardedBT
+    from betweencut.noise.noisy_test import BTQuery
 
     params = Params.of(Fraction(8), Fraction(1, 2), Fraction(2))
 

@@ -17,15 +17,20 @@ from fractions import Fraction
 import pytest
 from depth_profiles import guarded_profiles
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import PublicTree, kary_tree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import Outcome
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import Outcome
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.claims import gallery
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS
-from betweencut.proofs.privacy.depth.audit import audit_profiles, paper_bounds, single_leaf_band
+from betweencut.proofs.privacy.depth.depth_audit import (
+    audit_profiles,
+    paper_bounds,
+    single_leaf_band,
+)
 from betweencut.proofs.privacy.depth.heavy import (
     HeavyJoint,
     HeavyKey,
@@ -40,13 +45,12 @@ from betweencut.proofs.privacy.depth.heavy_audit import (
     check_theorem_5_4_heavy_at_depth,
     heavy_at_most_transcript,
 )
+from betweencut.proofs.privacy.depth.path_search import search_profiles
 from betweencut.proofs.privacy.depth.paths import MAX_HEIGHT, PathProfile, path_signatures
-from betweencut.proofs.privacy.depth.search import search_profiles
 from betweencut.proofs.privacy.depth.transcript import profile_rows
 from betweencut.proofs.privacy.divergence.joint import Joint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.registry import CLAIMS
-from betweencut.tree import PublicTree, kary_tree
 
 PARAMS = [
     Params.of(Fraction(4), Fraction(1, 2), Fraction(2)),  # lower cut 0
@@ -202,7 +206,7 @@ def test_heavy_refuses_what_the_transcript_refuses() -> None:
 def test_heavy_refuses_an_h_guarded_sibling_below_a_noisy_path_node() -> None:
     """A guard that is H at the sibling's count but not above it (a non-monotone variant):
     the sibling's label could depend on the path answers, so the merge is refused."""
-    from betweencut.guarded_bt import GuardedBT
+    from betweencut.mechanism.guarded_bt import GuardedBT
 
     class Odd(GuardedBT):
         def guard(self, count: int) -> Outcome | None:

@@ -21,7 +21,7 @@ from betweencut.proofs.baselines.privtree_search import closed_member
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.factors import bags_value
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.factored import FactoredJoint, factored_sum
 from betweencut.proofs.privacy.divergence.joint import Joint
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.enclosure import Enclosure
-from betweencut.proofs.privacy.divergence.certified import (
+from betweencut.proofs.privacy.divergence.certified_curve import (
     CertifiedCurve,
     certified_curve,
     certified_exceeds,

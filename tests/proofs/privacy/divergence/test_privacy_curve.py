@@ -8,12 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from betweencut.betweencut import BetweenCut, Run
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut, Run
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs, output_text
+from betweencut.proofs.privacy.audit.pairs import audit_pairs, output_text
 from betweencut.proofs.privacy.audit.regression import find_regressions, rational_inside
 from betweencut.proofs.privacy.claims.setup import theorem_5_4_points
 from betweencut.proofs.privacy.divergence.curve import (
@@ -24,7 +25,6 @@ from betweencut.proofs.privacy.divergence.curve import (
 )
 from betweencut.proofs.privacy.divergence.joint import Joint, epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
-from betweencut.tree import kary_tree
 
 Db = tuple[tuple[int, ...], ...]
 TREE = kary_tree(2, 3)
@@ -273,7 +273,7 @@ def test_run_output_list_database_and_float_eps() -> None:
 def test_claim_checkers_take_lists_and_refuse_other_shapes_at_the_call() -> None:
     """`check_lemma_c_1` with list leaves works like tuples; a string leaf or an int database
     is a `ParameterError` naming it, never a `TypeError` deep inside."""
-    from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1
+    from betweencut.proofs.privacy.claims.theorems import check_lemma_c_1
 
     params = Params.of(2, Fraction(1, 2), 2)
     listed = check_lemma_c_1(TREE, params, [[0, 0]], [0, 1])

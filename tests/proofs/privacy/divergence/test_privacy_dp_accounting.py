@@ -13,12 +13,12 @@ from fractions import Fraction
 
 import pytest
 
-from betweencut.params import Params
-from betweencut.proofs.privacy.audit.mechanism import display
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.params import Params
+from betweencut.proofs.privacy.audit.pairs import display
 from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
 from betweencut.proofs.privacy.divergence.joint import Joint, Law
 from betweencut.proofs.privacy.enumeration.cache import with_record
-from betweencut.tree import kary_tree
 
 pld_module = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 

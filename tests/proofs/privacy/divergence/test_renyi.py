@@ -146,7 +146,7 @@ def test_claims_are_checked() -> None:
 
 
 def test_renyi_claims_are_read_exactly() -> None:
-    from betweencut.proofs.privacy.audit.renyi import RenyiClaim
+    from betweencut.proofs.privacy.audit.renyi_claims import RenyiClaim
 
     assert RenyiClaim.parse("zcdp:1/8").rho == F(1, 8)
     claim = RenyiClaim.parse("rdp:3/2:0.25")

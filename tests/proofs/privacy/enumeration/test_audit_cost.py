@@ -9,16 +9,16 @@ from fractions import Fraction
 import pytest
 from test_privacy_aligned import CASES
 
-from betweencut.betweencut import BetweenCut
-from betweencut.noisy_queries import AboveThreshold
-from betweencut.noisy_test import BTQuery, NoisyTest
-from betweencut.params import Params
+from betweencut.data.tree import kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_queries import AboveThreshold
+from betweencut.noise.noisy_test import BTQuery, NoisyTest
 from betweencut.progress import BudgetExceeded, Tracker
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.claims.setup import betweencut_cache
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 from betweencut.proofs.privacy.enumeration.cost import audit_cost
-from betweencut.tree import kary_tree
 
 
 @pytest.mark.parametrize("k, h, tau, lam, R", CASES)

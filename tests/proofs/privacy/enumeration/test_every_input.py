@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from betweencut.answers import DataDependent, QueryAnswer, symbols
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler, NoisyMax
+from betweencut.noise.answers import DataDependent, QueryAnswer, symbols
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler, NoisyMax
 from betweencut.proofs.baselines.corpus import CORPUS, audit_corpus, audit_row, user_row
 from betweencut.proofs.baselines.corpus_rows import CorpusRow, pairs_for
 from betweencut.proofs.exact.arith import ExpPoly, sign

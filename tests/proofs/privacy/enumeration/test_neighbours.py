@@ -18,7 +18,7 @@ import pytest
 from betweencut import audit_corpus, audit_mechanism
 from betweencut.baselines.hhh import hhh_threshold
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler
 from betweencut.proofs.baselines.corpus import NOWHERE, PRIVATE, audit_row
 from betweencut.proofs.baselines.tree_corpus import HHH_TREE, TREE_ROWS
 from betweencut.proofs.privacy.enumeration.cache import Neighbour, replace_pairs

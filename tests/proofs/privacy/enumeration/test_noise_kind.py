@@ -20,9 +20,9 @@ from betweencut.noise import (
     ReleasedUse,
     UniformChoice,
 )
-from betweencut.noisy_queries import AboveThreshold
+from betweencut.noise.noisy_queries import AboveThreshold
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.components import ComponentJoint
 from betweencut.proofs.privacy.enumeration.cache import LawCache
 from betweencut.proofs.privacy.enumeration.noise_kind import NoiseLawCache, enumerate_noise

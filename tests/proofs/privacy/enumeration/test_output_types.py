@@ -13,8 +13,8 @@ import pytest
 from betweencut import audit_mechanism
 from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, QueryTest
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.proofs.privacy.enumeration.shared_noise import enumerate_queries
 

@@ -8,18 +8,18 @@ from fractions import Fraction
 
 import pytest
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.packed import Lattice
 from betweencut.proofs.laws.factors import bag_value
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, LaplaceScaleLambda
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS, betweencut_cache, theorem_5_4_points
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 from betweencut.proofs.privacy.enumeration.pair_classes import AlignedJoint
-from betweencut.tree import kary_tree
 
 CASES = [  # (arity, height, tau, lambda, R)
     (2, 3, Fraction(2), Fraction(1, 2), Fraction(2)),  # no guard fires

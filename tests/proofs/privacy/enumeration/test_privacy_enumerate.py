@@ -6,15 +6,15 @@ from fractions import Fraction
 
 import pytest
 
-from betweencut.betweencut import BetweenCut
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.joint import Joint, Law, epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.transcripts import enumerate_mechanism
-from betweencut.tree import kary_tree
 
 
 def test_enumeration_total_is_exactly_one() -> None:

@@ -10,13 +10,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from betweencut.betweencut import BetweenCut, path_counts
+from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError
-from betweencut.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.params import Params
+from betweencut.mechanism.betweencut import BetweenCut, path_counts
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.progress import BudgetExceeded, Tracker, tracking
 from betweencut.proofs.exact.arith import ExpPoly
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.claims.setup import betweencut_cache
 from betweencut.proofs.privacy.enumeration import transcripts as enum_module
 from betweencut.proofs.privacy.enumeration.cache import LawCache
@@ -28,7 +29,6 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     enumerate_mechanism,
     estimate_sequences,
 )
-from betweencut.tree import kary_tree
 
 HALF = Fraction(1, 2)
 

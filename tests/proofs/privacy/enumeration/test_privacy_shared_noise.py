@@ -10,10 +10,10 @@ import pytest
 from betweencut.baselines.svt_corpus import query_answers, svt_alg5
 from betweencut.boundary.encoding import release_of
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, DrawNoise, QueryTest
+from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.noisy_laws import shared_answers_probability
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.joint import epsilon_for_delta
 from betweencut.proofs.privacy.enumeration.cache import Database
 from betweencut.proofs.privacy.enumeration.shared_noise import (

@@ -15,21 +15,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from betweencut.betweencut import BetweenCut
-from betweencut.guarded_bt import BT, GuardedBT
-from betweencut.marking import Labels
-from betweencut.noisy_test import NoisyTest, Outcome
-from betweencut.params import Params
+from betweencut.data.tree import Node, kary_tree
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.mechanism.guarded_bt import BT, GuardedBT
+from betweencut.mechanism.marking import Labels
+from betweencut.mechanism.params import Params
+from betweencut.noise.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.exact.certificate import ClaimRefuted
-from betweencut.proofs.privacy.audit.mechanism import audit_pairs
-from betweencut.proofs.privacy.claims.checkers import check_lemma_c_1, check_theorem_5_4_enumerated
+from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING, NoiselessAtOne, refute
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS, betweencut_cache, theorem_5_4_points
+from betweencut.proofs.privacy.claims.theorems import check_lemma_c_1, check_theorem_5_4_enumerated
 from betweencut.proofs.privacy.enumeration.cache import LawCache, neighbouring_pairs
 from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law
-from betweencut.tree import Node, kary_tree
 
 TREE = kary_tree(2, 3)
 PARAMS = Params.of(2, Fraction(1, 2), 3)

@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 from betweencut.errors import ParameterError
-from betweencut.noisy_queries import AboveThreshold, NoisyMax, QueryTest
+from betweencut.noise.noisy_queries import AboveThreshold, NoisyMax, QueryTest
 from betweencut.progress import BudgetExceeded, Tracker, tracking
 from betweencut.proofs.baselines.corpus import CORPUS
 from betweencut.proofs.privacy.enumeration.every_input import (
