@@ -25,8 +25,7 @@ from betweencut.proofs.privacy.depth import (
 ORDER: tuple[str, ...] = tuple(f"betweencut.proofs.{name}" for name in (
     "baselines.corpus", "baselines.gaussian_mechanisms", "baselines.privtree_search",
     "baselines.privtree_depth", "baselines.published_rows", "calibration_claims",
-    "baselines.appendix_e",
-    "baselines.lumberjack", "baselines.privtree", "laws.laws_audit",
+    "baselines.appendix_e", "baselines.lumberjack", "baselines.privtree", "laws.laws_audit",
     "privacy.accountants.tight_calibration", "privacy.accountants.steps", "privacy.claims.cases",
     "privacy.depth.depth_audit", "privacy.depth.heavy_audit",
 ))

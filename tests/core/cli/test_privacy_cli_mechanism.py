@@ -144,7 +144,8 @@ def test_mechanism_errors_are_one_line_exit_2(
 @pytest.mark.parametrize("extra, words", [
     (["--delta", "1", "--epsilon", "1", "--db", "", "--add", "0/0"], "0 <= delta < 1"),
     (["--epsilon", "1", "--db", "", "--add", "0/0"], "--delta is required"),
-    (["--epsilon", "1", "--delta", "0"], "give exactly one of --db D --add z, --exhaustive N or --search N"),
+    (["--epsilon", "1", "--delta", "0"],
+     "give exactly one of --db D --add z, --exhaustive N or --search N"),
     (["--epsilon", "1", "--delta", "0", "--db", "", "--add", "0/0", "--plot", "c.gif"],
      "unknown extension 'gif'"),
     (["--epsilon", "1", "--delta", "0", "--db", "", "--add", "0/0", "--on", "heavy"],
