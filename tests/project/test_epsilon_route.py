@@ -154,7 +154,7 @@ def accountant_comparisons(module: str, source: str) -> list[str]:
 
 
 def test_no_string_comparison_of_an_accountant_name() -> None:
-    from test_import_cycles import modules
+    from package_modules import modules
 
     found = [hit for module, path in sorted(modules().items())
              for hit in accountant_comparisons(module, path.read_text(encoding="utf-8"))]

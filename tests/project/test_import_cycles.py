@@ -21,22 +21,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = {
-    "core": "betweencut", "proofs": "betweencut.proofs", "properties": "betweencut.properties",
-}
-
-
-def modules() -> dict[str, Path]:
-    """Every module of the package, by dotted name (a package by its `__init__.py`)."""
-    found = {}
-    for folder, package in FOLDERS.items():
-        for path in (ROOT / folder).rglob("*.py"):
-            parts = path.relative_to(ROOT / folder).with_suffix("").parts
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            found[".".join([package, *parts])] = path
-    return found
+from package_modules import modules
 
 
 def _type_checking_only(tree: ast.Module) -> set[int]:

@@ -21,11 +21,8 @@ import re
 from pathlib import Path
 
 import pytest
+from package_modules import ROOT, modules
 
-ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = {
-    "core": "betweencut", "proofs": "betweencut.proofs", "properties": "betweencut.properties",
-}
 PROOF_RANK = {"exact": 0, "registry": 0, "verdict": 0, "assumes": 0, "": 0, "laws": 1,
               "privacy": 2, "baselines": 3, "calibration_claims": 4, "checkers": 4}
 # core/ by role (issue 38): each subpackage imports its own modules and those of lower rank; ""
@@ -50,16 +47,6 @@ ALLOWED = {("betweencut.proofs", "betweencut.proofs.checkers"),
            ("betweencut.cli.audit", "betweencut.properties"),
            ("betweencut.cli.audit", "betweencut.properties.structure_audit")}
 
-
-def _modules() -> dict[str, Path]:
-    found = {}
-    for folder, package in FOLDERS.items():
-        for path in (ROOT / folder).rglob("*.py"):
-            parts = path.relative_to(ROOT / folder).with_suffix("").parts
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            found[".".join([package, *parts])] = path
-    return found
 
 
 def _imports(module: str, path: Path) -> set[str]:
@@ -117,7 +104,7 @@ def _privacy_rank(name: str) -> int:
     return PRIVACY_RANK[name.removeprefix(prefix).lstrip(".").split(".")[0]]
 
 
-MODULES = _modules()
+MODULES = modules()
 
 
 def _violations(module: str, targets: set[str]) -> list[str]:
