@@ -20,12 +20,35 @@ properties): with the command line, the only part of `betweencut` that imports t
 
 from __future__ import annotations
 
-from betweencut.api.claims import ClaimsVerdict, audit
-from betweencut.api.corpus import CorpusVerdict, audit_corpus
-from betweencut.api.depth import audit_depth
-from betweencut.api.margins import Margins, margins
-from betweencut.api.mechanism import audit_mechanism
-from betweencut.api.release import calibrate, classify
+from importlib import import_module
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:  # the names as type checkers see them; at run time each is imported on use
+    from betweencut.api.claims import ClaimsVerdict, audit
+    from betweencut.api.corpus import CorpusVerdict, audit_corpus
+    from betweencut.api.depth import audit_depth
+    from betweencut.api.margins import Margins, margins
+    from betweencut.api.mechanism import audit_mechanism
+    from betweencut.api.release import calibrate, classify
+
+# each job's module, imported on first use: `calibrate` does not import the audits (and
+# Hypothesis with them)
+_WHERE = {
+    "ClaimsVerdict": "claims", "audit": "claims", "CorpusVerdict": "corpus",
+    "audit_corpus": "corpus", "audit_depth": "depth", "Margins": "margins",
+    "margins": "margins", "audit_mechanism": "mechanism", "calibrate": "release",
+    "classify": "release",
+}
 __all__ = ["ClaimsVerdict", "CorpusVerdict", "Margins", "audit", "audit_corpus", "audit_depth",
            "audit_mechanism", "calibrate", "classify", "margins"]
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'betweencut.api' has no attribute {name!r}")
+    return getattr(import_module(f"betweencut.api.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
