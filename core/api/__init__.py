@@ -27,17 +27,19 @@ if TYPE_CHECKING:  # the names as type checkers see them; at run time each is im
     from betweencut.api.claims import ClaimsVerdict, audit
     from betweencut.api.corpus import CorpusVerdict, audit_corpus
     from betweencut.api.depth import audit_depth
-    from betweencut.api.margins import Margins, margins
     from betweencut.api.mechanism import audit_mechanism
     from betweencut.api.release import calibrate, classify
 
-# each job's module, imported on first use: `calibrate` does not import the audits (and
+# `margins` is also its module's name: imported here, so that the function, not the submodule,
+# is the package's attribute whoever imports `betweencut.api.margins` first
+from betweencut.api.margins import Margins, margins
+
+# each other job's module, imported on first use: `calibrate` does not import the audits (and
 # Hypothesis with them)
 _WHERE = {
     "ClaimsVerdict": "claims", "audit": "claims", "CorpusVerdict": "corpus",
-    "audit_corpus": "corpus", "audit_depth": "depth", "Margins": "margins",
-    "margins": "margins", "audit_mechanism": "mechanism", "calibrate": "release",
-    "classify": "release",
+    "audit_corpus": "corpus", "audit_depth": "depth", "audit_mechanism": "mechanism",
+    "calibrate": "release", "classify": "release",
 }
 __all__ = ["ClaimsVerdict", "CorpusVerdict", "Margins", "audit", "audit_corpus", "audit_depth",
            "audit_mechanism", "calibrate", "classify", "margins"]

@@ -97,3 +97,20 @@ def test_classify_every_engine_same_checks_same_heavy_set(tmp_path: Path) -> Non
     leaves = betweencut.classify(tree, [(0, 0, 0)] * 40, tau=20, epsilon=1,
                                  delta=Fraction(1, 20), seed=7)
     assert leaves.heavy
+
+
+def test_every_api_name_is_the_function_whatever_was_imported_first() -> None:
+    """`betweencut.api` imports its jobs on first use; `margins` is also a submodule's name, and
+    the package's attribute stays the function even when the submodule is imported first."""
+    import subprocess
+    import sys
+    import types
+
+    import betweencut.api as api
+
+    script = ("import betweencut.api.margins, types\n"
+              "from betweencut.api import margins\n"
+              "assert not isinstance(margins, types.ModuleType), margins\n")
+    subprocess.run([sys.executable, "-c", script], check=True)
+    for name in api.__all__:
+        assert not isinstance(getattr(api, name), types.ModuleType), name
