@@ -1,17 +1,19 @@
-"""The same commands on this checkout and on an earlier git ref, measured in one run.
+"""The same commands on two git refs (HEAD and an earlier one), measured in one run.
 
 A refactoring (issue 38: the audit's orchestration moved into proofs, core/ grouped by role)
 should cost nothing: this bench runs the documented commands on both trees, interleaved round
 by round (each round in a rotated order, so a burst of load on the machine is shared), and
-prints each command's median seconds on both and their ratio (this checkout / the ref).
+prints each command's median seconds on both and their ratio (now / the ref).
 
-The ref is built from `git archive` into a private folder (`pip install --no-deps --target`,
-the dependencies are this environment's); both trees run `betweencut.cli.main` in a fresh
-interpreter, the ref's first on `sys.path`, each with its own tree's `examples/` (their imports
-follow the package's module names). Command lines are the same on both trees: only
+Both trees are built the same way, from `git archive` into a private folder (`pip install
+--no-deps --target`, the dependencies are this environment's; pip compiles their bytecode, which
+an editable checkout under PYTHONDONTWRITEBYTECODE would recompile on every run); each runs
+`betweencut.cli.main` in a fresh interpreter, its own tree first on `sys.path`, with its own
+`examples/` (their imports follow the package's module names). `--now` is HEAD by default:
+commit what you measure. Command lines are the same on both trees: only
 documented flags, from the README, the tutorial and the how-to pages.
 
-Run: python bench/commands_against_ref.py [--ref c4aa596] [--rounds 5]
+Run: python bench/commands_against_ref.py [--ref c4aa596] [--now HEAD] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -65,39 +67,40 @@ def build(ref: str, into: Path) -> Path:
     return site
 
 
-def timed(argv: list[str], site: Path | None) -> tuple[float, int]:
-    """One fresh run of `argv` on this checkout (`site` None) or on the ref installed in `site`,
-    each with its own tree's example modules."""
-    examples = ROOT / "examples" if site is None else site.parent / "source" / "examples"
-    paths = [str(examples)] + ([str(site)] if site is not None else [])
-    root = str(site) if site is not None else str(ROOT)
-    script = RUN.format(paths=paths, root=root, argv=argv)
+def timed(argv: list[str], site: Path) -> tuple[float, int]:
+    """One fresh run of `argv` on the tree installed in `site`, with its example modules."""
+    examples = site.parent / "source" / "examples"
+    script = RUN.format(paths=[str(examples), str(site)], root=str(site), argv=argv)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", script], cwd=examples,
                           capture_output=True, text=True, check=False)
     took = time.perf_counter() - start
     if done.returncode not in (0, 1):
-        sys.exit(f"{argv} on {root}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+        sys.exit(f"{argv} on {site}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
     return took, done.returncode
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ref", default="c4aa596", help="the earlier git ref")
+    parser.add_argument("--now", default="HEAD", help="the git ref measured against it")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-ref-") as tmp:
-        site = build(args.ref, Path(tmp))
+        (Path(tmp) / "ref").mkdir()
+        (Path(tmp) / "now").mkdir()
+        sites = {"ref": build(args.ref, Path(tmp) / "ref"),
+                 "now": build(args.now, Path(tmp) / "now")}
         runs: dict[tuple[str, str], list[float]] = {}
         exits: dict[tuple[str, str], int] = {}
         jobs = [(label, tree) for label in COMMANDS for tree in ("ref", "now")]
         for r in range(args.rounds):
             shift = r % len(jobs)
             for label, tree in jobs[shift:] + jobs[:shift]:
-                took, status = timed(COMMANDS[label], site if tree == "ref" else None)
+                took, status = timed(COMMANDS[label], sites[tree])
                 runs.setdefault((label, tree), []).append(took)
                 exits[label, tree] = status
-        print(f"ref {args.ref} against this checkout; {args.rounds} interleaved rounds; "
+        print(f"ref {args.ref} against {args.now}; {args.rounds} interleaved rounds; "
               "medians of fresh processes")
         print(f"{'command':48s} {'ref s':>8s} {'now s':>8s} {'ratio':>7s}  exits")
         for label in COMMANDS:
