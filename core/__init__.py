@@ -22,7 +22,12 @@ which may import every layer.
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
+from importlib.abc import Loader, MetaPathFinder
+from importlib.machinery import ModuleSpec
+from importlib.util import spec_from_loader
+from types import ModuleType
 
 _WHERE = {
     "classify": "betweencut.api", "Classification": "betweencut.mechanism.classifier",
@@ -58,3 +63,69 @@ def __getattr__(name: str) -> object:
 def __dir__() -> list[str]:
     """The public names too (issue 36, item 9): tab completion finds `calibrate`, `classify`."""
     return sorted({*globals(), *__all__})
+
+
+# Modules moved when core/ was grouped by role (0.1.0, issue 38), old name -> new name under
+# `betweencut.`: a user's mechanism written against the old names (`from betweencut.noisy_test
+# import BTQuery`) keeps working, and gets the very same module object (one module, two names
+# for the import system only; `isinstance` and the seams see one class).
+MOVED = {
+    "datasets": "data.datasets",
+    "notation": "data.notation",
+    "records": "data.records",
+    "tree": "data.tree",
+    "validate": "data.validate",
+    "betweencut": "mechanism.betweencut",
+    "calibration": "mechanism.calibration",
+    "classifier": "mechanism.classifier",
+    "depo": "mechanism.depo",
+    "guarded_bt": "mechanism.guarded_bt",
+    "marking": "mechanism.marking",
+    "params": "mechanism.params",
+    "release": "mechanism.public_release",
+    "sparse": "mechanism.sparse",
+    "answers": "noise.answers",
+    "bernoulli": "noise.bernoulli",
+    "sampler": "noise.bt_sampler",
+    "gaussian": "noise.gaussian",
+    "noisy_queries": "noise.noisy_queries",
+    "noisy_test": "noise.noisy_test",
+    "padded_sampler": "noise.padded_sampler",
+    "bisection": "numbers.bisection",
+    "certified": "numbers.certified",
+    "exact": "numbers.exact",
+    "exact_text": "numbers.exact_text",
+    "proofs.baselines.gaussian": "proofs.baselines.gaussian_mechanisms",
+    "proofs.calibration": "proofs.calibration_claims",
+    "proofs.laws.gaussian": "proofs.laws.continuous_gaussian",
+    "proofs.laws.audit": "proofs.laws.laws_audit",
+    "proofs.privacy.accountants.claims": "proofs.privacy.accountants.steps",
+    "proofs.privacy.audit.mechanism": "proofs.privacy.audit.pairs",
+    "proofs.privacy.audit.renyi": "proofs.privacy.audit.renyi_claims",
+    "proofs.privacy.claims.checkers": "proofs.privacy.claims.theorems",
+    "proofs.privacy.depth.audit": "proofs.privacy.depth.depth_audit",
+    "proofs.privacy.depth.search": "proofs.privacy.depth.path_search",
+    "proofs.privacy.divergence.certified": "proofs.privacy.divergence.certified_curve",
+    "properties.audit": "properties.structure_audit",
+}
+
+
+class _Moved(MetaPathFinder, Loader):
+    """Finds a moved module's old name and answers with the module under its new name."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None
+                  ) -> ModuleSpec | None:
+        moved = fullname.startswith("betweencut.") and fullname[len("betweencut."):] in MOVED
+        return spec_from_loader(fullname, self) if moved else None
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        # the import system reads the module back from sys.modules: the new one is what it gets
+        new = import_module("betweencut." + MOVED[module.__name__[len("betweencut."):]])
+        sys.modules[module.__name__] = new
+
+
+if not any(isinstance(finder, _Moved) for finder in sys.meta_path):
+    sys.meta_path.append(_Moved())
