@@ -23,6 +23,7 @@ which may import every layer.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
@@ -49,20 +50,38 @@ _WHERE = {
 __all__ = sorted([*_WHERE, "__version__"])
 
 
+def lazy_exports(package: str, where: Mapping[str, str]
+                 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """A package's `__getattr__` and `__dir__` for names imported on first use: `where` maps
+    each public name to the module that defines it (`betweencut`, `betweencut.api` and
+    `betweencut.noise` stay cheap to import; tab completion still lists every name)."""
+
+    def get(name: str) -> object:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(import_module(module), name)
+
+    def listed() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *where})
+
+    return get, listed
+
+
+_get, _listed = lazy_exports(__name__, _WHERE)
+
+
 def __getattr__(name: str) -> object:
     if name == "__version__":
         from betweencut.schemas import version
 
         return version()
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'betweencut' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+    return _get(name)
 
 
 def __dir__() -> list[str]:
     """The public names too (issue 36, item 9): tab completion finds `calibrate`, `classify`."""
-    return sorted({*globals(), *__all__})
+    return sorted({*_listed(), "__version__"})
 
 
 # Modules moved when core/ was grouped by role (0.1.0, issue 38), old name -> new name under

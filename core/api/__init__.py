@@ -20,8 +20,9 @@ properties): with the command line, the only part of `betweencut` that imports t
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from betweencut import lazy_exports
 
 if TYPE_CHECKING:  # the names as type checkers see them; at run time each is imported on use
     from betweencut.api.claims import ClaimsVerdict, audit
@@ -36,21 +37,11 @@ from betweencut.api.margins import Margins, margins
 
 # each other job's module, imported on first use: `calibrate` does not import the audits (and
 # Hypothesis with them)
-_WHERE = {
+_WHERE = {name: f"betweencut.api.{module}" for name, module in {
     "ClaimsVerdict": "claims", "audit": "claims", "CorpusVerdict": "corpus",
     "audit_corpus": "corpus", "audit_depth": "depth", "audit_mechanism": "mechanism",
     "calibrate": "release", "classify": "release",
-}
+}.items()}
 __all__ = ["ClaimsVerdict", "CorpusVerdict", "Margins", "audit", "audit_corpus", "audit_depth",
            "audit_mechanism", "calibrate", "classify", "margins"]
-
-
-def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'betweencut.api' has no attribute {name!r}")
-    return getattr(import_module(f"betweencut.api.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -21,8 +21,9 @@ May import: the top-level plumbing (`betweencut.errors`, `betweencut.progress`),
 composition layers, `proofs` or `properties`.
 """
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from betweencut import lazy_exports
 
 if TYPE_CHECKING:
     from betweencut.noise.primitives import (
@@ -67,14 +68,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """The names above are imported on first use: importing the seam `noisy_test` (which the
-    mechanism does) does not load the field's primitives and their sampler."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'betweencut.noise' has no attribute {name!r}")
-    return getattr(import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+# imported on first use: importing the seam `noisy_test` (which the mechanism does) does not load
+# the field's primitives and their sampler
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
