@@ -258,11 +258,17 @@ def _inline(x: tuple[Any, ...]) -> bytes | None:
 
 def _extra(x: object, names: Any) -> bool:
     """Does `x` hold instance attributes besides `names` (read without its own code), or could
-    it hide them (a class of its MRO defines its own `__dict__`)?"""
+    it hide them (a class of its MRO defines its own `__dict__`, or a slot that is not one of
+    `names`)?"""
     for cls in type.__getattribute__(type(x), "__mro__"):
-        own = type.__getattribute__(cls, "__dict__").get("__dict__")
+        space = type.__getattribute__(cls, "__dict__")
+        own = space.get("__dict__")
         if own is not None and type(own) is not _DICT_SLOT:
             return True
+        slots = space.get("__slots__", ())
+        if any(slot not in names and slot not in ("__dict__", "__weakref__")
+               for slot in ((slots,) if isinstance(slots, str) else slots)):
+            return True  # a slot that is not a field: a value kept beside the fields
     try:
         own = object.__getattribute__(x, "__dict__")
     except AttributeError:

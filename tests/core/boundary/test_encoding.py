@@ -134,6 +134,21 @@ def _enum_with_attribute() -> enum.Enum:
     return Tone.LOW
 
 
+class Slotted:
+    __slots__ = ("hidden",)
+
+
+@dataclass
+class KeepsASlot(Slotted):
+    x: int
+
+
+def _with_slot() -> KeepsASlot:
+    out = KeepsASlot(1)
+    out.hidden = 2
+    return out
+
+
 REFUSED = {
     "int subclass": (lambda: Loud(1), "Loud"),
     "str subclass": (lambda: Shouted("x"), "Shouted"),
@@ -150,6 +165,7 @@ REFUSED = {
     "array of objects": (lambda: np.array([1, None], dtype=object), "ndarray"),
     "inside a tuple": (lambda: (1, [Loud(2)]), "Loud"),
     "a mapping view": (lambda: __import__("types").MappingProxyType({}), "mappingproxy"),
+    "dataclass with a slot that is not a field": (_with_slot, "KeepsASlot"),
     "enum member with an attribute of its own": (_enum_with_attribute, "attributes of its own"),
     # `dtype.str` is `|V8` for both: the field names and types would go unseen
     "structured array": (lambda: np.zeros(1, dtype=[("n3", "<i4"), ("b", "<f4")]), "structured"),
