@@ -2,9 +2,10 @@
 with another membership or split rule): this module only resolves the user's input (refuses the
 tree arguments, reads the claim and the database sizes, runs the user's rules and seams under
 the outside-randomness guard) and calls
-`betweencut.proofs.baselines.privtree_audit_run.audit_privtree_run`, which chooses the pairs,
-builds the law cache, bounds `ε` at `δ` over every pair covered and answers with the same
-`Verdict` as for any mechanism (its docstring says what `exhaustive=N` and `search=N` cover).
+`betweencut.proofs.baselines.privtree_checks.privtree_audit_run.audit_privtree_run`, which
+chooses the pairs, builds the law cache, bounds `ε` at `δ` over every pair covered and answers
+with the same `Verdict` as for any mechanism (its docstring says what `exhaustive=N` and
+`search=N` cover).
 
 The PrivTree carries its own public box, so the tree arguments are refused; the claim is the
 `(epsilon, delta)` given (never read off the mechanism object: the audited code does not choose
@@ -18,7 +19,7 @@ from typing import Any
 
 from betweencut.api.load import UserMechanism, raised_line
 from betweencut.errors import BetweenCutError, MechanismError, ParameterError
-from betweencut.proofs.baselines.privtree_audit_run import (
+from betweencut.proofs.baselines.privtree_checks.privtree_audit_run import (
     MAX_PRIVTREE_SIZE,
     audit_privtree_run,
     is_own,

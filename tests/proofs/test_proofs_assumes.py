@@ -218,8 +218,8 @@ def test_every_named_item_is_one_line_of_words(item: Item) -> None:
 def test_renyi_claims_and_published_rows() -> None:
     import importlib.util
 
-    from betweencut.proofs.baselines.published import audit_published
-    from betweencut.proofs.baselines.published_rows import PUBLISHED
+    from betweencut.proofs.baselines.corpus_checks.published import audit_published
+    from betweencut.proofs.baselines.corpus_checks.published_rows import PUBLISHED
 
     examples = Path(__file__).resolve().parents[2] / "examples" / "my_field_mechanism.py"
     spec = importlib.util.spec_from_file_location("my_field_mechanism", examples)

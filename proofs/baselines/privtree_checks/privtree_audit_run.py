@@ -68,7 +68,7 @@ def audit_privtree_run(mech: Any, name: str, kind: str, pairs: Pairs, claim: Cla
     points (up to `LIST_CAP`), `search` is refused; the laws of a replace-one pair come from
     direct enumeration of the real `run`. Returns a `Verdict`; raises `ParameterError` (the
     pairs), `Undecided`, and whatever the user's rules raise (the API names it)."""
-    from betweencut.proofs.baselines.privtree_audit import (
+    from betweencut.proofs.baselines.privtree_checks.privtree_audit import (
         PrivTreeLawCache,
         epsilon_bound,
         privtree_run,
@@ -175,7 +175,7 @@ def _replace_pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None,
                    exhaustive: int | None, search: int | None) -> tuple[list[Any], str, int]:
     """Replace-one pairs: given `(D, D')`, or every pair of databases of at most `N + 1`
     points (`exhaustive=N`, at most `LIST_CAP` pairs)."""
-    from betweencut.proofs.baselines import privtree_audit as pa
+    from betweencut.proofs.baselines.privtree_checks import privtree_audit as pa
     from betweencut.proofs.privacy.enumeration.cache import Neighbour, replace_pairs
 
     if search is not None:
@@ -210,9 +210,15 @@ def _pairs(mech: Any, pairs: Iterable[tuple[object, object]] | None, exhaustive:
            search: int | None, dlt: Any, relation: Any = None) -> tuple[list[Any], str, int]:
     """The pairs to audit, what they cover (in words) and how many databases that is."""
     from betweencut.baselines.privtree import volume
-    from betweencut.proofs.baselines import privtree_audit as pa
-    from betweencut.proofs.baselines.privtree_depth import copies_worst_pair, symmetry_refusal
-    from betweencut.proofs.baselines.privtree_search import MAX_DP_CELLS, is_partition
+    from betweencut.proofs.baselines.privtree_checks import privtree_audit as pa
+    from betweencut.proofs.baselines.privtree_checks.privtree_depth import (
+        copies_worst_pair,
+        symmetry_refusal,
+    )
+    from betweencut.proofs.baselines.privtree_checks.privtree_search import (
+        MAX_DP_CELLS,
+        is_partition,
+    )
 
     partition = is_partition(mech)
     width = volume(mech.box)
