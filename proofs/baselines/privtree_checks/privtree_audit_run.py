@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
+from fractions import Fraction
 from typing import Any
 
 from betweencut.baselines.privtree import SEAMS
@@ -76,6 +77,8 @@ def audit_privtree_run(mech: Any, name: str, kind: str, pairs: Pairs, claim: Cla
     from betweencut.proofs.privacy.audit.pairs import audit_pairs
 
     (eps, dlt), = claim.points
+    if not isinstance(dlt, Fraction | int):  # the API reads it by `dp_point`: a rational
+        raise ParameterError("delta", str(dlt), "a rational delta (a PrivTree's claim)")
     seams = overrides(mech, SEAMS)
     cache = PrivTreeLawCache(mech)
     if relation.is_replace:
