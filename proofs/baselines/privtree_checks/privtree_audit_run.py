@@ -74,7 +74,7 @@ def audit_privtree_run(mech: Any, name: str, kind: str, pairs: Pairs, claim: Cla
         epsilon_bound,
         privtree_run,
     )
-    from betweencut.proofs.privacy.audit.pairs import audit_pairs
+    from betweencut.proofs.privacy.audit.pairs import audit_pairs, output_text
 
     (eps, dlt), = claim.points
     if not isinstance(dlt, Fraction | int):  # the API reads it by `dp_point`: a rational
@@ -122,7 +122,7 @@ def audit_privtree_run(mech: Any, name: str, kind: str, pairs: Pairs, claim: Cla
         "covered": covered, "databases": databases}
     out = Verdict("mechanism", subject, claim, found.holds, pairs=len(chosen))
     if found.refutation is not None:
-        out.refutation = found.refutation.refutation(claim.text, EVENT_NOTE, _output_text)
+        out.refutation = found.refutation.refutation(claim.text, EVENT_NOTE, output_text)
     worst = found.refutation or found.tightest
     if worst is not None:
         out.rows = [res.row() for res in found.results
@@ -155,14 +155,6 @@ def _assumes(mech: Any, cache: Any, covered: str, audited: int, factored: bool =
         a.PRIVTREE_SEAMS if cache.refusal is None else a.direct(cache.refusal),
         a.ARITHMETIC_FACTORED if factored else a.ARITHMETIC_EXACT,
         a.pairs_covered(covered, audited), a.OTHER_PAIRS)
-
-
-def _output_text(o: object) -> str:
-    """A (reduced) partition as `{[0,2), [2,4), ...}`, written from its release
-    (`proofs.privacy.audit.pairs.output_text`)."""
-    from betweencut.proofs.privacy.audit.pairs import output_text
-
-    return output_text(o)
 
 
 def _box_point(text: object, mech: Any, name: str) -> tuple[int, ...]:
