@@ -162,6 +162,18 @@ def test_a_given_epsilon_is_range_checked_once(tmp_path: Path, monkeypatch: pyte
     assert checks == [Fraction(1)]
 
 
+def test_a_privtree_epsilon_is_range_checked_once(monkeypatch: pytest.MonkeyPatch,
+                                                  checks: list[object]) -> None:
+    """The PrivTree kind too (`audit_privtree_run`): the API checks `--epsilon` once; the
+    bound over every pair covered and the decisive pair's audit take it as it is."""
+    monkeypatch.syspath_prepend(str(ROOT / "examples"))
+    with isolating(False):
+        status, _, err = cli(["audit", "privacy", "--mechanism", "my_privtree:privtree_closed",
+                              "--exhaustive", "1", "--epsilon", "1", "--delta", "0"])
+    assert status in (0, 1), err
+    assert checks == [Fraction(1)]
+
+
 def _route_curves() -> list[Any]:
     """The pair curves the route's audit asks for a hockey stick (the objects, not copies)."""
     curves: list[Any] = []
