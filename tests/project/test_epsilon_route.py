@@ -14,6 +14,7 @@ import ast
 import json
 import re
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from types import FrameType
@@ -52,15 +53,14 @@ def reentered(modules: list[str]) -> list[str]:
     return sorted({m for m in once if once.count(m) > 1})
 
 
-def measured_stacks(argv: list[str]) -> tuple[int, list[list[str]]]:
-    """`betweencut ARGV` in process, isolation off: its exit status and the stack of modules
-    at every call of a function named `hockey_stick`."""
-    stacks: list[list[str]] = []
+def at_hockey_sticks(argv: list[str], seen: Callable[[FrameType], None]) -> int:
+    """`betweencut ARGV` in process, isolation off, calling `seen(frame)` at every call of a
+    function of the package named `hockey_stick`; its exit status (0, asserted)."""
 
     def hook(frame: FrameType, event: str, arg: Any) -> None:
         if event == "call" and frame.f_code.co_name == HOCKEY_STICK and \
                 frame.f_globals.get("__name__", "").startswith("betweencut."):
-            stacks.append(stack_modules(frame))
+            seen(frame)
 
     with isolating(False):
         previous = sys.getprofile()
@@ -70,6 +70,14 @@ def measured_stacks(argv: list[str]) -> tuple[int, list[list[str]]]:
         finally:
             sys.setprofile(previous)
     assert status == 0, err
+    return status
+
+
+def measured_stacks(argv: list[str]) -> tuple[int, list[list[str]]]:
+    """`betweencut ARGV` in process, isolation off: its exit status and the stack of modules
+    at every call of a function named `hockey_stick`."""
+    stacks: list[list[str]] = []
+    status = at_hockey_sticks(argv, lambda frame: stacks.append(stack_modules(frame)))
     return status, stacks
 
 
@@ -178,21 +186,12 @@ def _route_curves() -> list[Any]:
     """The pair curves the route's audit asks for a hockey stick (the objects, not copies)."""
     curves: list[Any] = []
 
-    def hook(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_name == HOCKEY_STICK and \
-                "self" in frame.f_locals and \
-                frame.f_globals.get("__name__", "").startswith("betweencut.") and \
-                not any(c is frame.f_locals["self"] for c in curves):
-            curves.append(frame.f_locals["self"])
+    def seen(frame: FrameType) -> None:
+        curve = frame.f_locals.get("self")
+        if curve is not None and not any(c is curve for c in curves):
+            curves.append(curve)
 
-    with isolating(False):
-        previous = sys.getprofile()
-        sys.setprofile(hook)
-        try:
-            status, _, err = cli(AUDIT)
-        finally:
-            sys.setprofile(previous)
-    assert status == 0, err
+    at_hockey_sticks(AUDIT, seen)
     return curves
 
 
