@@ -592,9 +592,8 @@ def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
     """One claimed `(ε, δ)` point, built here only: `ε` a `ClaimedEpsilon` (an exact rational
     `>= 0`, checked once: one given already checked passes as it is, without `limits`), `δ` an
     exact rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper)
-    `>= 0`;
-    text is read by `betweencut.numbers.exact_text`'s grammar, floats are refused. `limits` (a
-    user's point, the API's): the command line's limits on numbers
+    `>= 0`; text is read by `betweencut.numbers.exact_text`'s grammar, floats are refused.
+    `limits` (a user's point, the API's): the command line's limits on numbers
     (`betweencut.data.validate.exact_value`), rationals only and `δ <= 1`; without (a checker's
     point, `audit_pairs`): any exact value. `ParameterError` naming `names`' `ε` or `δ`, or `claim`,
     otherwise."""
