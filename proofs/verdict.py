@@ -36,9 +36,10 @@ from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.schemas import header
 
 __all__ = [
-    "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
-    "Neighbours", "Refutation", "Relation", "Release", "Row", "StreamedVerdict", "Value",
-    "Verdict", "approx", "certified", "claim_point", "dp_point", "enclosure", "projection",
+    "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "ClaimedEpsilon",
+    "Direction", "Neighbours", "Refutation", "Relation", "Release", "Row", "StreamedVerdict",
+    "Value", "Verdict", "approx", "certified", "checked_epsilon", "claim_point", "dp_point",
+    "enclosure", "projection",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -181,7 +182,7 @@ class Claim:
 
     @staticmethod
     def dp(epsilon: Fraction, delta: Exact, on: Sequence[str] = ("output",)) -> Claim:
-        return Claim(f"({epsilon}, {exact_str(delta)})-DP", ((Fraction(epsilon), delta),),
+        return Claim(f"({epsilon}, {exact_str(delta)})-DP", ((checked_epsilon(epsilon), delta),),
                      tuple(on))
 
     def as_json(self) -> dict[str, Any]:
@@ -538,6 +539,44 @@ def cut(text: str) -> str:
     return f"{text[:SHOWN_CHARS]}... ({len(text):,} characters in all; the JSON holds it whole)"
 
 
+class ClaimedEpsilon(Fraction):
+    """A claimed `ε`, range-checked: an exact rational `>= 0`. Its construction is the one
+    range check of `ε` on its route (`ClaimedEpsilon(value, name)`: `value` read by
+    `betweencut.numbers.exact.as_rational`, a float refused, `ParameterError` naming `name`
+    when negative); the route's functions (`audit_pairs`, the divergences, the hockey sticks)
+    accept one as it is, and check any other value through `checked_epsilon`. It is a
+    `Fraction` in every other respect: arithmetic on it gives plain `Fraction`s (a computed
+    `ε` is not a claimed one), and it is written as one (`repr`, `str`)."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: object, name: str = "eps") -> ClaimedEpsilon:
+        from betweencut.numbers.exact import as_rational
+
+        eps = value if type(value) is Fraction else as_rational(value, name)
+        if eps < 0:
+            raise ParameterError(name, eps, f"{name} >= 0")
+        return super().__new__(cls, eps)
+
+    def __repr__(self) -> str:
+        return f"Fraction({self.numerator}, {self.denominator})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # unpickled through the check again
+        return (ClaimedEpsilon, (Fraction(self.numerator, self.denominator),))
+
+    def __copy__(self) -> ClaimedEpsilon:
+        return self
+
+    def __deepcopy__(self, memo: object) -> ClaimedEpsilon:
+        return self
+
+
+def checked_epsilon(eps: object, name: str = "eps") -> ClaimedEpsilon:
+    """`eps` as a `ClaimedEpsilon`: one already checked as it is, any other value checked here
+    (the one check, `ClaimedEpsilon`); the public entry points that take a raw `ε` call this."""
+    return eps if isinstance(eps, ClaimedEpsilon) else ClaimedEpsilon(eps, name)
+
+
 @overload
 def claim_point(point: object, names: tuple[str, str] = ...,
                 *, limits: Literal[True] = ...) -> tuple[Fraction, Fraction]: ...
@@ -550,10 +589,11 @@ def claim_point(point: object, names: tuple[str, str] = ...,
 
 def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
                 limits: bool = True) -> tuple[Fraction, Exact]:
-    """One claimed `(ε, δ)` point, built here only: `ε` an exact rational `>= 0`, `δ` an exact
-    rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper) `>= 0`;
-    text is read by `betweencut.numbers.exact_text`'s grammar, floats are refused. `limits` (a
-    user's point, the API's): the command line's limits on numbers
+    """One claimed `(ε, δ)` point, built here only: `ε` a `ClaimedEpsilon` (an exact rational
+    `>= 0`, checked once: one given already checked passes as it is, without `limits`), `δ` an
+    exact rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper)
+    `>= 0`; text is read by `betweencut.numbers.exact_text`'s grammar, floats are refused.
+    `limits` (a user's point, the API's): the command line's limits on numbers
     (`betweencut.data.validate.exact_value`), rationals only and `δ <= 1`; without (a checker's
     point, `audit_pairs`): any exact value. `ParameterError` naming `names`' `ε` or `δ`, or `claim`,
     otherwise."""
@@ -565,9 +605,9 @@ def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
 
     read = exact_value if limits else as_rational
     eps_name, delta_name = names
-    eps = read(point[0], eps_name)
-    if eps < 0:
-        raise ParameterError(eps_name, eps, f"{eps_name} >= 0")
+    # a user's ε within the command line's limits; a checker's as it comes (checked once)
+    eps = ClaimedEpsilon(exact_value(point[0], eps_name), eps_name) if limits else \
+        checked_epsilon(point[0], eps_name)
     delta = point[1]
     if isinstance(delta, ExpPoly | ExpRational) and not limits:
         if sign(delta) < 0:

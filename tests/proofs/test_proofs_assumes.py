@@ -217,8 +217,8 @@ def test_every_named_item_is_one_line_of_words(item: Item) -> None:
 
 
 def test_renyi_claims_and_published_rows() -> None:
-    from betweencut.proofs.baselines.published import audit_published
-    from betweencut.proofs.baselines.published_rows import PUBLISHED
+    from betweencut.proofs.baselines.corpus_checks.published import audit_published
+    from betweencut.proofs.baselines.corpus_checks.published_rows import PUBLISHED
 
     module = load_example("my_field_mechanism")
     zcdp = audit_mechanism(module.busiest_branch, exhaustive=1, height=3, claim="zcdp:1")

@@ -31,6 +31,7 @@ from betweencut.proofs.exact.arith import exact_str
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import (
     Claim,
+    ClaimedEpsilon,
     Relation,
     Release,
     Row,
@@ -212,11 +213,14 @@ def _claim(claim: object, epsilon: object, delta: object,
                                  "parameters (tau, lam, R)")
         if params.lam > 1:
             raise ParameterError("lambda", shown(params.lam), "0 < lambda <= 1 (Theorem 5.4)")
-        points = accountant.points(path_query_bound(tree.height), params)
+        # each claimed ε checked once, here (`ClaimedEpsilon`): the route takes them as they are
+        points: list[tuple[Fraction, Any]] = [
+            (ClaimedEpsilon(e, "epsilon"), d)
+            for e, d in accountant.points(path_query_bound(tree.height), params)]
         labels: list[dict[str, object]] = [{"r": r} for r in range(1, len(points) + 1)]
         text = f"{accountant.claim_text}: (r*lambda, delta_r)-DP for r = 1..L"
         if cal is not None:
-            points.append((cal.epsilon, cal.delta))
+            points.append((ClaimedEpsilon(cal.epsilon, "epsilon"), cal.delta))
             labels.append({"promised": f"Theorem 5.5: ({cal.epsilon}, {cal.delta})-DP"})
             text += f"; Theorem 5.5: ({cal.epsilon}, {cal.delta})-DP"
         facts: dict[str, object] = {"lambda": params.lam, "R": params.R.exact_str(),

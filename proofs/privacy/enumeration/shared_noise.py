@@ -47,7 +47,6 @@ from betweencut.proofs.privacy.divergence.joint import (
     HockeyStick,
     Law,
     PairCurve,
-    check_eps,
     epsilon_for_delta,
 )
 from betweencut.proofs.privacy.enumeration.cache import (
@@ -69,7 +68,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     fork_prefixes,
     walk_estimate,
 )
-from betweencut.proofs.verdict import Direction
+from betweencut.proofs.verdict import Direction, checked_epsilon
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
@@ -389,7 +388,7 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
     `o` in the event when it is certainly positive at 64 bits. `total` sums `δ`, `P(S)` and
     `Q(S)`: exactly (the default, for exact laws), or into one enclosure.
     """
-    eps = check_eps(eps)
+    eps = checked_epsilon(eps)
     p, q = (p, q) if forward else (q, p)
     grow = ExpPoly.exp(eps)
     bounds = exp_bounds(eps)  # e^ε's bounds, computed once for every enclosed term

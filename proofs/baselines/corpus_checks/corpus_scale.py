@@ -24,7 +24,7 @@ from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import LAPLACE
 from betweencut.numbers.exact import midpoint_float
 from betweencut.proofs.assumes import REDUCTION_PREMISE
-from betweencut.proofs.baselines.corpus_rows import UNKNOWN, CorpusRow, moves_of
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import UNKNOWN, CorpusRow, moves_of
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
 from betweencut.proofs.privacy.audit.pairs import (
     AuditVerdict,
@@ -275,7 +275,7 @@ class Reduced:
 def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: str,
              progress: Progress | None = None, first: bool = False) -> Listing | Reduced:
     """The listing or the reduction for `row` (see `corpus.audit_row` for `method`)."""
-    from betweencut.proofs.baselines.corpus_rows import pairs_for
+    from betweencut.proofs.baselines.corpus_checks.corpus_rows import pairs_for
 
     boxes = family(row, size, relation) if not row.claim else None
     user = row.literature == UNKNOWN

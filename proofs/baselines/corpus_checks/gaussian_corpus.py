@@ -31,8 +31,8 @@ from typing import Any, cast
 from betweencut.data.notation import database_text, record_text, replacement_text
 from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.proofs.baselines import corpus_rows
-from betweencut.proofs.baselines.corpus_rows import CorpusRow, RowResult
+from betweencut.proofs.baselines.corpus_checks import corpus_rows
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import CorpusRow, RowResult
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.privacy.audit.pairs import (

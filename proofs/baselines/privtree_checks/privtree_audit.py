@@ -63,14 +63,14 @@ from betweencut.baselines.privtree import Box, Point, PrivTree, volume
 from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.proofs.baselines.privtree_count import (
+from betweencut.proofs.baselines.privtree_checks.privtree_count import (
     DecompositionMismatch,
     DirectPrivTreeCache,
     answer_sequences,
     counted_enumeration,
     privtree_run,
 )
-from betweencut.proofs.baselines.privtree_search import (
+from betweencut.proofs.baselines.privtree_checks.privtree_search import (
     Ratio,
     WorstPair,
     is_partition,
