@@ -116,6 +116,7 @@ def audit_mechanism(
         raise ParameterError("strict", strict, "True or False")
     user = resolve(mechanism, strict=strict)
     relation = Relation.of(neighbours)
+    releases = None if on is None else Release.several(on)  # `on` read once, on this route
     if relation.is_replace and (search is not None or baseline is not None):
         raise ParameterError("search" if search is not None else "baseline", "given",
                              "add/remove pairs only (replace-one: pairs= or exhaustive=N)")
@@ -144,7 +145,7 @@ def audit_mechanism(
 
         def privtree() -> Verdict:
             return audit_privtree(user, listed, exhaustive=exhaustive, search=search,
-                                  epsilon=epsilon, delta=delta, claim=claim, on=on,
+                                  epsilon=epsilon, delta=delta, claim=claim, on=releases,
                                   baseline=baseline, tree=tree, height=height, tau=tau,
                                   lam=lam, R=R, progress=progress, relation=relation)
 
@@ -154,9 +155,10 @@ def audit_mechanism(
         found.assumes = a.strict(found.assumes, user.pure)
         return found
     t = _tree(tree, height, arity, exhaustive, relation)
-    renyi = _renyi_claim(claim, epsilon, delta, on, search, baseline)
+    renyi = _renyi_claim(claim, epsilon, delta, releases, search, baseline)
     params, cal = _params(user, t, tau, lam, R, epsilon, delta, chosen)
-    the_claim = claim_of(claim, epsilon, delta, params, cal, chosen, t, on, relation, renyi)
+    the_claim = claim_of(claim, epsilon, delta, params, cal, chosen, t, releases, relation,
+                         renyi)
     run, built = _run(user, t, params)
     audited = Audited(user.name, user.kind, user.target, built, run, user.pure,
                       None if baseline is None else _baseline_runs(user, baseline, t, params))
@@ -164,8 +166,8 @@ def audit_mechanism(
                      params, cal, renyi, progress, first, relation)
 
 
-def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, search: object,
-                 baseline: object) -> Any:
+def _renyi_claim(claim: object, epsilon: object, delta: object,
+                 on: tuple[Release, ...] | None, search: object, baseline: object) -> Any:
     """The Renyi or zCDP claim `zcdp:RHO` / `rdp:ALPHA:EPS`, else None (an (eps, delta) claim);
     it goes with the whole output and given or exhaustive pairs only."""
     if not isinstance(claim, str) or not claim.startswith(("zcdp:", "rdp:")):
@@ -177,8 +179,8 @@ def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, sear
         if value is not None:
             raise ParameterError(name, "given", f"none with the claim {claim!r} (its orders "
                                  "are the claim; pairs= or exhaustive=N)")
-    if on not in (None, Release.OUTPUT.value, (Release.OUTPUT.value,), [Release.OUTPUT.value]):
-        raise ParameterError("on", on, "'output' for a Renyi or zCDP claim")
+    if on not in (None, (Release.OUTPUT,)):
+        raise ParameterError("on", ", ".join(on or ()), "'output' for a Renyi or zCDP claim")
     return RenyiClaim.parse(claim)
 
 

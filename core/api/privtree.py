@@ -26,7 +26,7 @@ pair, which is the one audited for the verdict.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from betweencut.api.load import UserMechanism, raised_line
@@ -50,7 +50,7 @@ def show_box(box: Any) -> str:
 def audit_privtree(
     user: UserMechanism, pairs: Iterable[tuple[object, object]] | None, *,
     exhaustive: int | None, search: int | None, epsilon: object, delta: object,
-    claim: object, on: str | Sequence[str] | None, baseline: object, tree: object,
+    claim: object, on: tuple[Release, ...] | None, baseline: object, tree: object,
     height: object, tau: object, lam: object, R: object,
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
     relation: Any = None,
@@ -69,8 +69,9 @@ def audit_privtree(
                              "carries its own public box")
     if baseline is not None:
         raise ParameterError("baseline", baseline, "none for a PrivTree (audit each one)")
-    if on not in (None, Release.OUTPUT, [Release.OUTPUT], (Release.OUTPUT,)):
-        raise ParameterError("on", on, "'output' (a PrivTree releases its partition)")
+    if on not in (None, (Release.OUTPUT,)):
+        raise ParameterError("on", ", ".join(on or ()), "'output' (a PrivTree releases its "
+                             "partition)")
     if claim is not None:
         raise ParameterError("claim", claim, "epsilon= and delta= for a PrivTree")
     eps, dlt = dp_point(epsilon, delta)
@@ -127,7 +128,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
             from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
 
             decisive = list(shown)
-            bound = epsilon_lower_bound(cache, naming(decisive), dlt, "output")
+            bound = epsilon_lower_bound(cache, naming(decisive), dlt, Release.OUTPUT)
         else:
             # the largest epsilon at delta over every pair covered; the claim holds on all of
             # them iff it holds on the pair attaining it (privtree_audit.epsilon_bound), audited
@@ -137,7 +138,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         if at and not isinstance(exc, (BetweenCutError, KeyboardInterrupt)):
             exc.add_note(f"auditing the pair {_pair_text(at[0])}")
         raise
-    found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
+    found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on=Release.OUTPUT, cache=cache,
                         keep=True)
     check_unchanged(mech, SEAMS, seams, user.name)  # what the reduction read at the start
     subject = {
@@ -160,7 +161,7 @@ def _audit(user: UserMechanism, pairs: Iterable[tuple[object, object]] | None,
         from betweencut.data.notation import database_text, record_text
 
         out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),
-                                       record_text(bound.z), "output",
+                                       record_text(bound.z), Release.OUTPUT,
                                        getattr(bound, "pair", None), bound.curve))
         out.curve = bound.curve
     return out
