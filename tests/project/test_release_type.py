@@ -14,11 +14,13 @@ import ast
 import json
 import pickle
 from collections.abc import Iterator
+from fractions import Fraction
 
 import pytest
 from package_modules import modules
 
 from betweencut.errors import ParameterError
+from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
 from betweencut.proofs.verdict import RELEASES_ALLOWED, Release
 
 # the public entries that accept `on` as text (documented), each converting it once
@@ -156,3 +158,25 @@ def test_release_several_reads_a_name_a_list_or_the_default() -> None:
                      (3, "list of them")):
         with pytest.raises(ParameterError, match=why):
             Release.several(bad)
+
+
+def _flag(db: tuple[tuple[int, ...], ...], test: NoisyTest) -> Outcome:
+    """BT(|D|; 1, 2, 1/2) (examples/my_mechanism.py's flag)."""
+    return test(BTQuery(Fraction(len(db)), Fraction(1), Fraction(2), Fraction(1, 2)))
+
+
+@pytest.mark.parametrize("on", ["__class__", "_x", ["output", "__dict__"]])
+def test_the_public_entries_read_on_with_release_of(on: object) -> None:
+    """Each public entry refuses what `Release.of` refuses, and takes a `Release` as it is."""
+    from betweencut.api import audit_mechanism
+    from betweencut.testing import assert_private, pair_curves
+
+    for entry in (lambda: audit_mechanism(_flag, [((), ())], height=1, epsilon=1, delta=0,
+                                          on=on),
+                  lambda: assert_private(_flag, 1, 0, [((), ())], height=1, on=on),
+                  lambda: pair_curves(_flag, [((), ())], height=1, on=on)):
+        with pytest.raises(ParameterError, match="on=") as caught:
+            entry()
+        assert caught.value.allowed == RELEASES_ALLOWED
+    assert audit_mechanism(_flag, [((), ())], height=1, epsilon=1, delta=0,
+                           on=Release.OUTPUT).holds
