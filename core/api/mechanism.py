@@ -99,7 +99,8 @@ def audit_mechanism(
     largest over every pair, each with its pair (issue 35, item 4).
     Returns: a `Verdict`; `rows` per pair, claimed point and release (`on`: "output", the
     mechanism's whole output, default; or a public attribute of it such as "transcript",
-    "heavy"; several with a list; a `Release` or its name, read once by `Release.several`); for an exhaustive or searched audit the worst pair's rows; `facts`:
+    "heavy"; several with a list; a `Release` or its name, read once by `Release.several`);
+    for an exhaustive or searched audit the worst pair's rows; `facts`:
     `epsilon_at_delta` (the largest over the pairs audited, a certified lower bound on the
     mechanism's ε at the claimed δ, with its pair and exact curve) and, with `baseline`, the
     privacy regressions against it.
