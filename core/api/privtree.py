@@ -14,7 +14,7 @@ its own claim). `N` of `exhaustive=N` and `search=N` is a database size, `0..MAX
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from betweencut.api.load import UserMechanism, raised_line
@@ -33,7 +33,7 @@ __all__ = ["MAX_PRIVTREE_SIZE", "audit_privtree", "is_own"]
 def audit_privtree(
     user: UserMechanism, pairs: Iterable[tuple[object, object]] | None, *,
     exhaustive: int | None, search: int | None, epsilon: object, delta: object,
-    claim: object, on: str | Sequence[str] | None, baseline: object, tree: object,
+    claim: object, on: tuple[Release, ...] | None, baseline: object, tree: object,
     height: object, tau: object, lam: object, R: object,
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
     relation: Any = None,
@@ -50,8 +50,9 @@ def audit_privtree(
                              "carries its own public box")
     if baseline is not None:
         raise ParameterError("baseline", baseline, "none for a PrivTree (audit each one)")
-    if on not in (None, Release.OUTPUT, [Release.OUTPUT], (Release.OUTPUT,)):
-        raise ParameterError("on", on, "'output' (a PrivTree releases its partition)")
+    if on not in (None, (Release.OUTPUT,)):
+        raise ParameterError("on", ", ".join(on or ()), "'output' (a PrivTree releases its "
+                             "partition)")
     if claim is not None:
         raise ParameterError("claim", claim, "epsilon= and delta= for a PrivTree")
     eps, dlt = dp_point(epsilon, delta)

@@ -69,7 +69,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
 )
 from betweencut.proofs.registry import claim, register_audit
-from betweencut.proofs.verdict import Relation
+from betweencut.proofs.verdict import Relation, Release
 
 __all__ = ["CORPUS", "METHODS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
            "check_corpus_verdicts", "decide", "infinite_witness", "largest_loss", "loss_facts"]
@@ -313,7 +313,7 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
     values: list[tuple[int, ExpPoly, ExpPoly]] = []
     for t in row.family:
         db, z, event = family_pair(t)
-        joint = QueryLawCache(row.mechanism(2 * t)).make_joint(db, z, "output")
+        joint = QueryLawCache(row.mechanism(2 * t)).make_joint(db, z, Release.OUTPUT)
         key = release_of(event)  # the laws key outputs by their release
         values.append((t, joint.p.get(key, ExpPoly()), joint.q.get(key, ExpPoly())))
     increasing = all(sign(p1 * q2 - p2 * q1) < 0 for (_, p1, q1), (_, p2, q2)

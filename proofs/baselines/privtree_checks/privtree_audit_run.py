@@ -39,7 +39,7 @@ from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.data.notation import parse_database, parse_record
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.proofs.privacy.audit.run import Pairs, epsilon_facts
-from betweencut.proofs.verdict import Claim, Relation, Verdict
+from betweencut.proofs.verdict import Claim, Relation, Release, Verdict
 
 __all__ = ["LIST_CAP", "MAX_PRIVTREE_SIZE", "audit_privtree_run", "is_own", "show_box"]
 
@@ -101,7 +101,7 @@ def audit_privtree_run(mech: Any, name: str, kind: str, pairs: Pairs, claim: Cla
             from betweencut.proofs.privacy.audit.search import epsilon_lower_bound
 
             decisive = list(shown)
-            bound = epsilon_lower_bound(cache, naming(decisive), dlt, "output")
+            bound = epsilon_lower_bound(cache, naming(decisive), dlt, Release.OUTPUT)
         else:
             # the largest epsilon at delta over every pair covered; the claim holds on all of
             # them iff it holds on the pair attaining it (privtree_audit.epsilon_bound), audited
@@ -111,7 +111,7 @@ def audit_privtree_run(mech: Any, name: str, kind: str, pairs: Pairs, claim: Cla
         if at and not isinstance(exc, (BetweenCutError, KeyboardInterrupt)):
             exc.add_note(f"auditing the pair {_pair_text(at[0])}")
         raise
-    found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on="output", cache=cache,
+    found = audit_pairs(privtree_run(mech), decisive, [(eps, dlt)], on=Release.OUTPUT, cache=cache,
                         keep=True)
     check_unchanged(mech, SEAMS, seams, name)  # what the reduction read at the start
     subject = {
@@ -134,7 +134,7 @@ def audit_privtree_run(mech: Any, name: str, kind: str, pairs: Pairs, claim: Cla
         from betweencut.data.notation import database_text, record_text
 
         out.facts.update(epsilon_facts(bound.epsilon, dlt, database_text(bound.db),
-                                       record_text(bound.z), "output",
+                                       record_text(bound.z), Release.OUTPUT,
                                        getattr(bound, "pair", None), bound.curve))
         out.curve = bound.curve
     return out

@@ -446,7 +446,7 @@ def check_on(on: object) -> Release:
     set); anything else is a `ParameterError`."""
     if on not in PROJECTIONS_AT_DEPTH:
         raise ParameterError("on", on, "'transcript' or 'heavy'")
-    return Release(str(on))
+    return Release.of(on)
 
 
 def rows_on(
