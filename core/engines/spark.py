@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from betweencut.engines import spark_cds
 from betweencut.engines.candidates import CandidateSink
 from betweencut.engines.common import (
     WHITESPACE,
@@ -138,7 +139,8 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
     sink = os.dup(2) if log else os.open(os.devnull, os.O_WRONLY)
-    environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} "
+    sharing = spark_cds.driver_options(spark_home(), write=not log)
+    environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} {sharing} "
                                         f"{os.environ.get('SPARK_SUBMIT_OPTS', '')}"}
     if master is None or master.startswith("local"):  # local mode: the loopback address only
         environment["SPARK_LOCAL_IP"] = os.environ.get("SPARK_LOCAL_IP", "127.0.0.1")
@@ -158,6 +160,14 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
                 del os.environ[key]
             else:
                 os.environ[key] = value
+
+
+def spark_home() -> str:
+    """The Spark installation pyspark launches: `$SPARK_HOME`, else pyspark's own directory
+    (a pip install holds the jars)."""
+    import pyspark
+
+    return os.environ.get("SPARK_HOME") or os.path.dirname(os.path.abspath(pyspark.__file__))
 
 
 def read(spark: Any, source: Source) -> Any:
