@@ -109,7 +109,11 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     The driver's JVM writes its log (and the JVM's own warnings) to its stderr, and could write
     to stdout, where the release goes: it is started with both on the null device, or with
     `log` both on our stderr, for its whole life (the first session of a process decides).
-    Errors still reach the user, as the Python exception Spark raises."""
+    Errors still reach the user, as the Python exception Spark raises.
+
+    The driver's JVM maps the installation's class-data sharing archive when there is one, and
+    otherwise writes it at its exit (not with `log`): `betweencut.engines.spark_cds`. The
+    session then starts in about half the time (`bench/spark_startup.py`)."""
     require("pyspark", "spark", "spark")
     from pyspark.sql import SparkSession
 

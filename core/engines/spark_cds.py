@@ -145,3 +145,47 @@ def _tidy(folder: Path, key: str, archive: Path) -> bool:
         except OSError:  # another process promoted or removed it first
             continue
     return writing
+
+
+def prepare(spark_home: str, *, timeout: float = 600.0) -> Path | None:
+    """This installation's archive, made now if there is none: a `classify` with the Spark
+    engine on a small CSV, in a child process whose driver writes the archive at its exit;
+    waits (at most `timeout` seconds) until it is complete and promoted. None if no archive
+    can be made here (the module docstring's fallbacks). For test suites and benchmarks, whose
+    many short sessions would otherwise each start without it."""
+    import subprocess
+    import sys
+    import tempfile
+
+    deadline, started = time.monotonic() + timeout, False
+    with tempfile.TemporaryDirectory(prefix="betweencut-cds-") as tmp:
+        csv = Path(tmp) / "records.csv"
+        csv.write_text("rec\n0/1\n1/0\n\n", encoding="utf-8")
+        while time.monotonic() < deadline:
+            mapped = driver_options(spark_home, write=False)  # promotes a complete file
+            if mapped:
+                return Path(mapped.split()[0].split("=", 1)[1])
+            if not _writing(spark_home):
+                if started:  # the child's driver asked for no archive: none can be made
+                    return None
+                subprocess.run(
+                    [sys.executable, "-m", "betweencut", "classify", str(csv), "--height", "3",
+                     "--tau", "30", "--epsilon", "1", "--delta", "0.05", "--engine", "spark",
+                     "--skip-null"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL, timeout=max(1.0, deadline - time.monotonic()),
+                    check=False)
+                started = True
+                continue
+            time.sleep(1.0)
+    return None
+
+
+def _writing(spark_home: str) -> bool:
+    """A file of this installation's key is being written."""
+    java = java_binary()
+    folder = cache_directory()
+    if java is None or not folder.is_dir():
+        return False
+    key = archive_key(spark_home, java)
+    return any(p.name.startswith(f"driver-{key}.") and p.name.endswith(".tmp")
+               for p in folder.iterdir())
