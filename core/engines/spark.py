@@ -143,7 +143,13 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
     sink = os.dup(2) if log else os.open(os.devnull, os.O_WRONLY)
-    sharing = spark_cds.driver_options(spark_home(), write=not log)
+    from pyspark import SparkContext
+
+    # Only a JVM started here takes options (a stopped session's JVM stays up in the process;
+    # PYSPARK_GATEWAY_PORT names one started by a parent process): an archive asked of no JVM
+    # would never be written.
+    launches = SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
+    sharing = spark_cds.driver_options(spark_home(), write=not log) if launches else ""
     environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} {sharing} "
                                         f"{os.environ.get('SPARK_SUBMIT_OPTS', '')}"}
     if master is None or master.startswith("local"):  # local mode: the loopback address only
