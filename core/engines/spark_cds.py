@@ -157,6 +157,8 @@ def prepare(spark_home: str, *, timeout: float = 600.0) -> Path | None:
     import sys
     import tempfile
 
+    if os.environ.get("BETWEENCUT_SPARK_CDS", "1") == "0" or java_binary() is None:
+        return None
     deadline, started = time.monotonic() + timeout, False
     with tempfile.TemporaryDirectory(prefix="betweencut-cds-") as tmp:
         csv = Path(tmp) / "records.csv"

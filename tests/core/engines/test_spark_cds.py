@@ -115,6 +115,7 @@ def test_spark_cds_off_unwritable_or_unsplittable_gives_no_option(
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
     monkeypatch.setenv("BETWEENCUT_CACHE_DIR", str(tmp_path / "cache"))
     assert spark_cds.driver_options(str(install)) == ""
+    assert spark_cds.prepare(str(install), timeout=5) is None  # no Java: nothing started
 
 
 @pytest.mark.spark
