@@ -16,7 +16,8 @@ processes and interleaved (the machine is shared: A and B see the same load):
 * the whole command line of the case, without and with the archive.
 
 Medians of `--repeat` runs, as seconds and as ratios to the baseline of the same run. The
-archive is made first in a cache directory of the run's own (one session writes it at exit).
+archive is made first in a cache directory of the run's own (`spark_cds.prepare`: one
+command line's session writes it at exit).
 
 Run: python bench/spark_startup.py [--repeat 3]
 """
@@ -88,19 +89,13 @@ def _phases(env: dict[str, str], csv: Path) -> list[tuple[str, float]]:
 
 
 def _make_archive(env: dict[str, str], cache: Path) -> None:
-    """One session that writes the archive at its exit; waits until it is complete."""
-    from betweencut.engines import spark_cds
-
-    subprocess.run([sys.executable, "-c", "from betweencut.engines import spark; "
-                    "spark.session().range(3).count()"], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
-    folder = cache / "spark-cds"
-    deadline = time.time() + 600
-    while time.time() < deadline:
-        if any(spark_cds.complete(p) for p in folder.iterdir()):
-            return
-        time.sleep(1)
-    raise SystemExit("the archive was not written within 10 minutes")
+    """The archive as the first command line makes it (`spark_cds.prepare`, in a child process
+    with the run's environment)."""
+    made = subprocess.run([sys.executable, "-c", "from betweencut.engines import spark, "
+                           "spark_cds; print(spark_cds.prepare(spark.spark_home()))"], env=env,
+                          capture_output=True, text=True, check=True, timeout=900)
+    if made.stdout.strip() == "None":
+        raise SystemExit("no class-data sharing archive could be made here")
 
 
 def main() -> None:
