@@ -55,6 +55,8 @@ def cache_directory() -> Path:
         return Path(root) / "spark-cds"
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    if not base.is_absolute():  # no home directory: never a folder under the working one
+        raise ValueError("no home directory for the cache")
     return base / "betweencut" / "spark-cds"
 
 
@@ -121,7 +123,7 @@ def driver_options(spark_home: str, *, write: bool = True) -> str:
         aside = folder / f"driver-{key}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
         aside.touch(mode=0o600)  # marks the writing for other starts (the JVM replaces it)
         return f"-XX:ArchiveClassesAtExit={aside} {QUIET}"
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: Path.home() found none
         return ""
 
 
@@ -158,6 +160,10 @@ def prepare(spark_home: str, *, timeout: float = 600.0) -> Path | None:
     import tempfile
 
     if os.environ.get("BETWEENCUT_SPARK_CDS", "1") == "0" or java_binary() is None:
+        return None
+    try:
+        cache_directory()
+    except (ValueError, RuntimeError):
         return None
     deadline, started = time.monotonic() + timeout, False
     with tempfile.TemporaryDirectory(prefix="betweencut-cds-") as tmp:

@@ -112,6 +112,11 @@ def test_spark_cds_off_unwritable_or_unsplittable_gives_no_option(
     assert spark_cds.driver_options(str(install)) == ""
     monkeypatch.setenv("BETWEENCUT_CACHE_DIR", str(tmp_path / "with space"))
     assert spark_cds.driver_options(str(install)) == ""
+    monkeypatch.delenv("BETWEENCUT_CACHE_DIR")  # no home directory: never the working one
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: Path("~"))
+    monkeypatch.chdir(tmp_path)
+    assert spark_cds.driver_options(str(install)) == "" and not (tmp_path / "~").exists()
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
     monkeypatch.setenv("BETWEENCUT_CACHE_DIR", str(tmp_path / "cache"))
     assert spark_cds.driver_options(str(install)) == ""
