@@ -30,6 +30,7 @@ Java runtime, pyspark's jars, the environment that builds the classpath), never 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -116,7 +117,8 @@ def driver_options(spark_home: str, *, write: bool = True) -> str:
         archive = folder / f"driver-{key}.jsa"
         writing = _tidy(folder, key, archive)
         if archive.is_file() and complete(archive):
-            os.utime(archive)  # used: kept by other installations' tidying
+            with contextlib.suppress(OSError):  # used: kept by other installations' tidying
+                os.utime(archive)
             return f"-XX:SharedArchiveFile={archive} {QUIET}"
         if not write or writing:
             return ""
