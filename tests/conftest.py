@@ -17,6 +17,25 @@ from betweencut.properties.settings import load_settings_from_env
 load_settings_from_env()
 
 
+_ARCHIVE: list[object] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before the first Spark test, the driver's class-data sharing archive is made if there
+    is none (`betweencut.engines.spark_cds.prepare`, once a run), so that every session of the
+    run (the shared one, and each command line's) starts with it."""
+    if _ARCHIVE or item.get_closest_marker("spark") is None:
+        return
+    _ARCHIVE.append(None)
+    try:
+        from betweencut.engines import spark_cds
+        from betweencut.engines.spark import spark_home
+
+        _ARCHIVE[0] = spark_cds.prepare(spark_home())
+    except ImportError:  # no pyspark: the Spark tests skip themselves
+        return
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark")
