@@ -268,13 +268,20 @@ class LawCache:
             self._joints = ((db, z), {})
         return self._joints[1]
 
-    def make_joint(self, db: Database, z: Node, on: Release) -> PairCurve:
+    def answered(self, own: Callable[[], T], again: Callable[[LawCache], T]) -> T:
+        """`own()` from this cache's laws, or, once a run asked a query of another kind
+        (`ForeignQuery`: this cache switches), `again` on the cache of that kind (which calls
+        its public method, so that a subclass overriding it is asked)."""
         if self.other is None:
             try:
-                return Joint(self.law(db, on), self.law(with_record(db, z), on))
+                return own()
             except ForeignQuery as asked:
                 self.switch(asked)
-        return self.delegated(lambda other: other.make_joint(db, z, on))
+        return self.delegated(again)
+
+    def make_joint(self, db: Database, z: Node, on: Release) -> PairCurve:
+        return self.answered(lambda: Joint(self.law(db, on), self.law(with_record(db, z), on)),
+                             lambda other: other.make_joint(db, z, on))
 
     def divergence(self, db: Database, z: Node, on: Release, eps: Fraction) -> HockeyStick:
         return self.joint(db, z, on).divergence(eps)
@@ -301,12 +308,8 @@ class LawCache:
         return found
 
     def make_pair_joint(self, first: Database, second: Database, on: Release) -> PairCurve:
-        if self.other is None:
-            try:
-                return Joint(self.law(first, on), self.law(second, on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.make_pair_joint(first, second, on))
+        return self.answered(lambda: Joint(self.law(first, on), self.law(second, on)),
+                             lambda other: other.make_pair_joint(first, second, on))
 
     def neighbour_curve(self, pair: Neighbour, on: Release) -> Curve:
         """The exact curve of any neighbouring pair, from direct enumeration."""
@@ -317,12 +320,8 @@ class LawCache:
 
     def databases_curve(self, first: Database, second: Database, on: Release) -> Curve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of two databases, from this cache's laws."""
-        if self.other is None:
-            try:
-                return curve_of_laws(self.law(first, on), self.law(second, on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.databases_curve(first, second, on))
+        return self.answered(lambda: curve_of_laws(self.law(first, on), self.law(second, on)),
+                             lambda other: other.databases_curve(first, second, on))
 
     def fresh(self) -> LawCache:
         """A cache of the same kind whose laws come from direct enumeration of the real code.
@@ -342,12 +341,9 @@ class LawCache:
     def curve(self, db: Database, z: Node, on: Release) -> Curve:
         """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
         only on a cache returned by `fresh()`)."""
-        if self.other is None:
-            try:
-                return curve_of_laws(self.law(db, on), self.law(with_record(db, z), on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.curve(db, z, on))
+        return self.answered(
+            lambda: curve_of_laws(self.law(db, on), self.law(with_record(db, z), on)),
+            lambda other: other.curve(db, z, on))
 
 
 def _keyed(projections: Projections) -> Projections:
