@@ -1,0 +1,152 @@
+"""The audit's enumeration against the release path: the user's code, run as deployed in a
+fresh interpreter with the release sampler (`betweencut.boundary.release_replay`), must give
+the outputs the audit enumerated for the same answers.
+
+The enumeration runs the user's code in children forked from the audit's process, which see
+the audit's modules, stack and test objects: code that looks for them can behave privately
+only when audited, and the audit's "holds" would speak of code that is never deployed. So, for
+the databases of the audit (the first `MAX_DATABASES` in the audit's order), `RUNS` seeded
+runs each on the release path: every run's answer sequence must be one the enumeration of that
+database met, and its output's canonical bytes, under each release audited, the enumerated
+output's for that sequence; otherwise `ReleasePathDiffers` (a `MechanismError`: the command
+line exits 2 with one line).
+
+Scope: a function `(db, test) -> output` and a builder's `run(leaves, test)` asking BT noisy
+tests (fresh noise). Not replayed, and stated so in the verdict (`assumes.release_path_not_done`):
+a mechanism the audit's enumeration handed to another kind (shared noise, the field's
+primitives, Gaussian noise), a Renyi claim, a callable a fresh interpreter cannot import by
+name (defined in `__main__` or inside a function, an instance, a partial), a baseline's runs.
+
+May import: `betweencut.boundary`, `betweencut.proofs.assumes`, this package's `cache`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from betweencut.boundary.encoding import ReleaseKey
+from betweencut.boundary.release_replay import (
+    PATH,
+    ReleasePathDiffers,
+    Replay,
+    ReplaySpec,
+    locate,
+    start,
+    tree_json,
+)
+from betweencut.proofs import assumes as a
+from betweencut.proofs.assumes import Item
+
+__all__ = ["MAX_DATABASES", "Pending", "begin", "databases_of", "finish"]
+
+MAX_DATABASES = 64  # databases replayed per audit, the first in the audit's order
+WHY = "the code behaves differently when audited"
+
+
+def databases_of(chosen: Iterable[Any]) -> list[Any]:
+    """The databases of the audit's pairs (`(D, z)` or `Neighbour`), in the audit's order,
+    each once."""
+    from betweencut.proofs.privacy.enumeration.cache import Neighbour, with_record
+
+    out: dict[Any, None] = {}
+    for pair in chosen:
+        if isinstance(pair, Neighbour):
+            out.setdefault(pair.first)
+            out.setdefault(pair.second)
+        else:
+            out.setdefault(pair[0])
+            out.setdefault(with_record(pair[0], pair[1]))
+    return list(out)
+
+
+class Pending:
+    """A replay started for an audit (`replay` None: not replayed, `why` says why)."""
+
+    def __init__(self, replay: Replay | None, why: str, listed: int = 0) -> None:
+        self.replay = replay
+        self.why = why
+        self.listed = listed
+
+    def kill(self) -> None:
+        if self.replay is not None:
+            self.replay.kill()
+
+
+def begin(name: str, target: Any, built: Any, tree: Any, params: Any, ons: Sequence[str],
+          chosen: Sequence[Any], cache: Any) -> Pending:
+    """The replay of the audit's first `MAX_DATABASES` databases, started (it runs while the
+    audit does), or why it is not: the package's own code (`cache.user` None), a callable a
+    fresh interpreter cannot import by name."""
+    if getattr(cache, "user", None) is None:
+        return Pending(None, "the package's own code")
+    found = locate(target)
+    if found is None:
+        return Pending(None, "your callable cannot be imported by name in a fresh interpreter "
+                       "(defined in __main__ or inside a function, an instance, a partial)")
+    module, file, qualname = found
+    dbs = databases_of(chosen)
+    builder = built is not None
+    spec = ReplaySpec(
+        who=name, module=module, file=file, qualname=qualname, builder=builder,
+        ons=tuple(ons), databases=tuple(dbs[:MAX_DATABASES]),
+        tree=tree_json(tree) if builder else None,
+        params=(str(params.tau), str(params.lam), params.R.exact_str()) if builder else None)
+    return Pending(start(spec), "", len(dbs))
+
+
+def finish(pending: Pending, cache: Any, audited: Sequence[Any]) -> Item:
+    """The replay's runs compared with the audit's enumeration of each database it audited
+    (`audited`: the pairs audited), or the item saying it was not done.
+
+    Checks: every replayed run's answers are an answer sequence the enumeration of its
+    database met, and its releases' canonical bytes are the enumerated output's.
+    Returns: the verdict's `release_path` item (`assumes.release_path` when checked).
+    Raises: `ReleasePathDiffers` naming the database, the answers and both outputs;
+    `MechanismError` when the child failed (`Replay.runs`)."""
+    replay = pending.replay
+    if replay is None:
+        return a.release_path_not_done(pending.why)
+    if getattr(cache, "other", None) is not None:  # another kind enumerated it
+        pending.kill()
+        return a.release_path_not_done("the mechanism asks shared-noise, Gaussian or the "
+                                       "field's primitives: only BT noisy tests are replayed")
+    runs = replay.runs()
+    spec = replay.spec
+    wanted = set(databases_of(audited))
+    checked = [i for i, db in enumerate(spec.databases) if db in wanted]
+    by_db: dict[int, list[Any]] = {}
+    for run in runs:
+        by_db.setdefault(run.db, []).append(run)
+    for index in checked:
+        db = spec.databases[index]
+        _compare(spec.who, db, cache.enumeration(db), by_db.get(index, []), spec.ons)
+    return a.release_path(spec.runs, len(checked), len(wanted))
+
+
+def _compare(who: str, db: Any, found: Any, runs: list[Any], ons: Sequence[str]) -> None:
+    from betweencut.data.notation import database_text
+
+    met: dict[str, Any] = {}
+    for (output, _), steps in zip(found.leaves, found.steps, strict=True):
+        met["".join(str(s) for _, s in steps)] = output
+    shown_db = database_text(db)
+    for run in runs:
+        answers = run.answers or "(none)"
+        if run.answers not in met:
+            raise ReleasePathDiffers(
+                f"the mechanism {who}: {PATH} the answers {answers} on D = {shown_db} "
+                f"(seed {run.seed}) are none the audit enumerated: {WHY}")
+        output = met[run.answers]
+        for on, data in zip(ons, run.outputs, strict=True):
+            keys = getattr(output, "keys", None)
+            expected = keys.get(on) if isinstance(keys, dict) else None
+            if not isinstance(expected, ReleaseKey):
+                raise ReleasePathDiffers(f"the mechanism {who}: the audit's enumeration of "
+                                         f"D = {shown_db} holds no release {on!r} to compare")
+            if expected.data != data:
+                raise ReleasePathDiffers(
+                    f"the mechanism {who}: {PATH} the output for D = {shown_db}, answers "
+                    f"{answers} was {ReleaseKey(data)!r}; the audit enumerated {expected!r}"
+                    f"{'' if on == 'output' else f' (release {on})'}: {WHY}")
+
