@@ -46,7 +46,7 @@ from typing import Any
 from betweencut.errors import MechanismError, one_line
 
 __all__ = ["LIMIT_SECONDS", "MAX_BYTES", "PATH", "RUNS", "ReleasePathDiffers", "Replay",
-           "ReplayRun", "ReplaySpec", "locate", "main", "start", "tree_json"]
+           "ReplayRun", "ReplaySpec", "locate", "main", "params_json", "start", "tree_json"]
 
 RUNS = 8  # runs per database, seeds 0..RUNS-1 (public constants)
 MAX_BYTES = 64 << 20  # the child's whole result (hex of every run's releases)
@@ -64,8 +64,8 @@ class ReleasePathDiffers(MechanismError):
 class ReplaySpec:
     """What the child replays: the user's callable by module and qualified name (`file`: the
     module's file, loaded when the name imports another one), a builder's public tree
-    (`tree_json`) and parameters (exact texts of tau, lambda, R), the releases `ons`, the
-    databases and the runs per database."""
+    (`tree_json`) and parameters (`params_json`), the releases `ons`, the databases and the
+    runs per database."""
 
     who: str
     module: str
@@ -75,7 +75,7 @@ class ReplaySpec:
     ons: tuple[str, ...]
     databases: tuple[Any, ...]
     tree: dict[str, Any] | None = None
-    params: tuple[str, str, str] | None = None
+    params: dict[str, Any] | None = None
     runs: int = RUNS
     path: tuple[str, ...] = field(default_factory=lambda: tuple(
         p for p in sys.path if isinstance(p, str)))
@@ -84,7 +84,7 @@ class ReplaySpec:
         return {"who": self.who, "module": self.module, "file": self.file,
                 "qualname": self.qualname, "builder": self.builder, "ons": list(self.ons),
                 "databases": [[list(node) for node in db] for db in self.databases],
-                "tree": self.tree, "params": None if self.params is None else list(self.params),
+                "tree": self.tree, "params": self.params,
                 "runs": self.runs, "path": list(self.path)}
 
 
@@ -101,8 +101,9 @@ class ReplayRun:
 
 def locate(target: object) -> tuple[str, str | None, str] | None:
     """`(module, file, qualname)` naming `target` so a fresh interpreter finds the very same
-    object by import, or None: a callable defined in `__main__` or inside a function, an
-    instance or a partial, or a name that does not lead back to it."""
+    object by import, or None: a callable defined in `__main__`, inside a function or in a
+    module without a file (built in memory), an instance or a partial, or a name that does not
+    lead back to it."""
     module = getattr(target, "__module__", None)
     qualname = getattr(target, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str):
@@ -110,14 +111,14 @@ def locate(target: object) -> tuple[str, str | None, str] | None:
     if module == "__main__" or "<" in qualname:
         return None
     found: Any = sys.modules.get(module)
-    if found is None:
-        return None
     file = getattr(found, "__file__", None)
+    if found is None or not isinstance(file, str):  # a module built in memory: no import
+        return None
     for part in qualname.split("."):
         found = getattr(found, part, None)
     if found is not target:
         return None
-    return module, file if isinstance(file, str) else None, qualname
+    return module, file, qualname
 
 
 def tree_json(tree: Any) -> dict[str, Any]:
@@ -135,6 +136,17 @@ def tree_json(tree: Any) -> dict[str, Any]:
     walk((), ())
     return {"height": tree.height, "description": tree.description,
             "end_of_record": bool(tree.end_of_record), "children": children}
+
+
+def params_json(params: Any) -> dict[str, Any] | None:
+    """A builder's public parameters as data: their class (located as the user's callable is,
+    `locate`) and the exact texts of tau, lambda and R its `of` reads back; None when the class
+    cannot be located."""
+    found = locate(type(params))
+    if found is None:
+        return None
+    return {"module": found[0], "qualname": found[2],
+            "args": [str(params.tau), str(params.lam), params.R.exact_str()]}
 
 
 def _tree(data: dict[str, Any]) -> Any:
@@ -315,6 +327,13 @@ def _load(spec: dict[str, Any]) -> Any:
     return module
 
 
+def _named(module: Any, qualname: str) -> Any:
+    found = module
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
 def _replay(spec: dict[str, Any], write: Any) -> None:
     from betweencut.boundary.encoding import release_of
     from betweencut.boundary.isolation import raised_line
@@ -325,18 +344,16 @@ def _replay(spec: dict[str, Any], write: Any) -> None:
             sys.path.remove(entry)
         sys.path.insert(0, entry)
     tree = params = None
-    if spec["builder"]:
-        from betweencut.mechanism.params import Params
-
+    if spec["builder"]:  # the parameters' class located as the user's callable is (`locate`)
         tree = _tree(spec["tree"])
-        params = Params.of(*spec["params"])
+        made = spec["params"]
+        params = _named(importlib.import_module(made["module"]), made["qualname"]).of(
+            *made["args"])
     write({PROOFS_LOADED: sorted(m for m in sys.modules if m == "betweencut.proofs"
                                  or m.startswith("betweencut.proofs."))})
     ons: Sequence[str] = spec["ons"]
     try:
-        target: Any = _load(spec)
-        for part in str(spec["qualname"]).split("."):
-            target = getattr(target, part)
+        target = _named(_load(spec), str(spec["qualname"]))
         run = target(tree, params).run if spec["builder"] else target
     except BaseException as exc:
         write({"error": f"did not load or build: {raised_line(exc)}"})

@@ -32,13 +32,14 @@ from betweencut.boundary.release_replay import (
     Replay,
     ReplaySpec,
     locate,
+    params_json,
     start,
     tree_json,
 )
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Item
 
-__all__ = ["MAX_DATABASES", "Pending", "begin", "databases_of", "finish"]
+__all__ = ["MAX_DATABASES", "Pending", "begin", "compare", "databases_of", "finish"]
 
 MAX_DATABASES = 64  # databases replayed per audit, the first in the audit's order
 WHY = "the code behaves differently when audited"
@@ -87,11 +88,13 @@ def begin(name: str, target: Any, built: Any, tree: Any, params: Any, ons: Seque
     module, file, qualname = found
     dbs = databases_of(chosen)
     builder = built is not None
+    made = params_json(params) if builder else None
+    if builder and made is None:
+        return Pending(None, "the builder's parameters cannot be rebuilt by name")
     spec = ReplaySpec(
         who=name, module=module, file=file, qualname=qualname, builder=builder,
         ons=tuple(ons), databases=tuple(dbs[:MAX_DATABASES]),
-        tree=tree_json(tree) if builder else None,
-        params=(str(params.tau), str(params.lam), params.R.exact_str()) if builder else None)
+        tree=tree_json(tree) if builder else None, params=made)
     return Pending(start(spec), "", len(dbs))
 
 
@@ -120,11 +123,20 @@ def finish(pending: Pending, cache: Any, audited: Sequence[Any]) -> Item:
         by_db.setdefault(run.db, []).append(run)
     for index in checked:
         db = spec.databases[index]
-        _compare(spec.who, db, cache.enumeration(db), by_db.get(index, []), spec.ons)
+        compare(spec.who, db, cache.enumeration(db), by_db.get(index, []), spec.ons)
     return a.release_path(spec.runs, len(checked), len(wanted))
 
 
-def _compare(who: str, db: Any, found: Any, runs: list[Any], ons: Sequence[str]) -> None:
+def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[str]) -> None:
+    """One database's release-path runs against the audit's enumeration of it.
+
+    Preconditions: `found` is the enumeration the audit used for `db` (an `Enumeration` of
+    the user's code, its outputs `isolated.Outputs`), `runs` the `ReplayRun`s of `db`, `ons`
+    the releases audited, in the order of each run's `outputs`.
+    Checks: each run's answers are an answer sequence `found` holds, and each release's
+    canonical bytes are the enumerated output's for that sequence.
+    Returns: None.
+    Raises: `ReleasePathDiffers` naming `who`, the database, the answers and both outputs."""
     from betweencut.data.notation import database_text
 
     met: dict[str, Any] = {}
