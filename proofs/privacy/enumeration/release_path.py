@@ -22,7 +22,7 @@ May import: `betweencut.boundary`, `betweencut.proofs.assumes`, this package's `
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from betweencut.boundary.encoding import ReleaseKey
@@ -77,9 +77,12 @@ class Pending:
 def begin(name: str, target: Any, built: Any, tree: Any, params: Any, ons: Sequence[str],
           chosen: Sequence[Any], cache: Any) -> Pending:
     """The replay of the audit's first `MAX_DATABASES` databases, started (it runs while the
-    audit does), or why it is not: the package's own code (`cache.user` None), a callable a
-    fresh interpreter cannot import by name."""
-    if getattr(cache, "user", None) is None:
+    audit does), or why it is not: the package's own code (`seams.packaged`), a callable a
+    fresh interpreter cannot import by name. Isolation off (`isolation.isolating(False)`, the
+    bench's baseline) replays too: the comparison keys the in-process outputs itself."""
+    from betweencut.boundary.seams import packaged
+
+    if packaged(target):
         return Pending(None, "the package's own code")
     found = locate(target)
     if found is None:
@@ -123,16 +126,19 @@ def finish(pending: Pending, cache: Any, audited: Sequence[Any]) -> Item:
         by_db.setdefault(run.db, []).append(run)
     for index in checked:
         db = spec.databases[index]
-        compare(spec.who, db, cache.enumeration(db), by_db.get(index, []), spec.ons)
+        compare(spec.who, db, cache.enumeration(db), by_db.get(index, []), spec.ons,
+                cache.given)
     return a.release_path(spec.runs, len(checked), len(wanted))
 
 
-def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[str]) -> None:
+def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[str],
+            given: dict[str, Callable[[object], Hashable]] | None = None) -> None:
     """One database's release-path runs against the audit's enumeration of it.
 
     Preconditions: `found` is the enumeration the audit used for `db` (an `Enumeration` of
-    the user's code, its outputs `isolated.Outputs`), `runs` the `ReplayRun`s of `db`, `ons`
-    the releases audited, in the order of each run's `outputs`.
+    the user's code, its outputs `isolated.Outputs`, or the outputs themselves when the audit
+    ran them in its process: `given`, the cache's keyed projections, keys them), `runs` the
+    `ReplayRun`s of `db`, `ons` the releases audited, in the order of each run's `outputs`.
     Checks: each run's answers are an answer sequence `found` holds, and each release's
     canonical bytes are the enumerated output's for that sequence.
     Returns: None.
@@ -152,7 +158,8 @@ def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[st
         output = met[run.answers]
         for on, data in zip(ons, run.outputs, strict=True):
             keys = getattr(output, "keys", None)
-            expected = keys.get(on) if isinstance(keys, dict) else None
+            expected = keys.get(on) if isinstance(keys, dict) else (
+                given[on](output) if given is not None and on in given else None)
             if not isinstance(expected, ReleaseKey):
                 raise ReleasePathDiffers(f"the mechanism {who}: the audit's enumeration of "
                                          f"D = {shown_db} holds no release {on!r} to compare")
