@@ -39,20 +39,41 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from betweencut.errors import MechanismError, one_line
 
 __all__ = ["LIMIT_SECONDS", "MAX_BYTES", "PATH", "RUNS", "ReleasePathDiffers", "Replay",
-           "ReplayRun", "ReplaySpec", "locate", "main", "params_json", "start", "tree_json"]
+           "ReplayRun", "ReplaySpec", "enabled", "locate", "main", "params_json", "replaying",
+           "start", "tree_json"]
 
 RUNS = 8  # runs per database, seeds 0..RUNS-1 (public constants)
 MAX_BYTES = 64 << 20  # the child's whole result (hex of every run's releases)
 LIMIT_SECONDS: float | None = None  # a watchdog shorter than the budget's (tests only)
 PATH = "on the release path (a fresh interpreter, the release sampler)"
 PROOFS_LOADED = "proofs"
+_REPLAYING: ContextVar[bool] = ContextVar("betweencut_replaying", default=True)
+
+
+@contextmanager
+def replaying(on: bool) -> Iterator[None]:
+    """Whether audits replay the release path inside the block (default: they do). Off only for
+    `bench/release_replay.py`'s baseline; a verdict made with it off states the release path
+    as not replayed (`betweencut.proofs.assumes.release_path_not_done`), never as checked."""
+    token = _REPLAYING.set(on)
+    try:
+        yield
+    finally:
+        _REPLAYING.reset(token)
+
+
+def enabled() -> bool:
+    """Do audits replay the release path here (`replaying`)?"""
+    return _REPLAYING.get()
 
 
 class ReleasePathDiffers(MechanismError):

@@ -31,6 +31,7 @@ from betweencut.boundary.release_replay import (
     ReleasePathDiffers,
     Replay,
     ReplaySpec,
+    enabled,
     locate,
     params_json,
     start,
@@ -84,6 +85,9 @@ def begin(name: str, target: Any, built: Any, tree: Any, params: Any, ons: Seque
 
     if packaged(target):
         return Pending(None, "the package's own code")
+    if not enabled():
+        return Pending(None, "switched off (release_replay.replaying(False): a benchmark's "
+                       "baseline)")
     found = locate(target)
     if found is None:
         return Pending(None, "your callable cannot be imported by name in a fresh interpreter "

@@ -132,3 +132,17 @@ def test_release_path_checker_rejects_a_forged_run(mechs: Path) -> None:
         unmet = ReplayRun(0, 1, "LL", good.outputs)
         with pytest.raises(ReleasePathDiffers, match=r"the answers LL .* are none the audit"):
             release_path.compare(user.name, (), found, [unmet], ("output",))
+
+
+def test_release_path_switched_off_is_stated_not_done(mechs: Path) -> None:
+    """The benchmark's switch (`replaying(False)`) never reads as a check: the detector then
+    holds, and its verdict says the release path was not replayed."""
+    from betweencut.boundary.release_replay import replaying
+
+    with replaying(False):
+        verdict = audit_mechanism("replaymechs:detect_modules", exhaustive=1, height=2,
+                                  epsilon=Fraction(1, 2), delta=0)
+    item = _keys(verdict)["release_path"]
+    assert verdict.holds and not item.checked  # type: ignore[attr-defined]
+    assert "switched off" in item.how  # type: ignore[attr-defined]
+    assert "assumed, not checked: your code behaves on the release path" in verdict.text()
