@@ -6,8 +6,8 @@ The audit enumerates the user's code in children FORKED from the audit's process
 `sys.modules`), its call stack, the proof path's test objects. Code that looks for any of them
 can behave privately only when audited. The replay runs it where none of them is:
 
-* a FRESH interpreter (`sys.executable -m betweencut.boundary.release_replay`, not a fork), in
-  the audit's working directory, with the audit's `sys.path` entries and environment, which
+* a FRESH interpreter (`sys.executable -c BOOT`, which sets the audit's `sys.path` and calls
+  `main`; not a fork), in the audit's working directory and environment, which
   imports only the core modules the run needs (`noise.bt_sampler`, `boundary.encoding`, the
   tree and parameters of a builder) and the user's module with plain `importlib` by its name
   (its file when the name imports another one); it checks that no `betweencut.proofs` module
@@ -56,6 +56,11 @@ MAX_BYTES = 64 << 20  # the child's whole result (hex of every run's releases)
 LIMIT_SECONDS: float | None = None  # a watchdog shorter than the budget's (tests only)
 PATH = "on the release path (a fresh interpreter, the release sampler)"
 PROOFS_LOADED = "proofs"
+# the child's first statement: the audit's sys.path (the first line of its input) before the
+# package is imported, so it finds the very betweencut the audit runs, then `main`
+BOOT = ("import json, sys; sys.path[:0] = [p for p in json.loads(sys.stdin.readline()) "
+        "if p not in sys.path]; from betweencut.boundary.release_replay import main; "
+        "sys.exit(main())")
 _REPLAYING: ContextVar[bool] = ContextVar("betweencut_replaying", default=True)
 
 
@@ -310,7 +315,7 @@ def start(spec: ReplaySpec) -> Replay:
     result comes back on its standard output; its standard error is discarded (the user's
     prints go nowhere: fds 1 and 2 point at /dev/null while the user's code runs)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "betweencut.boundary.release_replay"],
+        [sys.executable, "-c", BOOT],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         cwd=os.getcwd(), env=dict(os.environ), close_fds=True)
     replay = Replay(spec, proc)
@@ -318,6 +323,7 @@ def start(spec: ReplaySpec) -> Replay:
     if stdin is None:
         raise MechanismError(f"the replay of {spec.who} has no input stream")
     try:
+        stdin.write(json.dumps(list(spec.path)).encode() + b"\n")
         stdin.write(json.dumps(spec.as_json()).encode())
         stdin.close()
     except OSError:  # the child ended at once: its status says why (`Replay.runs`)
@@ -399,9 +405,12 @@ def _replay(spec: dict[str, Any], write: Any) -> None:
 
 
 def main() -> int:
-    """The child: the spec from standard input, one JSON line per record to the standard
-    output it was started with; the user's code sees /dev/null as its streams."""
+    """The child: the spec from standard input (after the path line `BOOT` read), one JSON line
+    per record to the standard output it was started with; the user's code sees /dev/null as
+    its streams."""
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    if __name__ == "__main__":  # run as `python -m`: the path line `BOOT` reads comes first
+        sys.stdin.readline()
     spec = json.loads(sys.stdin.read())
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
