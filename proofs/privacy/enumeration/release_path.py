@@ -156,9 +156,11 @@ def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[st
     for run in runs:
         answers = run.answers or "(none)"
         if run.answers not in met:
+            shown = ", ".join(repr(ReleaseKey(data)) for data in run.outputs)
             raise ReleasePathDiffers(
-                f"the mechanism {who}: {PATH} the answers {answers} on D = {shown_db} "
-                f"(seed {run.seed}) are none the audit enumerated: {WHY}")
+                f"the mechanism {who}: {PATH} a run on D = {shown_db} (seed {run.seed}) drew "
+                f"the answers {answers} and released {shown}; the audit enumerated no such "
+                f"answer sequence: {WHY}")
         output = met[run.answers]
         for on, data in zip(ons, run.outputs, strict=True):
             keys = getattr(output, "keys", None)

@@ -130,7 +130,8 @@ def test_release_path_checker_rejects_a_forged_run(mechs: Path) -> None:
         with pytest.raises(ReleasePathDiffers, match="was 'forged'; the audit enumerated"):
             release_path.compare(user.name, (), found, [forged], ("output",))
         unmet = ReplayRun(0, 1, "LL", good.outputs)
-        with pytest.raises(ReleasePathDiffers, match=r"the answers LL .* are none the audit"):
+        with pytest.raises(ReleasePathDiffers,
+                           match=r"drew the answers LL and released .*; the audit enumerated"):
             release_path.compare(user.name, (), found, [unmet], ("output",))
 
 
@@ -146,3 +147,21 @@ def test_release_path_switched_off_is_stated_not_done(mechs: Path) -> None:
     assert verdict.holds and not item.checked  # type: ignore[attr-defined]
     assert "switched off" in item.how  # type: ignore[attr-defined]
     assert "assumed, not checked: your code behaves on the release path" in verdict.text()
+
+
+def test_release_path_kinds_not_replayed_say_so() -> None:
+    """Every kind the release path is not replayed for (a PrivTree, the depth audit, the
+    Gaussian and field kinds, corpus rows) states it, assumed; the package's own code has
+    nothing of yours to replay."""
+    from betweencut.proofs import assumes as a
+
+    for items in (a.code_items(False, replayed=False), a.code_items(False, replayed=None),
+                  a.code_items(False, isolated=False), a.code_items(False)):
+        found = {i.key: i for i in items}
+        assert not found["release_path"].checked
+        assert "not replayed" in found["release_path"].how
+        assert "release_path_unseen" not in found
+    assert [i.key for i in a.code_items(True)] == ["code"]
+    checked = {i.key: i for i in a.code_items(False, release=a.release_path(8, 3, 5))}
+    assert checked["release_path"].checked and not checked["release_path_unseen"].checked
+    assert "the first 3 of the 5 databases audited" in checked["release_path"].what
