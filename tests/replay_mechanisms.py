@@ -71,6 +71,14 @@ def detect_stack(db, test):
     return len(db)
 
 
+def detect_isolation(db, test):
+    """Looks for a module of the audit's boundary (which the replay itself loads, then hides)."""
+    if "betweencut.boundary.isolation" in sys.modules or "betweencut.boundary.encoding" in (
+            sys.modules):
+        return ask(db, test)
+    return len(db)
+
+
 # -- other behaviours of the release path only ------------------------------------------------
 def random_on_release(db, test):
     """Draws `random` (refused by the audit's sandbox) only where the audit is not."""
@@ -111,6 +119,11 @@ def proofs_loaded(db, test):
     """The proof-path modules loaded where it runs (none on the release path), and one answer."""
     return (tuple(sorted(m for m in sys.modules if m.startswith("betweencut.proofs"))),
             ask(db, test))
+
+
+def package_modules(db, test):
+    """The package's modules loaded where it runs, and one answer."""
+    return (tuple(sorted(m for m in sys.modules if m.startswith("betweencut"))), ask(db, test))
 
 
 # -- builders -----------------------------------------------------------------------------------

@@ -6,13 +6,15 @@ The audit enumerates the user's code in children FORKED from the audit's process
 `sys.modules`), its call stack, the proof path's test objects. Code that looks for any of them
 can behave privately only when audited. The replay runs it where none of them is:
 
-* a FRESH interpreter (`sys.executable -c BOOT`, which sets the audit's `sys.path` and calls
-  `main`; not a fork), in the audit's working directory and environment, which
-  imports only the core modules the run needs (`noise.bt_sampler`, `boundary.encoding`, the
-  tree and parameters of a builder) and the user's module with plain `importlib` by its name
+* a FRESH interpreter (`sys.executable -c BOOT`, which sets the audit's `sys.path`, imports
+  the release sampler and calls `main`; not a fork), in the audit's working directory and
+  environment, which imports only the core modules the run needs (`noise.bt_sampler`,
+  `boundary.encoding`) and the user's module with plain `importlib` by its name
   (its file when the name imports another one); it checks that no `betweencut.proofs` module
   is loaded before the user's module is imported (`PROOFS_LOADED`, sent to the parent, which
-  refuses otherwise);
+  refuses otherwise), and hides the package's modules it loaded itself (this one, the
+  encoder...): the user's module finds loaded what `import betweencut.noise.bt_sampler`
+  loads, as in deployment (`_hide`);
 * for each database given, `runs` runs of the user's callable (a function `(db, test)`, or a
   builder's `run(leaves, test)`, built once from the public tree and parameters) with a real
   `ExactSampler(seed)` for the public seeds `0..runs-1` (the very class deployment uses; its
@@ -59,8 +61,8 @@ PROOFS_LOADED = "proofs"
 # the child's first statement: the audit's sys.path (the first line of its input) before the
 # package is imported, so it finds the very betweencut the audit runs, then `main`
 BOOT = ("import json, sys; sys.path[:0] = [p for p in json.loads(sys.stdin.readline()) "
-        "if p not in sys.path]; from betweencut.boundary.release_replay import main; "
-        "sys.exit(main())")
+        "if p not in sys.path]; import betweencut.noise.bt_sampler; keep = set(sys.modules); "
+        "from betweencut.boundary.release_replay import main; sys.exit(main(keep))")
 _REPLAYING: ContextVar[bool] = ContextVar("betweencut_replaying", default=True)
 
 
@@ -361,7 +363,21 @@ def _named(module: Any, qualname: str) -> Any:
     return found
 
 
-def _replay(spec: dict[str, Any], write: Any) -> None:
+def _hide(keep: set[str]) -> None:
+    """The package's modules the replay loaded beyond `keep` (what deployment's import of the
+    release sampler loads), removed from `sys.modules` and from their package's attributes
+    before the user's module is imported: it sees the modules deployment would (the replay
+    keeps its references; a module the user's code imports is imported afresh)."""
+    for name in sorted(m for m in sys.modules
+                       if (m == "betweencut" or m.startswith("betweencut.")) and m not in keep):
+        sys.modules.pop(name, None)
+        parent, _, child = name.rpartition(".")
+        package = sys.modules.get(parent)
+        if package is not None and child in vars(package):
+            delattr(package, child)
+
+
+def _replay(spec: dict[str, Any], write: Any, keep: set[str] | None = None) -> None:
     from betweencut.boundary.encoding import release_of
     from betweencut.boundary.isolation import raised_line
     from betweencut.noise.bt_sampler import ExactSampler
@@ -370,18 +386,20 @@ def _replay(spec: dict[str, Any], write: Any) -> None:
         if entry in sys.path:
             sys.path.remove(entry)
         sys.path.insert(0, entry)
-    tree = params = None
-    if spec["builder"]:  # the parameters' class located as the user's callable is (`locate`)
-        tree = _tree(spec["tree"])
-        made = spec["params"]
-        params = _named(importlib.import_module(made["module"]), made["qualname"]).of(
-            *made["args"])
     write({PROOFS_LOADED: sorted(m for m in sys.modules if m == "betweencut.proofs"
                                  or m.startswith("betweencut.proofs."))})
+    if keep is not None:
+        _hide(keep)
     ons: Sequence[str] = spec["ons"]
     try:
         target = _named(_load(spec), str(spec["qualname"]))
-        run = target(tree, params).run if spec["builder"] else target
+        if spec["builder"]:  # the parameters' class located as the user's callable is
+            made = spec["params"]
+            params = _named(importlib.import_module(made["module"]), made["qualname"]).of(
+                *made["args"])
+            run = target(_tree(spec["tree"]), params).run
+        else:
+            run = target
     except BaseException as exc:
         write({"error": f"did not load or build: {raised_line(exc)}"})
         return
@@ -404,10 +422,11 @@ def _replay(spec: dict[str, Any], write: Any) -> None:
     write({"done": True})
 
 
-def main() -> int:
+def main(keep: set[str] | None = None) -> int:
     """The child: the spec from standard input (after the path line `BOOT` read), one JSON line
     per record to the standard output it was started with; the user's code sees /dev/null as
-    its streams."""
+    its streams, and of the package only the modules in `keep` (those deployment's import of
+    the release sampler loads, `BOOT`) and what it imports itself (`_hide`)."""
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     if __name__ == "__main__":  # run as `python -m`: the path line `BOOT` reads comes first
         sys.stdin.readline()
@@ -423,7 +442,7 @@ def main() -> int:
         out.write(json.dumps(line, separators=(",", ":")) + "\n")
         out.flush()
 
-    _replay(spec, write)
+    _replay(spec, write, keep)
     out.close()
     return 0
 

@@ -64,6 +64,23 @@ def test_the_replay_child_has_no_proofs_module_loaded(mechs: Path) -> None:
         assert run.outputs == (release_of(((), Outcome(run.answers))).data,)
 
 
+def test_the_replay_child_loads_what_deployment_loads(mechs: Path) -> None:
+    """At the user's call, the child's package modules are those of a fresh interpreter that
+    imports the release sampler and the user's module (deployment): the replay's own modules
+    (this one, the encoder, the isolation helpers) are hidden."""
+    import subprocess
+
+    deployed = subprocess.run(
+        [sys.executable, "-c", "import betweencut.noise.bt_sampler as s, replaymechs as m; "
+         "print(repr(m.package_modules((), s.ExactSampler(0))[0]))"],
+        capture_output=True, text=True, check=True, cwd=mechs).stdout.strip()
+    runs = start(_spec("package_modules", databases=((),), runs=1)).runs()
+    from betweencut.boundary.encoding import decoded
+
+    assert repr(decoded(runs[0].outputs[0])[0]) == deployed
+    assert "betweencut.boundary.isolation" not in deployed
+
+
 def test_the_replay_runs_every_database_with_public_seeds(mechs: Path) -> None:
     """Seeds 0..runs-1 on each database, the answers the release sampler drew, the canonical
     bytes of each release (here two: the output and, for a tuple, nothing else to project)."""

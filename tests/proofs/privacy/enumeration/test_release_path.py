@@ -24,7 +24,7 @@ TEXT = (ROOT / "tests" / "replay_mechanisms.py").read_text(encoding="utf-8")
 FUNCTION = ["--height", "2", "--exhaustive", "1", "--epsilon", "1/2", "--delta", "0"]
 BUILDER = ["--height", "3", "--tau", "2", "--lam", "1/2", "--R", "2", "--db", "0/0",
            "--add", "0/1"]
-DETECTORS = ["detect_modules", "detect_stack", "detect_type_sharp"]
+DETECTORS = ["detect_modules", "detect_stack", "detect_type_sharp", "detect_isolation"]
 
 
 @pytest.fixture
