@@ -28,6 +28,7 @@ from betweencut.mechanism.params import Params
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
+from betweencut.proofs.privacy.enumeration import release_path
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import (
     Claim,
@@ -103,8 +104,6 @@ def audit_run(mechanism: Audited, tree: PublicTree, pairs: Pairs, claim: Claim,
     if seams is not None:  # checked where the runs run (a child, for your code) and here
         cache.after = lambda: check_unchanged(built, SEAMS, seams, mechanism.name)
     leaves = sorted(tree.level(tree.height - 1))
-    from betweencut.proofs.privacy.enumeration import release_path
-
     replay = release_path.Pending(None, "a Renyi claim (the field's primitives)")
     try:
         with one_audit():  # the children's results reused within this audit only
