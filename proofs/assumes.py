@@ -204,8 +204,8 @@ HIDDEN_STATE_IN_PROCESS = Item(
     "fresh children", False)
 RELEASE_PATH_UNSEEN = Item(
     "release_path_unseen", "your code does not recognise the release-path replay itself (the "
-    "sampler's private recording slot, argv, the parent process) nor behave otherwise on "
-    "answers, seeds or databases the replay did not draw",
+    "sampler's seed and private recording slot, argv, the parent process) nor behave otherwise "
+    "on answers, seeds or databases the replay did not draw",
     "not checked: the replay runs the deployed code with the deployed sampler's class, which "
     "code looking for the replay could still tell apart (betweencut.boundary.release_replay)",
     False)
