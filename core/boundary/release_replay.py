@@ -38,6 +38,7 @@ import importlib.util
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -307,7 +308,12 @@ class Replay:
                                          f"{self._where(at)}") from None
             if line.get("done") is True:
                 return runs
-        ended = (f"killed by signal {-status}" if status < 0 else f"exit status {status}")
+        ended = f"exit status {status}"
+        if status < 0:
+            try:
+                ended = f"killed by {signal.Signals(-status).name}"
+            except ValueError:
+                ended = f"killed by signal {-status}"
         raise MechanismError(f"the mechanism {who} ended its process ({ended}) "
                              f"{self._where(at)}")
 

@@ -115,6 +115,7 @@ def test_a_builder_is_built_from_the_public_tree_and_parameters(mechs: Path) -> 
 
 @pytest.mark.parametrize(("name", "said"), [
     ("exits_on_release", "ended its process (exit status 0)"),
+    ("killed_on_release", "ended its process (killed by SIGKILL)"),
     ("raises_on_release", "raised RuntimeError: deployed"),
 ])
 def test_an_ending_or_raising_run_is_one_line(mechs: Path, name: str, said: str) -> None:
