@@ -94,6 +94,13 @@ def other_answer_on_release(db, test):
     return answer if audited() else str(answer)
 
 
+def less_noise_on_release(db, test):
+    """Asks the same question with far less noise when not audited: the same answers and
+    outputs, another law (nearly deterministic)."""
+    lam = Fraction(1, 2) if audited() else Fraction(50)
+    return test(BTQuery(len(db), 1, 3, lam))
+
+
 def hangs_on_release(db, test):
     answer = ask(db, test)
     while not audited():

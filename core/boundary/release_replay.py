@@ -19,9 +19,10 @@ can behave privately only when audited. The replay runs it where none of them is
   builder's `run(leaves, test)`, built once from the public tree and parameters) with a real
   `ExactSampler(seed)` for the public seeds `0..runs-1` (the very class deployment uses; its
   private `_answers` slot records the answers drawn);
-* one JSON line per run: the database's index, the seed, the answers drawn (`L`, `B`, `H`), and
+* one JSON line per run: the database's index, the seed, the answers drawn (`L`, `B`, `H`),
   each release's canonical bytes in hex (`boundary.encoding.release_of` of the whole output,
-  or of its attribute `on`).
+  or of its attribute `on`), and the noisy tests asked (each `count, a, b, lam` as integer
+  numerator and denominator: nothing is parsed from text).
 
 The parent (`start`, `Replay.runs`) reads at most `MAX_BYTES`, within the time left of the
 computation's budget (`isolation.limit_now`, or `LIMIT_SECONDS` when set: the tests' short
@@ -46,6 +47,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from betweencut.errors import MechanismError, one_line
@@ -120,12 +122,22 @@ class ReplaySpec:
 @dataclass(frozen=True)
 class ReplayRun:
     """One run on the release path: the database's index, the seed, the answers drawn (each
-    `L`, `B` or `H`) and each release's canonical bytes (in the order of `ons`)."""
+    `L`, `B` or `H`), each release's canonical bytes (in the order of `ons`), and the noisy
+    tests asked, in order (`(count, a, b, lam)` of each, exact)."""
 
     db: int
     seed: int
     answers: str
     outputs: tuple[bytes, ...]
+    queries: tuple[tuple[Fraction, Fraction, Fraction, Fraction], ...] = ()
+
+
+def _exact(pair: object) -> Fraction:
+    """A number the child sent as `[numerator, denominator]` (integers, never text)."""
+    if (not isinstance(pair, list) or len(pair) != 2 or not all(type(v) is int for v in pair)
+            or pair[1] <= 0):
+        raise ValueError("an exact number as [numerator, denominator]")
+    return Fraction(pair[0], pair[1])
 
 
 def locate(target: object) -> tuple[str, str | None, str] | None:
@@ -300,10 +312,13 @@ class Replay:
                 at = line["at"]
             if "answers" in line:
                 try:
+                    queries = tuple((_exact(c), _exact(a), _exact(b), _exact(lam))
+                                    for c, a, b, lam in line["queries"])
                     runs.append(ReplayRun(int(line["db"]), int(line["seed"]),
                                           str(line["answers"]),
-                                          tuple(bytes.fromhex(o) for o in line["outputs"])))
-                except (KeyError, TypeError, ValueError):
+                                          tuple(bytes.fromhex(o) for o in line["outputs"]),
+                                          queries))
+                except (KeyError, TypeError, ValueError):  # `_exact`'s ValueError too
                     raise MechanismError(f"the replay of {who} sent a malformed line "
                                          f"{self._where(at)}") from None
             if line.get("done") is True:
@@ -422,9 +437,11 @@ def _replay(spec: dict[str, Any], write: Any, keep: set[str] | None = None) -> N
             except BaseException as exc:
                 write({"at": index, "error": f"raised {raised_line(exc)}"})
                 return
-            write({"db": index, "seed": seed, "answers": "".join(a.value for a in
-                                                                sampler._answers),
-                   "outputs": [o.hex() for o in outputs]})
+            asked = sampler._answers
+            write({"db": index, "seed": seed, "answers": "".join(s.value for _, s in asked),
+                   "outputs": [o.hex() for o in outputs],
+                   "queries": [[[v.numerator, v.denominator] for v in (q.count, q.a, q.b, q.lam)]
+                               for q, _ in asked]})
     write({"done": True})
 
 

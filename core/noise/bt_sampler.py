@@ -112,10 +112,10 @@ class ExactSampler:
     replay seeded runs made before padding; its timing and bit count depend on the count.
 
     `_answers` is None in deployment; the release-path replay of an audit
-    (`betweencut.boundary.release_replay`) sets it to a list and every outcome drawn is
-    appended: the replay hands your code this very class, so `type(test)` cannot tell it from
-    deployment (what a mechanism reading this private slot does is assumed, not checked:
-    `betweencut.proofs.assumes.RELEASE_PATH_UNSEEN`).
+    (`betweencut.boundary.release_replay`) sets it to a list and every query asked is appended
+    with the outcome drawn: the replay hands your code this very class, so `type(test)` cannot
+    tell it from deployment (what a mechanism reading this private slot does is assumed, not
+    checked: `betweencut.proofs.assumes.RELEASE_PATH_UNSEEN`).
     """
 
     def __init__(self, seed: int | bytes | None = None, *, padded: bool = True) -> None:
@@ -131,7 +131,7 @@ class ExactSampler:
         self.draws = 0
         self._plan: Padding | None = None  # the last query's plan (one GuardedBT per run)
         self._plan_of: tuple[Fraction, Fraction, Fraction, tuple[int, int]] | None = None
-        self._answers: list[Outcome] | None = None  # the replay's record (class doc)
+        self._answers: list[tuple[BTQuery, Outcome]] | None = None  # the replay's record
 
     def __call__(self, query: BTQuery) -> Outcome:
         self.draws += 1
@@ -143,5 +143,5 @@ class ExactSampler:
                 self._plan, self._plan_of = Padding.of(*key), key
             outcome = padded_bt_outcome(query, self._plan, self.bits)
         if self._answers is not None:
-            self._answers.append(outcome)
+            self._answers.append((query, outcome))
         return outcome

@@ -143,15 +143,20 @@ def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[st
     the user's code, its outputs `isolated.Outputs`, or the outputs themselves when the audit
     ran them in its process: `given`, the cache's keyed projections, keys them), `runs` the
     `ReplayRun`s of `db`, `ons` the releases audited, in the order of each run's `outputs`.
-    Checks: each run's answers are an answer sequence `found` holds, and each release's
-    canonical bytes are the enumerated output's for that sequence.
+    Checks: each run's answers are an answer sequence `found` holds, asked of the same noisy
+    tests (the multiset of `(a - c, b - c, λ, answer)`: the sequence's probability), and each
+    release's canonical bytes are the enumerated output's for that sequence.
     Returns: None.
     Raises: `ReleasePathDiffers` naming `who`, the database, the answers and both outputs."""
     from betweencut.data.notation import database_text
+    from betweencut.noise.noisy_test import BTQuery, Outcome
+    from betweencut.proofs.laws.factors import factor_key, law_key
 
     met: dict[str, Any] = {}
-    for (output, _), steps in zip(found.leaves, found.steps, strict=True):
+    laws: dict[str, list[Any]] = {}
+    for (output, bag), steps in zip(found.leaves, found.steps, strict=True):
         met["".join(str(s) for _, s in steps)] = output
+        laws["".join(str(s) for _, s in steps)] = sorted(factor_key(f) for f in bag)
     shown_db = database_text(db)
     for run in runs:
         answers = run.answers or "(none)"
@@ -161,6 +166,13 @@ def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[st
                 f"the mechanism {who}: {PATH} a run on D = {shown_db} (seed {run.seed}) drew "
                 f"the answers {answers} and released {shown}; the audit enumerated no such "
                 f"answer sequence: {WHY}")
+        asked = sorted((*law_key(BTQuery(c, a, b, lam)), Outcome(s))
+                       for (c, a, b, lam), s in zip(run.queries, run.answers, strict=True))
+        if asked != laws[run.answers]:
+            raise ReleasePathDiffers(
+                f"the mechanism {who}: {PATH} a run on D = {shown_db} (seed {run.seed}) asked "
+                f"other noisy tests for the answers {answers} than the audit enumerated "
+                f"({_laws(asked)} against {_laws(laws[run.answers])}): {WHY}")
         output = met[run.answers]
         for on, data in zip(ons, run.outputs, strict=True):
             keys = getattr(output, "keys", None)
@@ -175,3 +187,8 @@ def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[st
                     f"{answers} was {ReleaseKey(data)!r}; the audit enumerated {expected!r}"
                     f"{'' if on == 'output' else f' (release {on})'}: {WHY}")
 
+
+
+def _laws(keys: Sequence[Any]) -> str:
+    """Noisy tests as `BT(a - c, b - c, λ) = answer`, for a refusal's line."""
+    return ", ".join(f"BT({d_a}, {d_b}, {lam}) = {s}" for d_a, d_b, lam, s in keys) or "none"

@@ -48,8 +48,8 @@ def test_the_release_sampler_records_only_when_asked() -> None:
     recording._answers = []
     assert recording(query) == first  # the record does not change the draw
     recording(query)
-    assert len(recording._answers) == 2 and all(isinstance(o, Outcome)
-                                                for o in recording._answers)
+    assert len(recording._answers) == 2 and all(q is query and isinstance(o, Outcome)
+                                                for q, o in recording._answers)
 
 
 def test_the_replay_child_has_no_proofs_module_loaded(mechs: Path) -> None:
@@ -89,6 +89,9 @@ def test_the_replay_runs_every_database_with_public_seeds(mechs: Path) -> None:
     for run in runs:
         assert len(run.answers) == 2
         assert run.outputs[0] == release_of(tuple(Outcome(a) for a in run.answers)).data
+        size = Fraction(len(DBS[run.db]))
+        half = Fraction(1, 2)
+        assert run.queries == ((size, 1, 3, half), (size, 0, 2, half))
     again = start(_spec("two_queries", runs=4)).runs()
     assert again == runs  # seeded: the same runs every time
 

@@ -74,6 +74,15 @@ def test_release_path_refuses_another_output_for_the_same_answers(mechs: Path) -
                         epsilon=Fraction(1, 2), delta=0)
 
 
+def test_release_path_refuses_other_noisy_tests_for_the_same_answers(mechs: Path) -> None:
+    """Less noise when not audited: the same answers and outputs, another law."""
+    with pytest.raises(ReleasePathDiffers, match=r"asked other noisy tests for the answers "
+                       r"[LBH] than the audit enumerated \(BT\(1, 3, 50\) = [LBH] against "
+                       r"BT\(1, 3, 1/2\) = [LBH]\)"):
+        audit_mechanism("replaymechs:less_noise_on_release", exhaustive=0, height=2,
+                        epsilon=Fraction(1, 2), delta=0)
+
+
 def test_release_path_refuses_a_builder_that_detects_the_audit(mechs: Path) -> None:
     status, out, err = cli(["audit", "privacy", "--mechanism", "replaymechs:Detecting",
                             *BUILDER, "--on", "output"])
@@ -124,12 +133,17 @@ def test_release_path_checker_rejects_a_forged_run(mechs: Path) -> None:
     with one_audit():
         found = cache.enumeration(())
         answers = "".join(str(s) for _, s in found.steps[0])
-        good = ReplayRun(0, 0, answers, (release_of(found.steps[0][0][1]).data,))
+        query = (Fraction(0), Fraction(1), Fraction(3), Fraction(1, 2))
+        good = ReplayRun(0, 0, answers, (release_of(found.steps[0][0][1]).data,), (query,))
         release_path.compare(user.name, (), found, [good], ("output",))
-        forged = ReplayRun(0, 0, answers, (release_of("forged").data,))
+        forged = ReplayRun(0, 0, answers, (release_of("forged").data,), (query,))
         with pytest.raises(ReleasePathDiffers, match="was 'forged'; the audit enumerated"):
             release_path.compare(user.name, (), found, [forged], ("output",))
-        unmet = ReplayRun(0, 1, "LL", good.outputs)
+        other = ReplayRun(0, 0, answers, good.outputs, ((Fraction(0), Fraction(1),
+                                                         Fraction(3), Fraction(50)),))
+        with pytest.raises(ReleasePathDiffers, match="asked other noisy tests"):
+            release_path.compare(user.name, (), found, [other], ("output",))
+        unmet = ReplayRun(0, 1, "LL", good.outputs, (query, query))
         with pytest.raises(ReleasePathDiffers,
                            match=r"drew the answers LL and released .*; the audit enumerated"):
             release_path.compare(user.name, (), found, [unmet], ("output",))
