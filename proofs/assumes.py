@@ -224,8 +224,9 @@ def release_path(runs: int, databases: int, audited: int) -> Item:
         "betweencut.boundary.release_replay: a fresh interpreter (not a fork of the audit), "
         "with no betweencut.proofs module loaded before your module, imports it by name and "
         f"runs each database with ExactSampler(seed), seeds 0..{runs - 1}; each run's answers "
-        "must be an answer sequence the audit enumerated and its output's canonical bytes the "
-        "enumerated output's (betweencut.proofs.privacy.enumeration.release_path)", True)
+        "must be an answer sequence the audit enumerated, asked of the same noisy tests, and "
+        "its output's canonical bytes the enumerated output's "
+        "(betweencut.proofs.privacy.enumeration.release_path)", True)
 
 
 def release_path_not_done(why: str) -> Item:
