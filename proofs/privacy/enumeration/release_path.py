@@ -26,6 +26,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from betweencut.boundary.encoding import ReleaseKey
+from betweencut.errors import MechanismError
 from betweencut.boundary.release_replay import (
     PATH,
     ReleasePathDiffers,
@@ -110,7 +111,8 @@ def finish(pending: Pending, cache: Any, audited: Sequence[Any]) -> Item:
     (`audited`: the pairs audited), or the item saying it was not done.
 
     Checks: every replayed run's answers are an answer sequence the enumeration of its
-    database met, and its releases' canonical bytes are the enumerated output's.
+    database met, asked of the same noisy tests, and its releases' canonical bytes are the
+    enumerated output's (`compare`).
     Returns: the verdict's `release_path` item (`assumes.release_path` when checked).
     Raises: `ReleasePathDiffers` naming the database, the answers and both outputs;
     `MechanismError` when the child failed (`Replay.runs`)."""
@@ -166,6 +168,8 @@ def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[st
                 f"the mechanism {who}: {PATH} a run on D = {shown_db} (seed {run.seed}) drew "
                 f"the answers {answers} and released {shown}; the audit enumerated no such "
                 f"answer sequence: {WHY}")
+        if len(run.queries) != len(run.answers) or len(run.outputs) != len(ons):
+            raise MechanismError(f"the replay of {who} sent a malformed run on D = {shown_db}")
         asked = sorted((*law_key(BTQuery(c, a, b, lam)), Outcome(s))
                        for (c, a, b, lam), s in zip(run.queries, run.answers, strict=True))
         if asked != laws[run.answers]:
@@ -186,7 +190,6 @@ def compare(who: str, db: Any, found: Any, runs: Sequence[Any], ons: Sequence[st
                     f"the mechanism {who}: {PATH} the output for D = {shown_db}, answers "
                     f"{answers} was {ReleaseKey(data)!r}; the audit enumerated {expected!r}"
                     f"{'' if on == 'output' else f' (release {on})'}: {WHY}")
-
 
 
 def _laws(keys: Sequence[Any]) -> str:
