@@ -26,7 +26,6 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from betweencut.boundary.encoding import ReleaseKey
-from betweencut.errors import MechanismError
 from betweencut.boundary.release_replay import (
     PATH,
     ReleasePathDiffers,
@@ -38,6 +37,7 @@ from betweencut.boundary.release_replay import (
     start,
     tree_json,
 )
+from betweencut.errors import MechanismError
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Item
 
