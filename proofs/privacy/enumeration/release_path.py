@@ -44,7 +44,8 @@ from betweencut.proofs.assumes import Item
 __all__ = ["MAX_DATABASES", "Pending", "begin", "compare", "databases_of", "finish"]
 
 MAX_DATABASES = 64  # databases replayed per audit, the first in the audit's order
-WHY = "the code behaves differently when audited"
+WHY = ("the code behaves differently when audited (or this process changed it after its "
+       "import, a patch or a module global, which a fresh interpreter does not see)")
 
 
 def databases_of(chosen: Iterable[Any]) -> list[Any]:
@@ -86,6 +87,10 @@ def begin(name: str, target: Any, built: Any, tree: Any, params: Any, ons: Seque
 
     if packaged(target):
         return Pending(None, "the package's own code")
+    module = getattr(target, "__module__", None)
+    if isinstance(module, str) and module.split(".")[0] == "betweencut":
+        return Pending(None, "the package's own class, changed in this process (a patched "
+                       "method): a fresh interpreter would run it unchanged")
     if not enabled():
         return Pending(None, "switched off (release_replay.replaying(False): a benchmark's "
                        "baseline)")

@@ -179,3 +179,18 @@ def test_release_path_kinds_not_replayed_say_so() -> None:
     checked = {i.key: i for i in a.code_items(False, release=a.release_path(8, 3, 5))}
     assert checked["release_path"].checked and not checked["release_path_unseen"].checked
     assert "the first 3 of the 5 databases audited" in checked["release_path"].what
+
+
+def test_release_path_a_patched_package_class_is_not_replayed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package's class with a method patched in this process is your code (audited in
+    children), but a fresh interpreter would import it unpatched: not replayed, and said."""
+    from betweencut.mechanism.betweencut import BetweenCut
+
+    real = BetweenCut.make_query
+    monkeypatch.setattr(BetweenCut, "make_query",
+                        lambda self, *args, **kwargs: real(self, *args, **kwargs))
+    verdict = audit_mechanism(BetweenCut, [("{}", "0/0")], height=3, tau=1,
+                              lam=Fraction(1, 2), R=2)
+    item = _keys(verdict)["release_path"]
+    assert not item.checked and "patched method" in item.how  # type: ignore[attr-defined]
