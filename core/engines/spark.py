@@ -281,13 +281,11 @@ def classify(
             plan.second_job(plan.valid(frame, codes), chosen, under, sink)
         codes.unpersist()
         counted = time.perf_counter()
-        say("exact stage: the traversal of Appendix D over the candidates")
-        run = sink.classify(codec, params, test)
+        run, found = sink.exact_stage(codec, params, test, say)
         done = time.perf_counter()
         return EngineResult(run.heavy, {
             "engine": "spark", "records": records, "null_records_skipped": stats[-1],
-            "candidates": sink.size, "candidates_on_disk": int(sink.spilled),
-            "noisy_draws": run.noisy_calls, "seconds_session": round(started - start, 4),
+            **found, "seconds_session": round(started - start, 4),
             "seconds_counting": round(counted - started, 4),
             "seconds_exact_stage": round(done - counted, 4),
         })

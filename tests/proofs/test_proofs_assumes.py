@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from example_modules import load_example
 
 from betweencut.api import audit_depth, audit_mechanism
 from betweencut.mechanism.betweencut import BetweenCut
@@ -219,16 +220,10 @@ def test_every_named_item_is_one_line_of_words(item: Item) -> None:
 
 
 def test_renyi_claims_and_published_rows() -> None:
-    import importlib.util
+    from betweencut.proofs.baselines.corpus_checks.published import audit_published
+    from betweencut.proofs.baselines.corpus_checks.published_rows import PUBLISHED
 
-    from betweencut.proofs.baselines.published import audit_published
-    from betweencut.proofs.baselines.published_rows import PUBLISHED
-
-    examples = Path(__file__).resolve().parents[2] / "examples" / "my_field_mechanism.py"
-    spec = importlib.util.spec_from_file_location("my_field_mechanism", examples)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_example("my_field_mechanism")
     zcdp = audit_mechanism(module.busiest_branch, exhaustive=1, height=3, claim="zcdp:1")
     keys = _keys(zcdp)
     assert keys["arithmetic"] is a.ARITHMETIC_RENYI
