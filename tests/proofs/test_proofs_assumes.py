@@ -80,6 +80,9 @@ def test_your_function_states_what_is_checked_of_it_and_what_is_not() -> None:
     verdict = audit_mechanism(flag, exhaustive=1, height=3, epsilon=1, delta=0)
     keys = _keys(verdict)
     assert keys["code"] is a.USER_CODE and keys["replay"] is a.REPLAY
+    assert keys["release_path"] == a.release_path(8, 15, 15)  # replayed in a fresh interpreter
+    assert keys["release_path_unseen"] is a.RELEASE_PATH_UNSEEN and not keys[
+        "release_path_unseen"].checked
     assert keys["hidden_state"] is a.HIDDEN_STATE and keys["hidden_state"].checked  # issue 34
     assert keys["outside_randomness"].checked  # issue 34: refused as drawn (the sandbox)
     assert not keys["deployed"].checked and keys["outputs"] is a.OUTPUTS and keys["outputs"].checked

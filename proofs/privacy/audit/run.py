@@ -28,6 +28,7 @@ from betweencut.mechanism.params import Params
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
+from betweencut.proofs.privacy.enumeration import release_path
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import (
     Claim,
@@ -104,11 +105,15 @@ def audit_run(mechanism: Audited, tree: PublicTree, pairs: Pairs, claim: Claim,
     if seams is not None:  # checked where the runs run (a child, for your code) and here
         cache.after = lambda: check_unchanged(built, SEAMS, seams, mechanism.name)
     leaves = sorted(tree.level(tree.height - 1))
+    replay = release_path.Pending(None, "a Renyi claim (the field's primitives)")
     try:
         with one_audit():  # the children's results reused within this audit only
             chosen = _pairs(pairs, leaves, tree, cache, claim, relation, first)
             if renyi is None and pairs.search is None:
                 _afford(cache, chosen, claim, pairs.exhaustive is None)
+            if renyi is None:  # the release path, replayed while the audit runs
+                replay = release_path.begin(mechanism.name, mechanism.target, built, tree,
+                                            params, claim.on, chosen, cache)
             _prefetch(cache, chosen, pairs.search is None and not first)
             if renyi is not None:
                 verdict = _audit_renyi(mechanism, tree, claim, renyi, cache, chosen, first)
@@ -116,13 +121,16 @@ def audit_run(mechanism: Audited, tree: PublicTree, pairs: Pairs, claim: Claim,
                 verdict = _audit(mechanism, tree, params, cal, claim, cache, chosen,
                                  pairs.exhaustive is None and pairs.search is None, progress,
                                  first)
+            released = release_path.finish(replay, cache, chosen[:verdict.pairs])
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(
             f"the mechanism {mechanism.name} is not replayable: {exc}") from None
+    finally:
+        replay.kill()
     if seams is not None:  # the structure the shared outcome tree read at the start
         check_unchanged(built, SEAMS, seams, mechanism.name)
     verdict.assumes = a.strict(_assumes(mechanism, cache, verdict, pairs, relation, len(chosen),
-                                        renyi is not None), mechanism.pure)
+                                        renyi is not None, released), mechanism.pure)
     verdict.first = first  # a Renyi audit too: its worst witness unless first
     return verdict
 
@@ -142,7 +150,8 @@ def claim_of(claim: object, epsilon: object, delta: object, params: Params | Non
 
 
 def _assumes(mechanism: Audited, cache: Any, verdict: Verdict, pairs: Pairs,
-             relation: Relation, listed: int, renyi: bool = False) -> Assumes:
+             relation: Relation, listed: int, renyi: bool = False,
+             released: a.Item | None = None) -> Assumes:
     """What this verdict rests on (`betweencut.proofs.assumes`): whose code, what is checked
     of it, the structure the shared outcome tree models, the arithmetic and the pairs."""
     from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
@@ -150,7 +159,7 @@ def _assumes(mechanism: Audited, cache: Any, verdict: Verdict, pairs: Pairs,
     built, exhaustive = mechanism.built, pairs.exhaustive
     own = own_code(mechanism.target, built, SEAMS if issubclass(type(built), BetweenCut) else None)
     kind = getattr(cache, "other", None) or cache  # the enumeration kind the audit used
-    items = [*a.code_items(own, isolated=getattr(kind, "isolates", True))]
+    items = [*a.code_items(own, isolated=getattr(kind, "isolates", True), release=released)]
     if isinstance(cache, SharedTreeCache):
         items.append(a.SHARED_SEAMS if cache.shared else a.direct(
             refusal(cache.unshared, type(built).__name__)))
