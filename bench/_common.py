@@ -14,6 +14,20 @@ from fractions import Fraction
 from betweencut.mechanism.calibration import Calibration, calibrate
 from betweencut.mechanism.params import Params
 
+# the user's module the audit benchmarks write (bench/isolation.py, bench/release_replay.py)
+USER_MODULE = '''
+from fractions import Fraction
+from betweencut.mechanism.betweencut import BetweenCut
+from betweencut.noise.noisy_test import BTQuery
+
+
+class MyCut(BetweenCut):
+    """A user's subclass: user code, so the audit isolates and replays it."""
+
+
+def small(db, test):
+    return tuple(test(BTQuery(len(db) + i, 1, 3, Fraction(1, 2))) for i in range(3))
+'''
 DATA = "/tmp/betweencut_bench"  # data files made once and reused, never in the repo
 
 

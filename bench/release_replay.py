@@ -23,20 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import USER_MODULE
+
 ROOT = Path(__file__).resolve().parents[1]
-USER = '''
-from fractions import Fraction
-from betweencut.mechanism.betweencut import BetweenCut
-from betweencut.noise.noisy_test import BTQuery
-
-
-class MyCut(BetweenCut):
-    """A user's subclass: user code, replayed."""
-
-
-def small(db, test):
-    return tuple(test(BTQuery(len(db) + i, 1, 3, Fraction(1, 2))) for i in range(3))
-'''
+USER = USER_MODULE
 AUDITS = {
     "README, command line: flag, exhaustive 1, h = 3": (
         "cli(['audit', 'privacy', '--mechanism', 'my_mechanism:flag', '--height', '3', "
