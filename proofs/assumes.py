@@ -162,6 +162,13 @@ USER_VARIANT = Item(
 DEPLOYED = Item(
     "deployed", "the code audited is the code you deploy",
     "no audit can check it: the verdict speaks of the code this audit ran", False)
+SEALED = Item(
+    "sealed", "your code does not rewrite the audit in the audit's process",
+    "your module is imported in the audit's process too (and some kinds run there); for a "
+    "mechanism named MODULE:CALLABLE a tamper check (betweencut.boundary.seal) refuses any "
+    "verdict after the audit's functions, classes or the interpreter's hooks changed, or a "
+    "function of the package came from another file; not checked: writes into memory "
+    "(ctypes), changes deep inside data, changes undone before the check", False)
 OUTPUTS = Item(
     "outputs", "two outputs are one release only if their canonical encodings are equal",
     "outputs are grouped by their bytes (betweencut.boundary.encoding): a closed set of types, "
@@ -390,11 +397,11 @@ def code_items(own: bool, replayed: bool | None = True, isolated: bool = True
     if own:
         return (OWN_CODE,)
     if replayed is None:
-        return (USER_VARIANT, DEPLOYED, HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS_BUILT)
+        return (USER_VARIANT, DEPLOYED, SEALED, HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS_BUILT)
     if not replayed:
-        return (USER_CODE_IN_PROCESS, DEPLOYED, OUTPUTS, PRIVTREE_NOT_REPLAYED,
+        return (USER_CODE_IN_PROCESS, DEPLOYED, SEALED, OUTPUTS, PRIVTREE_NOT_REPLAYED,
                 HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
     if not isolated:
-        return (USER_CODE_FIRST_CHILD, DEPLOYED, OUTPUTS, REPLAY_IN_PROCESS,
+        return (USER_CODE_FIRST_CHILD, DEPLOYED, SEALED, OUTPUTS, REPLAY_IN_PROCESS,
                 HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
-    return (USER_CODE, DEPLOYED, OUTPUTS, REPLAY, HIDDEN_STATE, OUTSIDE_RANDOMNESS)
+    return (USER_CODE, DEPLOYED, SEALED, OUTPUTS, REPLAY, HIDDEN_STATE, OUTSIDE_RANDOMNESS)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from betweencut.api.load import FUNCTION, guarded, resolve
+from betweencut.boundary.seal import sealing
 from betweencut.errors import ParameterError
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.assumes import strict as strict_items
@@ -124,6 +125,7 @@ def _worst_lines(r: dict[str, Any]) -> list[str]:
     return out
 
 
+@sealing
 def audit_corpus(
     size: int = 0,
     names: tuple[str, ...] | list[str] = (),

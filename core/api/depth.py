@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from betweencut.api.load import in_user_code
+from betweencut.boundary.seal import sealing
 from betweencut.boundary.seams import check_unchanged, overrides, own_code
 from betweencut.data.tree import kary_tree
 from betweencut.errors import ParameterError, shown
@@ -26,6 +27,7 @@ from betweencut.proofs.verdict import Claim, Release, Row, Verdict
 MAX_HEIGHT = (1 << 64) - 1
 
 
+@sealing
 def audit_depth(
     height: int,
     *,

@@ -112,6 +112,9 @@ def _import(spec: str, flag: str) -> Any:
 
     if module_name not in sys.modules:
         user_first(load, f"{flag} {spec}", "while importing it")
+    from betweencut.boundary.seal import seal
+
+    seal()  # before the module's own code runs here: `check()` before any verdict
     module = load()
     target: Any = module
     for part in attr.split("."):

@@ -27,6 +27,7 @@ from betweencut.api.load import (
     user_first,
 )
 from betweencut.api.privtree import audit_privtree, is_own
+from betweencut.boundary.seal import sealing
 from betweencut.boundary.seams import packaged
 from betweencut.data.tree import PublicTree, kary_tree
 from betweencut.errors import ParameterError, shown
@@ -48,6 +49,7 @@ MAX_AUDIT_TAU = 10**6
 MAX_EXHAUSTIVE = 64
 
 
+@sealing
 def audit_mechanism(
     mechanism: object,
     pairs: Iterable[tuple[object, object]] | None = None,

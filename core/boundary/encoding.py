@@ -17,12 +17,16 @@ The types encoded, each encoding starting with its type's tag (so `1`, `True`, `
 * `decimal.Decimal` by its exact sign, digits and exponent (`as_tuple`): `Decimal('1.0')` and
   `Decimal('1.00')` differ, as their text does;
 * numpy scalars by their dtype and bytes, numpy arrays (not of objects) by dtype, shape and
-  bytes (numpy is never imported here: only read when the output's module already did);
+  bytes (numpy is never imported here: only read when the output's module already did); a
+  structured dtype (its text, `|V8`, would hide the field names and types) or one carrying
+  metadata is refused;
 * `tuple`, `list`, `set` and `frozenset` (a set in the order of its elements' encodings);
 * `dict` and `collections.OrderedDict` as ORDERED item sequences (the order is what a printout
   or a JSON file shows; a read-only view of a mapping, whose items would be read by the
   user's code, is refused);
-* an `enum.Enum` member (the package's `Outcome` among them) by its type and member name;
+* an `enum.Enum` member (the package's `Outcome` among them) by its type, member name and
+  value (a member is one object shared by every run: one holding attributes of its own is
+  refused, and a value the code changed is seen);
 * a dataclass or a named tuple by its qualified type name and all its fields (every field of
   `dataclasses.fields`, `compare=False` ones too; an instance holding attributes that are not
   fields is refused), the package's result types (`Run`, `FullTreeRun`, ...) among them;
@@ -164,7 +168,10 @@ class _Encoder:
             member = object.__getattribute__(x, "_name_")
             if type(member) is not str:  # a flag combination without a name of its own
                 raise _refuse(x, "an Enum value that is not one named member")
+            if _extra(x, _ENUM_SLOTS):  # a member is one object for every run: no side channel
+                raise _refuse(x, "an Enum member holding attributes of its own")
             self.out.append(b"e" + _text(_name(t)) + _text(member))
+            self.put(object.__getattribute__(x, "_value_"))  # a value the code may have changed
             return
         if dataclasses.is_dataclass(x) and not isinstance(x, type):
             self.record(x, t)
@@ -197,6 +204,12 @@ class _Encoder:
                     _text(_name(t)))
 
     def numeric(self, x: Any, t: type, numpy: Any) -> None:
+        dtype = x.dtype
+        if dtype.names is not None or dtype.subdtype is not None or dtype.metadata:
+            # `dtype.str` would be `|V8` for every record layout: field names and types (and
+            # a dtype's metadata) would be released without being seen
+            raise _refuse(x, "a numpy value of a structured dtype, or a dtype with metadata "
+                          "(release a dict or tuple of plain arrays)")
         if t is numpy.ndarray:
             if x.dtype.hasobject:
                 raise _refuse(x, "an array of Python objects")
@@ -212,6 +225,7 @@ class _Encoder:
 
 
 _DICT_SLOT = type(type.__dict__["__dict__"])  # the interpreter's own `__dict__` descriptor
+_ENUM_SLOTS = frozenset({"_value_", "_name_", "__objclass__", "_sort_order_", "__init__"})
 _BUILTIN = (int, float, complex, str, bytes, bytearray, tuple, list, dict, set, frozenset,
             Decimal, Fraction)
 
@@ -244,11 +258,17 @@ def _inline(x: tuple[Any, ...]) -> bytes | None:
 
 def _extra(x: object, names: Any) -> bool:
     """Does `x` hold instance attributes besides `names` (read without its own code), or could
-    it hide them (a class of its MRO defines its own `__dict__`)?"""
+    it hide them (a class of its MRO defines its own `__dict__`, or a slot that is not one of
+    `names`)?"""
     for cls in type.__getattribute__(type(x), "__mro__"):
-        own = type.__getattribute__(cls, "__dict__").get("__dict__")
+        space = type.__getattribute__(cls, "__dict__")
+        own = space.get("__dict__")
         if own is not None and type(own) is not _DICT_SLOT:
             return True
+        slots = space.get("__slots__", ())
+        if any(slot not in names and slot not in ("__dict__", "__weakref__")
+               for slot in ((slots,) if isinstance(slots, str) else slots)):
+            return True  # a slot that is not a field: a value kept beside the fields
     try:
         own = object.__getattribute__(x, "__dict__")
     except AttributeError:
@@ -436,7 +456,7 @@ class _Reader:
             part = {b"m": "mapping", b"C": "record", b"t": "named"}[tag]
             return Shown(part, name, self.pairs(self.length()))
         if tag == b"e":
-            return Shown("enum", self.text(), (self.text(),))
+            return Shown("enum", self.text(), (self.text(), self.value()))
         if tag == b"R":
             return Shown("released", "Released", tuple(self.value() for _ in range(self.length())))
         if tag in (b"n", b"A"):

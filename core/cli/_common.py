@@ -209,7 +209,11 @@ def add_accountant_flag(p: argparse.ArgumentParser) -> None:
 
 
 def print_verdict(verdict: Any, as_json: bool) -> int:
-    """Print a verdict (any audit's: `as_json()` or `text()`) and return its exit status."""
+    """Print a verdict (any audit's: `as_json()` or `text()`) and return its exit status;
+    `betweencut.boundary.seal.Tampered` instead when the user's code changed the audit."""
+    from betweencut.boundary.seal import check
+
+    check()
     if as_json:
         print(json.dumps(verdict.as_json()))
     else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
+from betweencut.boundary.seal import sealing
 from betweencut.cli._common import (
     UsageError,
     add_command,
@@ -68,6 +69,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.set_defaults(handler=run, group="corpus")
 
 
+@sealing
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import audit_corpus
 

@@ -16,6 +16,7 @@ import argparse
 import sys
 from typing import Any
 
+from betweencut.boundary.seal import sealing
 from betweencut.cli._common import (
     add_accountant_flag,
     add_command,
@@ -57,6 +58,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.set_defaults(handler=run, group="depth")
 
 
+@sealing
 def run(args: argparse.Namespace) -> int:
     from betweencut.api import audit_depth
     from betweencut.proofs.verdict import StreamedVerdict
@@ -75,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
             delta=args.delta, on=args.on, accountant=args.accountant, count=args.count,
             search=args.search if args.count is None else 0, progress=bar,
             each=None if stream is None else stream.rows)
+    from betweencut.boundary.seal import check
+
+    check()
     if stream is None:
         print(verdict.text())
     else:

@@ -13,6 +13,7 @@ import argparse
 import os
 from typing import Any
 
+from betweencut.boundary.seal import sealing
 from betweencut.cli._common import (
     UsageError,
     add_accountant_flag,
@@ -102,6 +103,7 @@ def add_parser(groups: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.set_defaults(handler=run, group="privacy")
 
 
+@sealing
 def run(args: argparse.Namespace) -> int:
     flags = [args.height, args.lam, args.R, args.epsilon, args.delta, args.tau, args.db,
              args.add, args.on, args.exhaustive, args.plot, args.search, args.max_size,

@@ -13,13 +13,36 @@ logging a result shows the release, never the diagnostics unless asked for by na
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Set
+from typing import TYPE_CHECKING, Any, Protocol
 
 from betweencut.errors import BetweenCutError
 from betweencut.schemas import header
 
 if TYPE_CHECKING:  # the CLI's parser reads TERMS: no mechanism imported to build it
-    from betweencut.mechanism.classifier import Classification
+    from betweencut.data.tree import Node, PublicTree
+    from betweencut.mechanism.calibration import AccountantKind, Calibration
+    from betweencut.mechanism.params import Params
+
+
+class Run(Protocol):
+    """What a release reads of one run (`mechanism.classifier.Classification` is one): the
+    private Heavy set and public inputs. No diagnostics: the type does not offer them."""
+
+    @property
+    def tree(self) -> PublicTree: ...
+    @property
+    def heavy(self) -> Set[Node]: ...
+    @property
+    def calibration(self) -> Calibration: ...
+    @property
+    def params(self) -> Params: ...
+    @property
+    def implementation(self) -> str: ...
+    @property
+    def seeded(self) -> bool: ...
+    @property
+    def accountant(self) -> AccountantKind: ...
 
 PUBLIC_KEYS = frozenset({
     "schema", "version", "heavy", "heavy_count", "light_count", "nodes", "tree", "height",
@@ -60,7 +83,7 @@ class ReleaseLeak(BetweenCutError):
     """A key outside the public allow-list was about to be released (a programming error)."""
 
 
-def release_dict(result: Classification) -> dict[str, Any]:
+def release_dict(result: Run) -> dict[str, Any]:
     """The public release of one run as a JSON-ready dict, every key on `PUBLIC_KEYS`."""
     tree, cal = result.tree, result.calibration
     names = [tree.name(u) for u in sorted(result.heavy, key=lambda u: (len(u), u))]
@@ -83,7 +106,7 @@ def release_dict(result: Classification) -> dict[str, Any]:
     return data
 
 
-def release_text(result: Classification) -> list[str]:
+def release_text(result: Run) -> list[str]:
     """The release as text lines: the same public fields, and the guarantee in words."""
     d = release_dict(result)
     from betweencut.mechanism.calibration import AccountantKind

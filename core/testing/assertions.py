@@ -18,6 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from betweencut.boundary.seal import sealing
 from betweencut.errors import ParameterError
 from betweencut.testing.budget import Budget, check_budget
 from betweencut.testing.curves import excesses, pair_curves, pair_text
@@ -133,6 +134,7 @@ def _subject_line(verdict: Any) -> str:
     return "; ".join(parts)
 
 
+@sealing
 def assert_private(
     mechanism: object, epsilon: object, delta: object,
     pairs: Iterable[tuple[object, object]] | None = None, exhaustive: int | None = None,
@@ -229,6 +231,7 @@ def _check(user: Any, epsilon: object, delta: object,
     raise AssertionError("\n".join(lines))
 
 
+@sealing
 def assert_no_regression(
     candidate: object, baseline: object,
     pairs: Iterable[tuple[object, object]] | None = None, exhaustive: int | None = None,
@@ -332,6 +335,7 @@ def heavy_mechanism(heavy_fn: Any, tree: Any, params: Any) -> Any:
     return heavy
 
 
+@sealing
 def assert_heavy_private(
     heavy_fn: Any, epsilon: object, delta: object, *, tree: Any = None, tau: object = None,
     params: Any = None, pairs: Iterable[tuple[object, object]] | None = None,

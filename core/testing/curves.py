@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from betweencut.boundary.seal import sealing
 from betweencut.errors import ParameterError
 from betweencut.proofs.assumes import Assumes, pairs_given
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
@@ -175,6 +176,7 @@ def _item_text(item: object) -> str:
     return repr(item)
 
 
+@sealing
 def pair_curves(
     mechanism: object, pairs: Iterable[tuple[object, object]], *,
     on: str | Sequence[str] | None = None, budget: Budget | None = None,

@@ -9,7 +9,8 @@ How an import counts (one edge from the importing module):
   (a submodule imported by name), else to `betweencut.x` (the module, or the package's
   `__init__`, that defines `name`); relative imports are resolved first;
 * an import to the module itself, or to nothing of the package, is no edge; imports under
-  `if TYPE_CHECKING:` are no edge either (the type checker's only, they never run).
+  `if TYPE_CHECKING:` count too: they never run, but two modules that need each other's types
+  are one idea split in two (a `Protocol` of what one reads breaks such a pair).
 
 Importing a submodule also runs its packages' `__init__`, but that is not counted as an edge:
 a package's `__init__` re-exporting its modules would otherwise close a cycle with every module
@@ -24,27 +25,13 @@ from pathlib import Path
 from package_modules import modules
 
 
-def _type_checking_only(tree: ast.Module) -> set[int]:
-    """The ids of the import nodes under `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`)."""
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and (
-                (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
-                or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")):
-            skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return skipped
-
-
 def edges(module: str, source: str, known: set[str], package: bool) -> set[str]:
     """The modules of `known` that `module` (its `source`; `package`: an `__init__`) imports,
     by the rules of the module docstring."""
     tree = ast.parse(source)
-    skipped = _type_checking_only(tree)
     here = module if package else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -108,5 +95,6 @@ def test_how_an_import_counts() -> None:
     known = {"betweencut.p", "betweencut.p.m", "betweencut.p.q", "betweencut.t"}
     source = ("from betweencut.p import m, name\nfrom . import q\nfrom .m import y\n"
               "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import betweencut.t\n")
-    assert edges("betweencut.p.q", source, known, False) == {"betweencut.p.m", "betweencut.p"}
+    assert edges("betweencut.p.q", source, known, False) == {
+        "betweencut.p.m", "betweencut.p", "betweencut.t"}
     assert edges("betweencut.p", "from .q import z\n", known, True) == {"betweencut.p.q"}

@@ -131,8 +131,8 @@ def test_depth_verdicts_state_the_path_grouping_and_its_premises() -> None:
         pass
 
     mine = audit_depth(7, tau=4, lam=Fraction(1, 2), R=2, count=2, variant=Mine)
-    assert [i.key for i in mine.assumes.items[:4]] == ["code", "deployed", "hidden_state",
-                                                       "outside_randomness"]
+    assert [i.key for i in mine.assumes.items[:5]] == ["code", "deployed", "sealed",
+                                                       "hidden_state", "outside_randomness"]
     assert _keys(mine)["code"] is a.USER_VARIANT
     _shown(verdict)
 

@@ -12,6 +12,7 @@ of `privacy_snapshot`, `audit corpus --mechanism`): never certified.
 from __future__ import annotations
 
 import copy
+import enum
 from collections import OrderedDict, namedtuple
 from dataclasses import dataclass
 from decimal import Decimal
@@ -120,6 +121,34 @@ def _deep() -> Any:
     return out
 
 
+class Shade(enum.Enum):
+    DARK = [1]  # noqa: RUF012 - a mutable value is the case tested
+    LIGHT = 2
+
+
+def _enum_with_attribute() -> enum.Enum:
+    class Tone(enum.Enum):
+        LOW = 1
+
+    Tone.LOW.count = 3  # type: ignore[attr-defined]  # one object shared by every run
+    return Tone.LOW
+
+
+class Slotted:
+    __slots__ = ("hidden",)
+
+
+@dataclass
+class KeepsASlot(Slotted):
+    x: int
+
+
+def _with_slot() -> KeepsASlot:
+    out = KeepsASlot(1)
+    out.hidden = 2
+    return out
+
+
 REFUSED = {
     "int subclass": (lambda: Loud(1), "Loud"),
     "str subclass": (lambda: Shouted("x"), "Shouted"),
@@ -136,6 +165,13 @@ REFUSED = {
     "array of objects": (lambda: np.array([1, None], dtype=object), "ndarray"),
     "inside a tuple": (lambda: (1, [Loud(2)]), "Loud"),
     "a mapping view": (lambda: __import__("types").MappingProxyType({}), "mappingproxy"),
+    "dataclass with a slot that is not a field": (_with_slot, "KeepsASlot"),
+    "enum member with an attribute of its own": (_enum_with_attribute, "attributes of its own"),
+    # `dtype.str` is `|V8` for both: the field names and types would go unseen
+    "structured array": (lambda: np.zeros(1, dtype=[("n3", "<i4"), ("b", "<f4")]), "structured"),
+    "structured scalar": (lambda: np.zeros(1, dtype=[("n3", "<i4")])[0], "structured"),
+    "dtype with metadata": (lambda: np.zeros(1, dtype=np.dtype(np.float64, metadata={"n": 3})),
+                            "metadata"),
 }
 
 
@@ -158,6 +194,17 @@ def test_the_package_types_and_records_are_encoded_by_their_fields() -> None:
     point = namedtuple("point", "x y")
     assert release_of(point(1, 2)) != release_of((1, 2))
     assert release_of(Outcome.H) != release_of("H") and release_of(Outcome.H).shown == "H"
+
+
+def test_an_enum_member_is_encoded_with_its_value_which_the_code_may_change() -> None:
+    before = release_bytes(Shade.DARK)
+    Shade.DARK.value.append(2)
+    try:
+        assert release_bytes(Shade.DARK) != before
+        assert release_of(Shade.DARK).shown == "Shade.DARK"
+    finally:
+        Shade.DARK.value.pop()
+    assert release_bytes(Shade.DARK) == before != release_bytes(Shade.LIGHT)
 
 
 def test_a_key_of_a_key_is_itself_and_keys_compare_by_bytes_only() -> None:

@@ -1,0 +1,133 @@
+"""The audit's own code is sealed before the user's module runs in the audit's process
+(`betweencut.boundary.seal`): a module that rewrites the audit at import gets no verdict (exit
+2, one line), an honest one gets its verdict, and every verdict on a user's code states the
+seal's limits (`proofs.assumes.SEALED`, assumed: in-process code can still forge a verdict by
+means the seal does not see)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+
+from betweencut.boundary import seal
+
+LEAK = "\n\ndef leak(db, test):\n    return len(db)\n"
+HONEST = textwrap.dedent("""
+    from fractions import Fraction
+    from betweencut.noise.noisy_test import BTQuery
+
+    def flag(db, test):
+        return test(BTQuery(Fraction(len(db)), Fraction(1), Fraction(2), Fraction(1, 2)))
+""")
+
+# each rewrites the audit so that a mechanism releasing |D| would be certified
+TAMPERING = {
+    "a method replaced by a function of the module": textwrap.dedent("""
+        import betweencut.proofs.verdict as v
+        _init = v.Verdict.__init__
+        def init(self, *a, **k):
+            _init(self, *a, **k)
+            object.__setattr__(self, "holds", True)
+        v.Verdict.__init__ = init
+    """),
+    "a function replaced by a built-in": textwrap.dedent("""
+        import betweencut.proofs.privacy.divergence.joint as j
+        j.bag_exceeds = bool
+    """),
+    "a trace function installed": textwrap.dedent("""
+        import sys
+        sys.settrace(lambda frame, event, arg: None)
+    """),
+    "a thread left running": textwrap.dedent("""
+        import threading, time
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    """),
+    "a class's comparison replaced": textwrap.dedent("""
+        import fractions
+        fractions.Fraction.__gt__ = lambda self, other: False
+    """),
+}
+
+
+def _audit(module: Path, name: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "betweencut", "audit", "privacy", "--mechanism",
+         f"{module}:{name}", "--height", "2", "--exhaustive", "1", "--epsilon", "1/2",
+         "--delta", "0"], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("how", sorted(TAMPERING))
+def test_a_module_rewriting_the_audit_gets_no_verdict(tmp_path: Path, how: str) -> None:
+    module = tmp_path / "rewrites.py"
+    module.write_text(TAMPERING[how] + LEAK)
+    done = _audit(module, "leak", tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stdout == "" and done.stderr.count("\n") == 1
+    assert "no verdict is given" in done.stderr
+
+
+def test_an_honest_module_gets_its_verdict_and_the_seal_is_stated(tmp_path: Path) -> None:
+    module = tmp_path / "honest.py"
+    module.write_text(HONEST)
+    done = _audit(module, "flag", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ("assumed, not checked: your code does not rewrite the audit in the audit's process"
+            in done.stdout)
+
+
+def test_in_the_library_a_rewrite_is_refused_and_the_process_stays_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from betweencut.api import audit_mechanism
+    from betweencut.proofs.privacy.divergence import joint
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rewrites_lib.py").write_text(
+        "import betweencut.proofs.privacy.divergence.joint as j\nj.bag_exceeds = bool\n" + LEAK)
+    original = joint.bag_exceeds
+    try:
+        with pytest.raises(seal.Tampered, match="bag_exceeds"):
+            audit_mechanism("rewrites_lib:leak", exhaustive=1, height=2, epsilon="1/2", delta=0)
+        with pytest.raises(seal.Tampered):  # the seal stays: no verdict from this process
+            audit_mechanism("rewrites_lib:leak", exhaustive=1, height=2, epsilon="1/2", delta=0)
+    finally:
+        joint.bag_exceeds = original  # type: ignore[assignment]
+        seal.check()  # as sealed again: the seal ends
+        sys.modules.pop("rewrites_lib", None)
+    assert not seal.sealed()
+
+
+def test_a_module_loaded_after_the_seal_must_hold_its_own_package_s_code() -> None:
+    """The provenance half: a module of `SOURCES` holding a function compiled elsewhere."""
+    import betweencut
+
+    fake = types.ModuleType("betweencut.sealtest_fake")
+    fake.__file__ = str(Path(betweencut.__file__).parent / "sealtest_fake.py")
+    honest = compile("def f():\n    return 1\n", fake.__file__, "exec")
+    exec(honest, fake.__dict__)
+    fake.f.__module__ = fake.__name__
+    assert seal._foreign(fake.__name__, fake) is None
+    foreign = compile("def g():\n    return 2\n", "/elsewhere/user.py", "exec")
+    exec(foreign, fake.__dict__)
+    fake.g.__module__ = fake.__name__
+    assert seal._foreign(fake.__name__, fake) == (
+        "betweencut.sealtest_fake.g (compiled from /elsewhere/user.py)")
+
+
+def test_every_upper_case_name_the_package_rebinds_is_listed_as_state() -> None:
+    """An UPPER_CASE module name is sealed as a constant; one the package's code rebinds
+    (`global NAME`) is state, listed in `seal.STATE`, or every audit would be refused."""
+    import ast
+
+    from package_modules import modules
+
+    rebound = set()
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Global):
+                rebound.update((name, n) for n in node.names if n.isupper())
+    assert rebound == set(seal.STATE)
