@@ -17,12 +17,11 @@ import os
 import random
 import time
 
-DATA = "/tmp/betweencut_bench"
+from _common import data_path
 
 
 def make(rows: int) -> str:
-    os.makedirs(DATA, exist_ok=True)
-    path = f"{DATA}/records_{rows}.csv"
+    path = data_path(f"records_{rows}.csv")
     if os.path.exists(path):
         return path
     rng = random.Random(1)

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from fractions import Fraction
+
+from _common import add_depth_arguments, depth_job, depth_job_text
 
 from betweencut.data.tree import kary_tree
 from betweencut.mechanism.betweencut import BetweenCut
-from betweencut.mechanism.calibration import calibrate
 from betweencut.mechanism.params import Params
 from betweencut.proofs.privacy.claims.setup import PROJECTIONS
 from betweencut.proofs.privacy.depth.depth_audit import (
@@ -57,16 +57,12 @@ def baseline(h0: int, params: Params) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--height", type=int, default=(1 << 64) - 1)
-    parser.add_argument("--epsilon", default="1")
-    parser.add_argument("--delta", default="0.05")
+    add_depth_arguments(parser)
     parser.add_argument("--baseline-height", type=int, default=31)
     args = parser.parse_args()
     h = args.height
-    cal = calibrate(h, Fraction(args.epsilon), Fraction(args.delta))
-    params = cal.params(cal.E.ceil())
-    print(f"h = {h} (L = {cal.L}), eps = {cal.epsilon}, delta = {cal.delta}: lambda = {cal.lam}, "
-          f"R = {cal.R.exact_str()}, tau = ceil(E) = {params.tau}")
+    cal, params = depth_job(args)
+    print(f"{depth_job_text(cal)}, tau = ceil(E) = {params.tau}")
 
     base_s, base_sequences = baseline(args.baseline_height, params)
     per_sequence = base_s / base_sequences

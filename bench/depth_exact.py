@@ -21,11 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from fractions import Fraction
+
+from _common import add_depth_arguments, depth_job, depth_job_text
 
 from betweencut.data.tree import kary_tree
 from betweencut.mechanism.betweencut import BetweenCut
-from betweencut.mechanism.calibration import calibrate
 from betweencut.proofs.exact import intpoly
 from betweencut.proofs.privacy.depth.depth_audit import (
     audit_profiles,
@@ -39,19 +39,15 @@ GOAL_SECONDS = 60.0
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--height", type=int, default=(1 << 64) - 1)
-    parser.add_argument("--epsilon", default="1")
-    parser.add_argument("--delta", default="0.05")
+    add_depth_arguments(parser)
     parser.add_argument("--sample", type=int, default=8)
     args = parser.parse_args()
     h = args.height
-    cal = calibrate(h, Fraction(args.epsilon), Fraction(args.delta))
-    params = cal.params(cal.E.ceil())
+    cal, params = depth_job(args)
     mechanism = BetweenCut(kary_tree(2, h), params)
     profiles = single_leaf_band(mechanism) + step_profiles(mechanism)
     bounds = paper_bounds(cal.L, params)
-    print(f"h = {h} (L = {cal.L}), eps = {cal.epsilon}, delta = {cal.delta}: lambda = {cal.lam}, "
-          f"R = {cal.R.exact_str()}, tau = {params.tau}; {len(profiles)} profiles; "
+    print(f"{depth_job_text(cal)}, tau = {params.tau}; {len(profiles)} profiles; "
           f"flint available: {intpoly.flint_available()}")
 
     start = time.process_time()

@@ -19,9 +19,10 @@ import argparse
 import time
 from fractions import Fraction
 
+from _common import add_depth_arguments, depth_job, depth_job_text
+
 from betweencut.data.tree import kary_tree
 from betweencut.mechanism.betweencut import BetweenCut
-from betweencut.mechanism.calibration import calibrate
 from betweencut.proofs.privacy.depth.depth_audit import (
     audit_profiles,
     paper_bounds,
@@ -36,15 +37,11 @@ def _show(row: DepthRow) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--height", type=int, default=(1 << 64) - 1)
-    parser.add_argument("--epsilon", default="1")
-    parser.add_argument("--delta", default="0.05")
+    add_depth_arguments(parser)
     args = parser.parse_args()
     h = args.height
-    cal = calibrate(h, Fraction(args.epsilon), Fraction(args.delta))
-    params = cal.params(cal.E.ceil())
-    print(f"h = {h} (L = {cal.L}), eps = {cal.epsilon}, delta = {cal.delta}: lambda = {cal.lam}, "
-          f"R = {cal.R.exact_str()}, tau = ceil(E) = {params.tau}")
+    cal, params = depth_job(args)
+    print(f"{depth_job_text(cal)}, tau = ceil(E) = {params.tau}")
     mechanism = BetweenCut(kary_tree(2, h), params)
     profiles = single_leaf_band(mechanism)
     bounds = paper_bounds(cal.L, params)

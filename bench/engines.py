@@ -34,18 +34,19 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from fractions import Fraction
+
+from _common import data_path
 
 HEIGHT = 32
 STRING_HEIGHT = 16
-DATA = "/tmp/betweencut_bench"
 
 
 def make_data(n: int) -> str:
     import duckdb
 
-    os.makedirs(DATA, exist_ok=True)
-    path = f"{DATA}/leaves_{n}.parquet"
+    path = data_path(f"leaves_{n}.parquet")
     if os.path.exists(path):
         return path
     con = duckdb.connect()
@@ -67,8 +68,7 @@ def make_strings(n: int) -> str:
     """N path strings of the binary tree of height 16 (15 digits), one CSV column `path`."""
     import duckdb
 
-    os.makedirs(DATA, exist_ok=True)
-    path = f"{DATA}/paths_{n}.csv"
+    path = data_path(f"paths_{n}.csv")
     if os.path.exists(path):
         return path
     digits = STRING_HEIGHT - 1
@@ -193,16 +193,32 @@ def main() -> None:
         strings_run(args.strings, args)
 
 
-def data_line(n: int, path: str, start: float) -> None:
+def data(n: int, make: Callable[[int], str]) -> str:
+    """`make(n)`'s data file, its size and the time to make or find it printed."""
+    start = time.perf_counter()
+    path = make(n)
     print(f"data: {n} records, {os.path.getsize(path) / 2**20:.0f} MiB "
           f"({time.perf_counter() - start:.1f} s to make or find)", flush=True)
+    return path
+
+
+def whole_runs(path: str, engines: tuple[str, str], column: str, height: int,
+               args: argparse.Namespace, *, diagnostics: bool = False
+               ) -> dict[str, list[dict[str, object]]]:
+    """`args.repeats` rounds of each engine's whole command on `path`, each printed."""
+    runs: dict[str, list[dict[str, object]]] = {}
+    for _ in range(args.repeats):
+        for engine in engines:
+            r = whole(engine, path, column, height, args)
+            runs.setdefault(engine, []).append(r)
+            print(f"  {engine} whole command: {r['seconds']:.2f} s"
+                  + (f", {r['diagnostics']}" if diagnostics else ""), flush=True)
+    return runs
 
 
 def floor_run(n: int, args: argparse.Namespace) -> None:
     """DuckDB's engine against its floor, in-process timings of the counting alone."""
-    start = time.perf_counter()
-    path = make_data(n)
-    data_line(n, path, start)
+    path = data(n, make_data)
     runs: dict[str, list[dict[str, object]]] = {}
     floors = ["floor_split"] + ([] if args.no_chain else ["floor_chain"]) \
         + (["floor_sets"] if args.sets else [])
@@ -225,16 +241,8 @@ def floor_run(n: int, args: argparse.Namespace) -> None:
 
 def spark_run(n: int, args: argparse.Namespace) -> None:
     """Whole commands: DuckDB and Spark (local mode) on the same Parquet file."""
-    start = time.perf_counter()
-    path = make_data(n)
-    data_line(n, path, start)
-    runs: dict[str, list[dict[str, object]]] = {}
-    for _ in range(args.repeats):
-        for engine in ("duckdb", "spark"):
-            r = whole(engine, path, "leaf", HEIGHT, args)
-            runs.setdefault(engine, []).append(r)
-            print(f"  {engine} whole command: {r['seconds']:.2f} s, {r['diagnostics']}",
-                  flush=True)
+    path = data(n, make_data)
+    runs = whole_runs(path, ("duckdb", "spark"), "leaf", HEIGHT, args, diagnostics=True)
     duck = min(float(str(r["seconds"])) for r in runs["duckdb"])
     best = min(runs["spark"], key=lambda r: float(str(r["seconds"])))
     spark = float(str(best["seconds"]))
@@ -261,15 +269,8 @@ def spark_run(n: int, args: argparse.Namespace) -> None:
 
 def strings_run(n: int, args: argparse.Namespace) -> None:
     """Whole commands: the memory engine and DuckDB on the same CSV of path strings."""
-    start = time.perf_counter()
-    path = make_strings(n)
-    data_line(n, path, start)
-    runs: dict[str, list[dict[str, object]]] = {}
-    for _ in range(args.repeats):
-        for engine in ("memory", "duckdb"):
-            r = whole(engine, path, "path", STRING_HEIGHT, args)
-            runs.setdefault(engine, []).append(r)
-            print(f"  {engine} whole command: {r['seconds']:.2f} s", flush=True)
+    path = data(n, make_strings)
+    runs = whole_runs(path, ("memory", "duckdb"), "path", STRING_HEIGHT, args)
     memory, duck = (min(float(str(r["seconds"])) for r in runs[e]) for e in ("memory", "duckdb"))
     same = runs["memory"][0]["heavy_set"] == runs["duckdb"][0]["heavy_set"]
     print(f"strings n = {n}: DuckDB/memory whole command = {duck:.2f} s / {memory:.2f} s = "

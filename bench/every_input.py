@@ -25,7 +25,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from betweencut.baselines import svt_corpus as sc
-from betweencut.proofs.baselines.corpus import CORPUS, audit_row
+from betweencut.proofs.baselines.corpus_checks.corpus import CORPUS, audit_row
 from betweencut.proofs.laws import noisy_laws
 from betweencut.proofs.privacy.enumeration.shared_noise import QueryLawCache
 

@@ -16,12 +16,12 @@ import time
 from fractions import Fraction
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_audit import (
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import (
     PrivTreeLawCache,
     exhaustive_pairs,
     privtree_run,
 )
-from betweencut.proofs.baselines.privtree_search import closed_member
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.enumeration.cache import LawCache

@@ -36,11 +36,11 @@ from pathlib import Path
 
 from betweencut.api import audit_mechanism
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_depth import copies_worst_pair
-from betweencut.proofs.baselines.privtree_search import closed_member
+from betweencut.proofs.baselines.privtree_checks.privtree_depth import copies_worst_pair
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member
 
 MODULE = '''from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_search import closed_member
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member
 
 
 def half_open() -> PrivTree:

@@ -28,9 +28,9 @@ import time
 from typing import Any
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_audit import domain
-from betweencut.proofs.baselines.privtree_depth import copies_worst_pair
-from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import domain
+from betweencut.proofs.baselines.privtree_checks.privtree_depth import copies_worst_pair
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member, pair_loss
 
 
 def timed(fn):  # type: ignore[no-untyped-def]
@@ -98,7 +98,7 @@ def main() -> None:
 def table(copies: int) -> None:
     """Rows: the box; columns: the two rules, each its largest loss (certified, rounded
     outward to 4 decimals; `> ε` decided exactly) and its worst pair."""
-    from betweencut.proofs.baselines.privtree_ratio import Ratio
+    from betweencut.proofs.baselines.privtree_checks.privtree_ratio import Ratio
     from betweencut.proofs.exact.arith import ExpPoly
 
     print(f"| box | half-open cells, <= {copies} copies | worst pair | closed cells, <= "

@@ -31,13 +31,13 @@ from fractions import Fraction
 from typing import Any
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_audit import (
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import (
     exhaustive_pairs,
     multiplicities,
     multiplicity_pairs,
     privtree_run,
 )
-from betweencut.proofs.baselines.privtree_search import (
+from betweencut.proofs.baselines.privtree_checks.privtree_search import (
     Ratio,
     is_partition,
     pair_loss,

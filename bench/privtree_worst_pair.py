@@ -18,8 +18,8 @@ import argparse
 import itertools
 import time
 
-from betweencut.proofs.baselines.privtree import domain_points
-from betweencut.proofs.baselines.privtree_search import (
+from betweencut.proofs.baselines.privtree_checks.privtree import domain_points
+from betweencut.proofs.baselines.privtree_checks.privtree_search import (
     Ratio,
     pair_loss,
     privtree_rules,

@@ -1,12 +1,12 @@
 """The published-bugs corpus (issue 37): the cost of every row, against a baseline row of the
 sparse-vector corpus measured in the same run.
 
-Each row of `betweencut.proofs.baselines.published_rows` is audited `1 + repeat` times (its laws
-enumerated again each time, the process's caches of exact constants kept); printed: the CPU
-seconds of the first run (cold caches) and the median of the others (warm), the pairs, the
-verdict found, and the ratio of the first run's CPU to the baseline's first run: the corpus's
-`noisy-max` row (report-noisy-max on 3 queries, every record added to the empty database: 27
-pairs, exact), timed the same way in the same run, before any row.
+Each row of `betweencut.proofs.baselines.corpus_checks.published_rows` is audited `1 + repeat`
+times (its laws enumerated again each time, the process's caches of exact constants kept);
+printed: the CPU seconds of the first run (cold caches) and the median of the others (warm),
+the pairs, the verdict found, and the ratio of the first run's CPU to the baseline's first
+run: the corpus's `noisy-max` row (report-noisy-max on 3 queries, every record added to the
+empty database: 27 pairs, exact), timed the same way in the same run, before any row.
 The tree rows of the published listing (HHH, BinAgg) are `audit corpus` rows already measured
 with the corpus.
 
@@ -24,9 +24,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-from betweencut.proofs.baselines.corpus import CORPUS, audit_row
-from betweencut.proofs.baselines.published import audit_published
-from betweencut.proofs.baselines.published_rows import PUBLISHED
+from betweencut.proofs.baselines.corpus_checks.corpus import CORPUS, audit_row
+from betweencut.proofs.baselines.corpus_checks.published import audit_published
+from betweencut.proofs.baselines.corpus_checks.published_rows import PUBLISHED
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:

@@ -84,7 +84,8 @@ def __dir__() -> list[str]:
     return sorted({*_listed(), "__version__"})
 
 
-# Modules moved when core/ was grouped by role (0.1.0, issue 38), old name -> new name under
+# Modules moved when core/ was grouped by role (0.1.0, issue 38), and proofs/baselines into
+# `privtree_checks` and `corpus_checks`, old name -> new name under
 # `betweencut.`: a user's mechanism written against the old names (`from betweencut.noisy_test
 # import BTQuery`) keeps working, and gets the very same module object (one module, two names
 # for the import system only; `isinstance` and the seams see one class).
@@ -114,7 +115,22 @@ MOVED = {
     "certified": "numbers.certified",
     "exact": "numbers.exact",
     "exact_text": "numbers.exact_text",
-    "proofs.baselines.gaussian": "proofs.baselines.gaussian_mechanisms",
+    "proofs.baselines.corpus": "proofs.baselines.corpus_checks.corpus",
+    "proofs.baselines.corpus_rows": "proofs.baselines.corpus_checks.corpus_rows",
+    "proofs.baselines.corpus_scale": "proofs.baselines.corpus_checks.corpus_scale",
+    "proofs.baselines.gaussian": "proofs.baselines.corpus_checks.gaussian_mechanisms",
+    "proofs.baselines.gaussian_corpus": "proofs.baselines.corpus_checks.gaussian_corpus",
+    "proofs.baselines.gaussian_mechanisms": "proofs.baselines.corpus_checks.gaussian_mechanisms",
+    "proofs.baselines.gaussian_pairs": "proofs.baselines.corpus_checks.gaussian_pairs",
+    "proofs.baselines.privtree": "proofs.baselines.privtree_checks.privtree",
+    "proofs.baselines.privtree_audit": "proofs.baselines.privtree_checks.privtree_audit",
+    "proofs.baselines.privtree_count": "proofs.baselines.privtree_checks.privtree_count",
+    "proofs.baselines.privtree_depth": "proofs.baselines.privtree_checks.privtree_depth",
+    "proofs.baselines.privtree_ratio": "proofs.baselines.privtree_checks.privtree_ratio",
+    "proofs.baselines.privtree_search": "proofs.baselines.privtree_checks.privtree_search",
+    "proofs.baselines.published": "proofs.baselines.corpus_checks.published",
+    "proofs.baselines.published_rows": "proofs.baselines.corpus_checks.published_rows",
+    "proofs.baselines.tree_corpus": "proofs.baselines.corpus_checks.tree_corpus",
     "proofs.calibration": "proofs.calibration_claims",
     "proofs.laws.gaussian": "proofs.laws.continuous_gaussian",
     "proofs.laws.audit": "proofs.laws.laws_audit",

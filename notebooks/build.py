@@ -704,7 +704,8 @@ NOTEBOOKS["5_privtree.ipynb"] = [
 * why the domain box must be public (bounds read off the data would leak);
 * how its claim "`ε`-DP whatever the depth" is checked **exactly** on a small domain, by
   enumerating every split decision through the same noisy-test seam as BetweenCut
-  (`betweencut.proofs.baselines.privtree`), and that the check refutes a smaller, wrong `ε`.
+  (`betweencut.proofs.baselines.privtree_checks.privtree`), and that the check refutes a
+  smaller, wrong `ε`.
 """),
     code("""
 from fractions import Fraction
@@ -713,7 +714,7 @@ import matplotlib.pyplot as plt
 
 from betweencut.baselines.privtree import PrivTree, box_of
 from betweencut.noise.bt_sampler import ExactSampler
-from betweencut.proofs.baselines.privtree import check_privtree_dp, domain_points
+from betweencut.proofs.baselines.privtree_checks.privtree import check_privtree_dp, domain_points
 from betweencut.properties.teaching import exercises, privacy
 """),
     md("""

@@ -38,6 +38,8 @@ __all__ = [
     "PRIVTREE_SEAMS",
     "PURE",
     "REDUCTION_PREMISE",
+    "RELEASE_PATH_KINDS",
+    "RELEASE_PATH_UNSEEN",
     "REPLAY",
     "SHARED_SEAMS",
     "TRANSCRIBED",
@@ -56,6 +58,8 @@ __all__ = [
     "pairs_searched",
     "profiles_audited",
     "reduction_items",
+    "release_path",
+    "release_path_not_done",
     "strict",
 ]
 
@@ -175,11 +179,13 @@ OUTPUTS = Item(
     "each encoded with its type, floats by their bits, mappings in order; no __eq__, __hash__ "
     "or __repr__ of your objects is called, and any other type is refused", True)
 REPLAY = Item(
-    "replay", "each run's output is a function of the database and its noisy answers",
+    "replay", "in the audit's processes (children forked from the audit's), each run's output "
+    "is a function of the database and its noisy answers",
     "each database's law is enumerated in two fresh processes forked from the audit's (an "
     "audit of listed databases: all of them in the same two, in opposite orders), which "
     "explore the answers in two orders, and must agree answer sequence by answer sequence: "
-    "betweencut.proofs.privacy.enumeration.isolated", True)
+    "betweencut.proofs.privacy.enumeration.isolated; forked children see the audit's modules "
+    "and call stack: the same code outside the audit is the release_path item", True)
 REPLAY_IN_PROCESS = Item(
     "replay", "each run's output is a function of the database and its noisy answers",
     "checked in part: a replayed prefix must meet the same noisy queries; the runs are not "
@@ -203,6 +209,44 @@ HIDDEN_STATE_IN_PROCESS = Item(
     "counter, a global", "not checked: this audit runs your code in its own process (a "
     "PrivTree's seams, a depth variant's count query, the Gaussian and field kinds), not in "
     "fresh children", False)
+RELEASE_PATH_UNSEEN = Item(
+    "release_path_unseen", "your code does not recognise the release-path replay itself (the "
+    "sampler's seed and private recording slot, argv, the parent process) nor behave otherwise "
+    "on answers, seeds or databases the replay did not draw",
+    "not checked: the replay runs the deployed code with the deployed sampler's class, which "
+    "code looking for the replay could still tell apart (betweencut.boundary.release_replay)",
+    False)
+
+
+def release_path(runs: int, databases: int, audited: int) -> Item:
+    """RELEASE_PATH, checked: `runs` runs on each of `databases` databases (of the `audited`
+    databases of the pairs audited) replayed in a fresh interpreter with the release sampler
+    gave the outputs the audit enumerated for the same answers."""
+    upto = (f"{databases} databases" if databases >= audited else
+            f"the first {databases} of the {audited} databases audited")
+    return Item(
+        "release_path", f"replayed on the release path: {runs} runs per database ({upto}) in "
+        "a fresh interpreter with the release sampler gave the outputs enumerated for the "
+        "same answers",
+        "betweencut.boundary.release_replay: a fresh interpreter (not a fork of the audit), "
+        "with no betweencut.proofs module loaded before your module, imports it by name and "
+        f"runs each database with ExactSampler(seed), seeds 0..{runs - 1}; each run's answers "
+        "must be an answer sequence the audit enumerated, asked of the same noisy tests, and "
+        "its output's canonical bytes the enumerated output's "
+        "(betweencut.proofs.privacy.enumeration.release_path)", True)
+
+
+def release_path_not_done(why: str) -> Item:
+    """RELEASE_PATH, not done (`why`): the verdict speaks of the code as audited only."""
+    return Item("release_path", "your code behaves on the release path (a fresh interpreter, "
+                "the release sampler) as it did when audited", f"not replayed: {why}", False)
+
+
+RELEASE_PATH_KINDS = ("this kind is not replayed on the release path (PrivTree, shared-noise "
+                      "primitives, Gaussian noise, the field's primitives, the depth audit, "
+                      "corpus rows)")
+
+
 OUTSIDE_RANDOMNESS = Item(
     "outside_randomness", "no randomness or clock read outside the noisy tests",
     "refused as it is drawn while your code runs: random (any Random), secrets, os.urandom, "
@@ -387,21 +431,28 @@ def pairs_listed(n: int, first: bool = False) -> Item:
                 "pairs)", EXACTLY, True)
 
 
-def code_items(own: bool, replayed: bool | None = True, isolated: bool = True
-               ) -> tuple[Item, ...]:
+def code_items(own: bool, replayed: bool | None = True, isolated: bool = True,
+               release: Item | None = None) -> tuple[Item, ...]:
     """The items about whose code ran: the package's own, or yours with what is checked of it
     (`replayed` False: a PrivTree, run in the audit's process; None: the depth audit, which
     runs your count query's call only, in its process; True: your code in fresh children,
     `betweencut.boundary.isolation`, unless not `isolated`: a kind whose laws are enumerated
-    in the audit's process after a first run in a child, the Gaussian and field kinds)."""
+    in the audit's process after a first run in a child, the Gaussian and field kinds).
+    `release`: the release-path replay's item (`release_path`, or `release_path_not_done`);
+    by default not done, for a kind the release path is not replayed for."""
     if own:
         return (OWN_CODE,)
+    if release is None:
+        release = release_path_not_done(RELEASE_PATH_KINDS)
+    unseen = (RELEASE_PATH_UNSEEN,) if release.checked else ()
     if replayed is None:
-        return (USER_VARIANT, DEPLOYED, SEALED, HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS_BUILT)
+        return (USER_VARIANT, DEPLOYED, SEALED, HIDDEN_STATE_IN_PROCESS,
+                OUTSIDE_RANDOMNESS_BUILT, release)
     if not replayed:
         return (USER_CODE_IN_PROCESS, DEPLOYED, SEALED, OUTPUTS, PRIVTREE_NOT_REPLAYED,
-                HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
+                HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS, release)
     if not isolated:
         return (USER_CODE_FIRST_CHILD, DEPLOYED, SEALED, OUTPUTS, REPLAY_IN_PROCESS,
-                HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS)
-    return (USER_CODE, DEPLOYED, SEALED, OUTPUTS, REPLAY, HIDDEN_STATE, OUTSIDE_RANDOMNESS)
+                HIDDEN_STATE_IN_PROCESS, OUTSIDE_RANDOMNESS, release)
+    return (USER_CODE, DEPLOYED, SEALED, OUTPUTS, REPLAY, release, *unseen, HIDDEN_STATE,
+            OUTSIDE_RANDOMNESS)

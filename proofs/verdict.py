@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any, Literal, Union, overload
+from typing import Any, ClassVar, Literal, Union, overload
 
 from betweencut.errors import ParameterError
 from betweencut.numbers.exact import midpoint_float
@@ -36,9 +36,10 @@ from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.schemas import header
 
 __all__ = [
-    "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "Claim", "Direction",
-    "Neighbours", "Refutation", "Relation", "Release", "Row", "StreamedVerdict", "Value",
-    "Verdict", "approx", "certified", "claim_point", "dp_point", "enclosure", "projection",
+    "EXIT_HOLDS", "EXIT_REFUTED", "EXIT_UNDECIDED", "RELATIONS", "RELEASES_ALLOWED", "Claim",
+    "ClaimedEpsilon", "Direction", "Neighbours", "Refutation", "Relation", "Release", "Row",
+    "StreamedVerdict", "Value", "Verdict", "approx", "certified", "checked_epsilon",
+    "claim_point", "dp_point", "enclosure", "projection",
 ]
 
 Exact = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
@@ -75,12 +76,71 @@ class Direction(StrEnum):
         return Direction.REPLACE_FORWARD if forward else Direction.REPLACE_BACKWARD
 
 
-class Release(StrEnum):
-    """What an audit compares: the mechanism's whole output, or BetweenCut's projections."""
+RELEASES_ALLOWED = ("'output' (the whole output), 'transcript', 'heavy', or the name of a public "
+                    "attribute of the output (a Python identifier not starting with '_')")
 
-    OUTPUT = "output"
-    TRANSCRIPT = "transcript"
-    HEAVY = "heavy"
+
+class Release(str):
+    """What an audit compares (its `on`): the mechanism's whole output (`Release.OUTPUT`), or
+    one attribute of it, `getattr(output, name)`: BetweenCut's `Release.TRANSCRIPT` (Tr(D),
+    Eq. 112) and `Release.HEAVY` (the Heavy set), or any public attribute a user's output has.
+
+    Why a validated `str` (like the `StrEnum` it replaces, which could not name a user's
+    attribute) rather than a dataclass: a release is written as its name everywhere it goes
+    out (JSON `"on"`, the text rows, the privacy snapshot files, replay lines), and is the key
+    of the law caches' projections; as a `str` it is all of these unchanged, byte for byte,
+    while a plain `str` is not a `Release` to the type checker, so every `on` past the public
+    boundary is one that `Release.of` (the one parser) has accepted. Every instance is valid:
+    the constructor refuses what `of` refuses, and the three fixed names are the constants
+    (`Release.of("heavy") is Release.HEAVY`)."""
+
+    __slots__ = ()
+    OUTPUT: ClassVar[Release]
+    TRANSCRIPT: ClassVar[Release]
+    HEAVY: ClassVar[Release]
+    _FIXED: ClassVar[dict[str, Release]] = {}
+
+    def __new__(cls, name: object) -> Release:
+        if isinstance(name, Release):
+            return name
+        if isinstance(name, str) and name in cls._FIXED:
+            return cls._FIXED[name]
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise ParameterError("on", name if name != "" else "''", RELEASES_ALLOWED)
+        return super().__new__(cls, name)
+
+    @staticmethod
+    def of(value: object) -> Release:
+        """`value` (a `Release` or its name) as a `Release`: `"output"`, `"transcript"`,
+        `"heavy"` or a public attribute name of the output (an identifier, neither private
+        `_x` nor dunder); `ParameterError` naming `on` and the allowed values otherwise."""
+        return Release(value)
+
+    @staticmethod
+    def several(value: object, default: Sequence[Release] | None = None,
+                ) -> tuple[Release, ...]:
+        """`on` as given to a public entry: one release (a `Release` or its name), a list of
+        them, or `None` for `default` (`ParameterError` if there is none); each by `of`, at
+        least one, each once."""
+        if value is None:
+            if default is None:
+                raise ParameterError("on", None, RELEASES_ALLOWED)
+            return tuple(default)
+        if isinstance(value, str):
+            return (Release.of(value),)
+        if not isinstance(value, Sequence):
+            raise ParameterError("on", repr(value), RELEASES_ALLOWED + ", or a list of them")
+        chosen = tuple(Release.of(v) for v in value)
+        if not chosen:
+            raise ParameterError("on", "[]", "at least one release")
+        if len(set(chosen)) != len(chosen):
+            raise ParameterError("on", list(value), "each release once")
+        return chosen
+
+
+Release.OUTPUT = Release._FIXED["output"] = str.__new__(Release, "output")
+Release.TRANSCRIPT = Release._FIXED["transcript"] = str.__new__(Release, "transcript")
+Release.HEAVY = Release._FIXED["heavy"] = str.__new__(Release, "heavy")
 
 
 class Neighbours(StrEnum):
@@ -169,7 +229,7 @@ class Claim:
 
     text: str
     points: tuple[tuple[Fraction, Exact], ...]
-    on: tuple[str, ...] = (Release.OUTPUT.value,)
+    on: tuple[Release, ...] = (Release.OUTPUT,)
     neighbours: Neighbours = Neighbours.ADD_REMOVE
     parameters: Mapping[str, object] = field(default_factory=dict)
     labels: tuple[Mapping[str, object], ...] = ()  # per point, e.g. {"r": 1} (Theorem 5.4)
@@ -180,8 +240,8 @@ class Claim:
         return replace(self, neighbours=relation.kind, bound=relation.bound)
 
     @staticmethod
-    def dp(epsilon: Fraction, delta: Exact, on: Sequence[str] = ("output",)) -> Claim:
-        return Claim(f"({epsilon}, {exact_str(delta)})-DP", ((Fraction(epsilon), delta),),
+    def dp(epsilon: Fraction, delta: Exact, on: Sequence[Release] = (Release.OUTPUT,)) -> Claim:
+        return Claim(f"({epsilon}, {exact_str(delta)})-DP", ((checked_epsilon(epsilon), delta),),
                      tuple(on))
 
     def as_json(self) -> dict[str, Any]:
@@ -205,7 +265,7 @@ class Row:
 
     D: str
     z: str
-    on: str
+    on: Release
     eps: Fraction
     delta: Value | Callable[[], Value]
     delta_in: tuple[Fraction, Fraction]
@@ -259,7 +319,7 @@ class Refutation:
     claim: str
     D: str
     z: str
-    on: str
+    on: Release
     direction: Direction
     eps: Fraction
     event: tuple[str, ...]
@@ -538,6 +598,44 @@ def cut(text: str) -> str:
     return f"{text[:SHOWN_CHARS]}... ({len(text):,} characters in all; the JSON holds it whole)"
 
 
+class ClaimedEpsilon(Fraction):
+    """A claimed `ε`, range-checked: an exact rational `>= 0`. Its construction is the one
+    range check of `ε` on its route (`ClaimedEpsilon(value, name)`: `value` read by
+    `betweencut.numbers.exact.as_rational`, a float refused, `ParameterError` naming `name`
+    when negative); the route's functions (`audit_pairs`, the divergences, the hockey sticks)
+    accept one as it is, and check any other value through `checked_epsilon`. It is a
+    `Fraction` in every other respect: arithmetic on it gives plain `Fraction`s (a computed
+    `ε` is not a claimed one), and it is written as one (`repr`, `str`)."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: object, name: str = "eps") -> ClaimedEpsilon:
+        from betweencut.numbers.exact import as_rational
+
+        eps = value if type(value) is Fraction else as_rational(value, name)
+        if eps < 0:
+            raise ParameterError(name, eps, f"{name} >= 0")
+        return super().__new__(cls, eps)
+
+    def __repr__(self) -> str:
+        return f"Fraction({self.numerator}, {self.denominator})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # unpickled through the check again
+        return (ClaimedEpsilon, (Fraction(self.numerator, self.denominator),))
+
+    def __copy__(self) -> ClaimedEpsilon:
+        return self
+
+    def __deepcopy__(self, memo: object) -> ClaimedEpsilon:
+        return self
+
+
+def checked_epsilon(eps: object, name: str = "eps") -> ClaimedEpsilon:
+    """`eps` as a `ClaimedEpsilon`: one already checked as it is, any other value checked here
+    (the one check, `ClaimedEpsilon`); the public entry points that take a raw `ε` call this."""
+    return eps if isinstance(eps, ClaimedEpsilon) else ClaimedEpsilon(eps, name)
+
+
 @overload
 def claim_point(point: object, names: tuple[str, str] = ...,
                 *, limits: Literal[True] = ...) -> tuple[Fraction, Fraction]: ...
@@ -550,10 +648,11 @@ def claim_point(point: object, names: tuple[str, str] = ...,
 
 def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
                 limits: bool = True) -> tuple[Fraction, Exact]:
-    """One claimed `(ε, δ)` point, built here only: `ε` an exact rational `>= 0`, `δ` an exact
-    rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper) `>= 0`;
-    text is read by `betweencut.numbers.exact_text`'s grammar, floats are refused. `limits` (a
-    user's point, the API's): the command line's limits on numbers
+    """One claimed `(ε, δ)` point, built here only: `ε` a `ClaimedEpsilon` (an exact rational
+    `>= 0`, checked once: one given already checked passes as it is, without `limits`), `δ` an
+    exact rational or an exact symbolic value (`ExpPoly`, `ExpRational`: a bound of the paper)
+    `>= 0`; text is read by `betweencut.numbers.exact_text`'s grammar, floats are refused.
+    `limits` (a user's point, the API's): the command line's limits on numbers
     (`betweencut.data.validate.exact_value`), rationals only and `δ <= 1`; without (a checker's
     point, `audit_pairs`): any exact value. `ParameterError` naming `names`' `ε` or `δ`, or `claim`,
     otherwise."""
@@ -565,9 +664,9 @@ def claim_point(point: object, names: tuple[str, str] = ("epsilon", "delta"), *,
 
     read = exact_value if limits else as_rational
     eps_name, delta_name = names
-    eps = read(point[0], eps_name)
-    if eps < 0:
-        raise ParameterError(eps_name, eps, f"{eps_name} >= 0")
+    # a user's ε within the command line's limits; a checker's as it comes (checked once)
+    eps = ClaimedEpsilon(exact_value(point[0], eps_name), eps_name) if limits else \
+        checked_epsilon(point[0], eps_name)
     delta = point[1]
     if isinstance(delta, ExpPoly | ExpRational) and not limits:
         if sign(delta) < 0:
@@ -593,7 +692,7 @@ def dp_point(epsilon: object, delta: object) -> tuple[Fraction, Fraction]:
         raise ParameterError("delta", dlt, "0 <= delta < 1")
     return eps, dlt
 
-def projection(on: str) -> Callable[[object], Hashable]:
+def projection(on: Release) -> Callable[[object], Hashable]:
     """What an audit compares of an output, for the release `on`: the whole output keyed by
     its canonical bytes (`Release.OUTPUT`: `boundary.encoding.release_of`), or its attribute
     `on` (`ParameterError` naming `on` when the output has none). The law caches call it on

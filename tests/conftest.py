@@ -32,6 +32,25 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return None
 
 
+_ARCHIVE: list[object] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before the first Spark test, the driver's class-data sharing archive is made if there
+    is none (`betweencut.engines.spark_cds.prepare`, once a run), so that every session of the
+    run (the shared one, and each command line's) starts with it."""
+    if _ARCHIVE or item.get_closest_marker("spark") is None:
+        return
+    _ARCHIVE.append(None)
+    try:
+        from betweencut.engines import spark_cds
+        from betweencut.engines.spark import spark_home
+
+        _ARCHIVE[0] = spark_cds.prepare(spark_home())
+    except ImportError:  # no pyspark: the Spark tests skip themselves
+        return
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark")

@@ -158,8 +158,8 @@ def audit_corpus(
     its first refuting pair (by default it goes on and reports the worst pair, the
     largest `δ` at the claim and the largest `ε` at `δ = 0`: issue 35, item 4)."""
     from betweencut.data.validate import exact_value
-    from betweencut.proofs.baselines.corpus import audit_corpus as rows_of
-    from betweencut.proofs.baselines.corpus import audit_row, user_row
+    from betweencut.proofs.baselines.corpus_checks.corpus import audit_corpus as rows_of
+    from betweencut.proofs.baselines.corpus_checks.corpus import audit_row, user_row
     from betweencut.proofs.verdict import Relation
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
@@ -170,7 +170,7 @@ def audit_corpus(
         raise ParameterError("first", repr(first), "True or False")
     relation = Relation.of(neighbours)
     if published:
-        from betweencut.proofs.baselines.published_rows import audit_published_corpus
+        from betweencut.proofs.baselines.corpus_checks.published_rows import audit_published_corpus
 
         if mechanism is not None or queries is not None or method != "auto" or (
                 relation != Relation()):

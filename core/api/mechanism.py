@@ -100,8 +100,9 @@ def audit_mechanism(
     the worst: the refutation with the largest `δ_pair(ε) - δ` and `epsilon_at_delta`, the
     largest over every pair, each with its pair (issue 35, item 4).
     Returns: a `Verdict`; `rows` per pair, claimed point and release (`on`: "output", the
-    mechanism's whole output, default; or an attribute of it such as "transcript", "heavy";
-    several with a list); for an exhaustive or searched audit the worst pair's rows; `facts`:
+    mechanism's whole output, default; or a public attribute of it such as "transcript",
+    "heavy"; several with a list; a `Release` or its name, read once by `Release.several`);
+    for an exhaustive or searched audit the worst pair's rows; `facts`:
     `epsilon_at_delta` (the largest over the pairs audited, a certified lower bound on the
     mechanism's ε at the claimed δ, with its pair and exact curve) and, with `baseline`, the
     privacy regressions against it.
@@ -118,6 +119,7 @@ def audit_mechanism(
         raise ParameterError("strict", strict, "True or False")
     user = resolve(mechanism, strict=strict)
     relation = Relation.of(neighbours)
+    releases = None if on is None else Release.several(on)  # `on` read once, on this route
     if relation.is_replace and (search is not None or baseline is not None):
         raise ParameterError("search" if search is not None else "baseline", "given",
                              "add/remove pairs only (replace-one: pairs= or exhaustive=N)")
@@ -146,7 +148,7 @@ def audit_mechanism(
 
         def privtree() -> Verdict:
             return audit_privtree(user, listed, exhaustive=exhaustive, search=search,
-                                  epsilon=epsilon, delta=delta, claim=claim, on=on,
+                                  epsilon=epsilon, delta=delta, claim=claim, on=releases,
                                   baseline=baseline, tree=tree, height=height, tau=tau,
                                   lam=lam, R=R, progress=progress, relation=relation)
 
@@ -156,9 +158,10 @@ def audit_mechanism(
         found.assumes = a.strict(found.assumes, user.pure)
         return found
     t = _tree(tree, height, arity, exhaustive, relation)
-    renyi = _renyi_claim(claim, epsilon, delta, on, search, baseline)
+    renyi = _renyi_claim(claim, epsilon, delta, releases, search, baseline)
     params, cal = _params(user, t, tau, lam, R, epsilon, delta, chosen)
-    the_claim = claim_of(claim, epsilon, delta, params, cal, chosen, t, on, relation, renyi)
+    the_claim = claim_of(claim, epsilon, delta, params, cal, chosen, t, releases, relation,
+                         renyi)
     run, built = _run(user, t, params)
     audited = Audited(user.name, user.kind, user.target, built, run, user.pure,
                       None if baseline is None else _baseline_runs(user, baseline, t, params))
@@ -166,8 +169,8 @@ def audit_mechanism(
                      params, cal, renyi, progress, first, relation)
 
 
-def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, search: object,
-                 baseline: object) -> Any:
+def _renyi_claim(claim: object, epsilon: object, delta: object,
+                 on: tuple[Release, ...] | None, search: object, baseline: object) -> Any:
     """The Renyi or zCDP claim `zcdp:RHO` / `rdp:ALPHA:EPS`, else None (an (eps, delta) claim);
     it goes with the whole output and given or exhaustive pairs only."""
     if not isinstance(claim, str) or not claim.startswith(("zcdp:", "rdp:")):
@@ -179,8 +182,8 @@ def _renyi_claim(claim: object, epsilon: object, delta: object, on: object, sear
         if value is not None:
             raise ParameterError(name, "given", f"none with the claim {claim!r} (its orders "
                                  "are the claim; pairs= or exhaustive=N)")
-    if on not in (None, Release.OUTPUT.value, (Release.OUTPUT.value,), [Release.OUTPUT.value]):
-        raise ParameterError("on", on, "'output' for a Renyi or zCDP claim")
+    if on not in (None, (Release.OUTPUT,)):
+        raise ParameterError("on", ", ".join(on or ()), "'output' for a Renyi or zCDP claim")
     return RenyiClaim.parse(claim)
 
 

@@ -7,7 +7,7 @@ the noisy counts are rescaled so that they sum to `n` (`preserve_sample_size=Tru
 released counts always add up to the true `n`, whatever their noise. `binagg_privtree` runs the
 real PrivTree and releases the partition with that total (`BinAggRelease`); the counts' own
 noise is a separate mechanism, not modelled here. What follows (decided exactly by the corpus
-rows of `betweencut.proofs.baselines.tree_corpus`):
+rows of `betweencut.proofs.baselines.corpus_checks.tree_corpus`):
 
 * replace-one neighbours (`|D| = |D'|`): the total is the same on both databases, so the
   release is the partition and a constant: PrivTree's `ε` under add/remove gives `2ε` under

@@ -49,6 +49,13 @@ def _beta(beta: object) -> Fraction:
     return b
 
 
+def _epsilon(epsilon: object) -> Fraction:
+    e = as_rational(epsilon, "epsilon")
+    if e <= 0:
+        raise ParameterError("epsilon", e, "epsilon > 0")
+    return e
+
+
 def _node_count(n_nodes: object) -> int:
     if not isinstance(n_nodes, int) or isinstance(n_nodes, bool) or n_nodes < 1:
         raise ParameterError("n_nodes", n_nodes, "an integer N >= 1 (number of tree nodes)")
@@ -74,10 +81,7 @@ class FullTreeLaplace:
     @staticmethod
     def of(tau: object, epsilon: object, height: object) -> FullTreeLaplace:
         t = public_tau(tau)
-        e = as_rational(epsilon, "epsilon")
-        if e <= 0:
-            raise ParameterError("epsilon", e, "epsilon > 0")
-        return FullTreeLaplace(t, e, _height(height))
+        return FullTreeLaplace(t, _epsilon(epsilon), _height(height))
 
     @property
     def lam(self) -> Fraction:
@@ -116,9 +120,7 @@ class FullTreeLaplace:
 
 def laplace_margin(height: int, epsilon: object, n_nodes: int, beta: object) -> LogReal:
     """`E_Lap = (h/ε)·ln(N/β)` (Eq. (27)) as the exact form `0 + (h/ε)·ln(N/β)`."""
-    e = as_rational(epsilon, "epsilon")
-    if e <= 0:
-        raise ParameterError("epsilon", e, "epsilon > 0")
+    e = _epsilon(epsilon)
     return LogReal(Fraction(0), _height(height) / e, _node_count(n_nodes) / _beta(beta))
 
 

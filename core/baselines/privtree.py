@@ -16,8 +16,8 @@ the exact sampler releases it and the transcript enumeration checks it. `ln β` 
 so `δ_PT` is taken as `λ_PT·ln_beta_upper` with a rational `ln_beta_upper >= ln β` (certified;
 default the 20-bit rounding up of `ln β`): a larger depth penalty only decreases the privacy
 loss in PrivTree's proof (its geometric series has ratio `e^{−δ_PT/λ_PT} <= 1/β`), and the
-exact enumeration check (`betweencut.proofs.baselines.privtree`) confirms the claim on small
-domains.
+exact enumeration check (`betweencut.proofs.baselines.privtree_checks.privtree`) confirms the
+claim on small domains.
 
 Post-processing `min_bins`: while there are fewer leaves, split the leaf chosen by public
 information only (the largest box, ties by position), without looking at the data.

@@ -3,8 +3,8 @@
 Each function is the privacy-relevant step of a published implementation, as its bug report
 describes it, asking its randomness through `test(query)` (`betweencut.noise`), so that the
 release path samples it exactly and the proof path enumerates the same code
-(`betweencut.proofs.baselines.published` audits them; each row there cites its report). A
-database is a tuple of records; each module-level constant below says what a record is.
+(`betweencut.proofs.baselines.corpus_checks.published` audits them; each row there cites its
+report). A database is a tuple of records; each module-level constant below says what a record is.
 
 * `noisy_max(scores, scale, test, flip)`: OpenDP's `make_noisy_max` (issue 2911): the
   exponential mechanism `P(i) ∝ e^(s_i/scale)` (`flip=False`) or permute-and-flip, which the

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from betweencut.engines.common import EngineError, TreeCodec, candidate_cut
+from betweencut.engines.common import EngineError, Progress, TreeCodec, candidate_cut
 from betweencut.errors import ParameterError
 from betweencut.mechanism.params import Params
 from betweencut.mechanism.sparse import Encoding, Level, SparseRun, run_levels
@@ -204,6 +204,16 @@ class CandidateSink:
         """The exact stage on everything added (`classify_candidates`, same arrays' home)."""
         return classify_candidates(self.candidates(), codec, params, test, record=record,
                                    allocate=self.allocate)
+
+    def exact_stage(self, codec: TreeCodec, params: Params, test: NoisyTest | None,
+                    say: Progress) -> tuple[SparseRun, dict[str, int]]:
+        """`classify`, announced through `say`, for a counting engine: the run and the
+        diagnostics it gives of the candidates (`candidates`, `candidates_on_disk`,
+        `noisy_draws`)."""
+        say("exact stage: the traversal of Appendix D over the candidates")
+        run = self.classify(codec, params, test)
+        return run, {"candidates": self.size, "candidates_on_disk": int(self.spilled),
+                     "noisy_draws": run.noisy_calls}
 
 
 def levels_of(cands: Candidates, encoding: Encoding, allocate: Allocate = _in_memory

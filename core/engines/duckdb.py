@@ -261,13 +261,11 @@ def classify(
             sink.add(d, rows["code"], rows["c"])
         con.close()
         fetched = time.perf_counter()
-        say("exact stage: the traversal of Appendix D over the candidates")
-        run = sink.classify(codec, params, test)
+        run, found = sink.exact_stage(codec, params, test, say)
         done = time.perf_counter()
         return EngineResult(run.heavy, {
             "engine": "duckdb", "records": stats[-3], "null_records_skipped": stats[-2],
-            "candidates": sink.size, "candidates_on_disk": int(sink.spilled),
-            "noisy_draws": run.noisy_calls,
+            **found,
             "seconds_counting": round(counted - start, 4),
             "seconds_fetching": round(fetched - counted, 4),
             "seconds_exact_stage": round(done - fetched, 4),

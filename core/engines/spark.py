@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from betweencut.engines import spark_cds
 from betweencut.engines.candidates import CandidateSink
 from betweencut.engines.common import (
     WHITESPACE,
@@ -108,7 +109,11 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     The driver's JVM writes its log (and the JVM's own warnings) to its stderr, and could write
     to stdout, where the release goes: it is started with both on the null device, or with
     `log` both on our stderr, for its whole life (the first session of a process decides).
-    Errors still reach the user, as the Python exception Spark raises."""
+    Errors still reach the user, as the Python exception Spark raises.
+
+    The driver's JVM maps the installation's class-data sharing archive when there is one, and
+    otherwise writes it at its exit (not with `log`): `betweencut.engines.spark_cds`. The
+    session then starts in about half the time (`bench/spark_startup.py`)."""
     require("pyspark", "spark", "spark")
     from pyspark.sql import SparkSession
 
@@ -138,7 +143,14 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
     sink = os.dup(2) if log else os.open(os.devnull, os.O_WRONLY)
-    environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} "
+    from pyspark import SparkContext
+
+    # Only a JVM started here takes options (a stopped session's JVM stays up in the process;
+    # PYSPARK_GATEWAY_PORT names one started by a parent process): an archive asked of no JVM
+    # would never be written.
+    launches = SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
+    sharing = spark_cds.driver_options(spark_home(), write=not log) if launches else ""
+    environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} {sharing} "
                                         f"{os.environ.get('SPARK_SUBMIT_OPTS', '')}"}
     if master is None or master.startswith("local"):  # local mode: the loopback address only
         environment["SPARK_LOCAL_IP"] = os.environ.get("SPARK_LOCAL_IP", "127.0.0.1")
@@ -158,6 +170,14 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
                 del os.environ[key]
             else:
                 os.environ[key] = value
+
+
+def spark_home() -> str:
+    """The Spark installation pyspark launches: `$SPARK_HOME`, else pyspark's own directory
+    (a pip install holds the jars)."""
+    import pyspark
+
+    return os.environ.get("SPARK_HOME") or os.path.dirname(os.path.abspath(pyspark.__file__))
 
 
 def read(spark: Any, source: Source) -> Any:
@@ -281,13 +301,11 @@ def classify(
             plan.second_job(plan.valid(frame, codes), chosen, under, sink)
         codes.unpersist()
         counted = time.perf_counter()
-        say("exact stage: the traversal of Appendix D over the candidates")
-        run = sink.classify(codec, params, test)
+        run, found = sink.exact_stage(codec, params, test, say)
         done = time.perf_counter()
         return EngineResult(run.heavy, {
             "engine": "spark", "records": records, "null_records_skipped": stats[-1],
-            "candidates": sink.size, "candidates_on_disk": int(sink.spilled),
-            "noisy_draws": run.noisy_calls, "seconds_session": round(started - start, 4),
+            **found, "seconds_session": round(started - start, 4),
             "seconds_counting": round(counted - started, 4),
             "seconds_exact_stage": round(done - counted, 4),
         })

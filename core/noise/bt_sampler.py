@@ -110,6 +110,12 @@ class ExactSampler:
     `padded=False` draws every query that way: a documented opt-out, NOT the release default,
     kept for speed measurements against the padded draw (`bench/sampler_padding.py`) and to
     replay seeded runs made before padding; its timing and bit count depend on the count.
+
+    `_answers` is None in deployment; the release-path replay of an audit
+    (`betweencut.boundary.release_replay`) sets it to a list and every query asked is appended
+    with the outcome drawn: the replay hands your code this very class, so `type(test)` cannot
+    tell it from deployment (what a mechanism reading this private slot does is assumed, not
+    checked: `betweencut.proofs.assumes.RELEASE_PATH_UNSEEN`).
     """
 
     def __init__(self, seed: int | bytes | None = None, *, padded: bool = True) -> None:
@@ -125,12 +131,17 @@ class ExactSampler:
         self.draws = 0
         self._plan: Padding | None = None  # the last query's plan (one GuardedBT per run)
         self._plan_of: tuple[Fraction, Fraction, Fraction, tuple[int, int]] | None = None
+        self._answers: list[tuple[BTQuery, Outcome]] | None = None  # the replay's record
 
     def __call__(self, query: BTQuery) -> Outcome:
         self.draws += 1
         if query.band is None or not self.padded:
-            return _bt_outcome(query, self.bits)
-        key = (query.a, query.b, query.lam, query.band)
-        if self._plan is None or key != self._plan_of:
-            self._plan, self._plan_of = Padding.of(*key), key
-        return padded_bt_outcome(query, self._plan, self.bits)
+            outcome = _bt_outcome(query, self.bits)
+        else:
+            key = (query.a, query.b, query.lam, query.band)
+            if self._plan is None or key != self._plan_of:
+                self._plan, self._plan_of = Padding.of(*key), key
+            outcome = padded_bt_outcome(query, self._plan, self.bits)
+        if self._answers is not None:
+            self._answers.append((query, outcome))
+        return outcome

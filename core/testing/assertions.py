@@ -20,6 +20,7 @@ from typing import Any
 
 from betweencut.boundary.seal import sealing
 from betweencut.errors import ParameterError
+from betweencut.proofs.verdict import Release
 from betweencut.testing.budget import Budget, check_budget
 from betweencut.testing.curves import excesses, pair_curves, pair_text
 
@@ -82,11 +83,10 @@ def _flag_value(value: object, name: str = "") -> str | None:
     return None
 
 
-def replay_line(user: Any, pair: tuple[str, str], epsilon: object, delta: object, on: str,
+def replay_line(user: Any, pair: tuple[str, str], epsilon: object, delta: object, on: Release,
                 options: dict[str, Any]) -> str:
     """One line that replays the audit of `pair`: the command line where it can say it all,
     else the Python call (`assert_private`)."""
-    on = str(on)
     spec = _mechanism_spec(user.target)
     flags: list[str] | None = [] if spec is not None else None
     for name, value in options.items():
@@ -168,10 +168,11 @@ def assert_private(
                                  "use assert_no_regression for a baseline")
     user = resolve(mechanism, strict=tree_and_params.get("strict") is True)  # before any run
 
-    def replay(pair: tuple[str, str], release: str) -> str:
+    def replay(pair: tuple[str, str], release: Release) -> str:
         return replay_line(user, pair, epsilon, delta, release, tree_and_params)
 
-    return _check(user, epsilon, delta, pairs, exhaustive, search, on, budget_s,
+    releases = None if on is None else Release.several(on)  # `on` read once
+    return _check(user, epsilon, delta, pairs, exhaustive, search, releases, budget_s,
                   {**tree_and_params, **({"first": True} if first else {})}, replay, seed)
 
 
@@ -205,7 +206,7 @@ def _searched(search: int | None, drawn: int | None) -> list[str]:
 
 def _check(user: Any, epsilon: object, delta: object,
            pairs: Iterable[tuple[object, object]] | None, exhaustive: int | None,
-           search: int | None, on: str | Sequence[str] | None, budget_s: object,
+           search: int | None, on: tuple[Release, ...] | None, budget_s: object,
            options: dict[str, Any], replay: Any, seed: object = None) -> Any:
     """The audit of `assert_private`, and its failure message (`replay(pair, release)`)."""
     __tracebackhide__ = True
@@ -260,6 +261,7 @@ def assert_no_regression(
             raise ParameterError(name, "given", "assert_no_regression compares two curves: "
                                  "no claim")
     user, base = resolve(candidate), resolve(baseline, "baseline")
+    releases = None if on is None else Release.several(on)  # `on` read once
     budget = Budget(check_budget(budget_s), pair_text)
     drawn = search_seed(user, search, seed)
     if user.kind == PRIVTREE or base.kind == PRIVTREE:
@@ -270,15 +272,15 @@ def assert_no_regression(
             raise ParameterError("pairs", "not given", "pairs= for a PrivTree (its regression "
                                  "check compares the curves of the pairs given)")
         chosen = list(pairs)
-        mine = pair_curves(user, chosen, on=on, budget=budget, **tree_and_params)
-        theirs = pair_curves(base, chosen, on=on, budget=budget, **tree_and_params)
+        mine = pair_curves(user, chosen, on=releases, budget=budget, **tree_and_params)
+        theirs = pair_curves(base, chosen, on=releases, budget=budget, **tree_and_params)
         ranges = [e for key, curve in mine.curves.items()
                   for e in excesses(key, curve, theirs.curves[key])]
         found = [e.line("candidate", "baseline") for e in ranges]
         keys = [e.key for e in ranges]
     else:
         verdict = budget.run(lambda progress: audit_mechanism(
-            user, pairs, exhaustive=exhaustive, search=search, claim=[(0, 1)], on=on,
+            user, pairs, exhaustive=exhaustive, search=search, claim=[(0, 1)], on=releases,
             baseline=base, progress=progress, seed=drawn, **tree_and_params))
         found = [_regression_line(r) for r in verdict.regressions]
         keys = [(_db(r), _z(r), str(r.on)) for r in verdict.regressions]

@@ -26,6 +26,7 @@ from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
 from betweencut.proofs.privacy.audit.pairs import display
 from betweencut.proofs.privacy.audit.regression import RegressionError, rational_inside
 from betweencut.proofs.privacy.divergence.curve import LogOf, PrivacyCurve, exceeds
+from betweencut.proofs.verdict import Release
 from betweencut.testing.budget import Budget
 
 __all__ = ["Curves", "Excess", "PairKey", "eps_range", "exact_text", "excesses", "log_text",
@@ -139,20 +140,14 @@ def excesses(key: PairKey, higher: PrivacyCurve, lower: PrivacyCurve) -> list[Ex
     return out
 
 
-def releases(kind: str, on: str | Sequence[str] | None) -> tuple[str, ...]:
-    """The releases a pair's curve is taken on: `on` (a name or a list), default the whole
-    output; a PrivTree releases its partition (`output` only)."""
+def releases(kind: str, on: tuple[Release, ...]) -> tuple[Release, ...]:
+    """The releases a pair's curve is taken on: `on` (read by `Release.several`, default the
+    whole output); a PrivTree releases its partition (`output` only)."""
     from betweencut.api.load import PRIVTREE
 
-    chosen = ("output",) if on is None else (on,) if isinstance(on, str) else tuple(on)
-    if not chosen or not all(isinstance(r, str) and r.isidentifier() for r in chosen):
-        raise ParameterError("on", on, "'output' or an attribute of the output ('transcript', "
-                             "'heavy'), or a list of them")
-    if kind == PRIVTREE and chosen != ("output",):
-        raise ParameterError("on", on, "'output' (a PrivTree releases its partition)")
-    if len(set(chosen)) != len(chosen):
-        raise ParameterError("on", on, "each release once")
-    return chosen
+    if kind == PRIVTREE and on != (Release.OUTPUT,):
+        raise ParameterError("on", ", ".join(on), "'output' (a PrivTree releases its partition)")
+    return on
 
 
 def pair_text(pair: object) -> str:
@@ -210,7 +205,7 @@ def pair_curves(
     chosen = list(pairs)
     if not chosen:
         raise ParameterError("pairs", "[]", "at least one (database, added record) pair")
-    names = releases(user.kind, on)
+    names = releases(user.kind, Release.several(on, (Release.OUTPUT,)))  # `on` read once
     claim: dict[str, Any] = ({"epsilon": 0, "delta": 0} if user.kind == PRIVTREE
                              else {"claim": CLAIM_ALWAYS_HOLDS})
     out = Curves()

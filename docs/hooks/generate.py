@@ -252,7 +252,7 @@ def schemas_page() -> str:
 def published_table() -> str:
     """Every published row: what was audited, its report (where, when, link), the claim, the
     report's verdict and the exact one, computed now (a disagreement fails the build)."""
-    from betweencut.proofs.baselines.published_rows import audit_published_corpus
+    from betweencut.proofs.baselines.corpus_checks.published_rows import audit_published_corpus
 
     lines = ["| row | audited | report | claim | report's verdict | exact verdict |",
              "|---|---|---|---|---|---|"]

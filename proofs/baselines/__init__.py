@@ -1,8 +1,15 @@
-"""Checkers of the baselines: Appendix E tree counting (`appendix_e`), the Lumberjack-style
-calibration (`lumberjack`), PrivTree (`privtree`; its worst pair over many points,
-`privtree_search`, with exact factored ratios, `privtree_ratio`; its `LawCache` for
-`audit_pairs`, `privtree_audit`, counting its answer sequences, `privtree_count`; at depth, over
-copies of one point by symmetry, `privtree_depth`) and the SVT / noisy-max corpus (`corpus`).
+"""Checkers of the baselines, grouped by role (two subpackages that never import each other,
+`tests/project/test_layers.py` checks it):
 
-May import: core, and `exact`, `laws`, `privacy` of `betweencut.proofs`, and `registry`.
+* `appendix_e`: Appendix E's tree counting; `lumberjack`: the Lumberjack-style calibration;
+* `privtree_checks`: PrivTree (its claim, its worst pair, its laws for `audit_pairs` and the
+  orchestration of its audit, at depth);
+* `corpus_checks`: the corpus of published mechanisms (the sparse vector technique and
+  report-noisy-max, Gaussian mechanisms, published privacy bugs, tree and box rows).
+
+The modules of `privtree_checks` and `corpus_checks` lay directly here before; their old names
+still import, as the very same modules (`betweencut.MOVED`).
+
+May import: core, and `exact`, `laws`, `privacy` of `betweencut.proofs`, and `registry`,
+`verdict`, `assumes`.
 """

@@ -25,6 +25,7 @@ from functools import lru_cache
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
+from betweencut.proofs.verdict import checked_epsilon
 
 __all__ = ["DiscreteGaussian", "cks_delta", "cutoff", "tail_bound", "weight"]
 
@@ -116,8 +117,7 @@ def cks_delta(eps: Fraction, sigma2: Fraction, sensitivity: int) -> Enclosure:
     `δ = P(Y > εσ²/Δ - Δ/2) - e^ε·P(Y > εσ²/Δ + Δ/2)`, `Y ~ N_Z(0, σ²)` (enclosed here)."""
     if isinstance(sensitivity, bool) or not isinstance(sensitivity, int) or sensitivity < 1:
         raise ParameterError("sensitivity", sensitivity, "an integer sensitivity >= 1")
-    if eps < 0:
-        raise ParameterError("eps", eps, "eps >= 0")
+    eps = checked_epsilon(eps)
     law = DiscreteGaussian(sigma2)
     centre = Fraction(eps) * law.sigma2 / sensitivity
     half = Fraction(sensitivity, 2)

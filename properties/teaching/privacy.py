@@ -19,6 +19,7 @@ from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.mechanism.betweencut import BetweenCut
 from betweencut.mechanism.params import Params
 from betweencut.proofs.exact.arith import exact_str, sign
+from betweencut.proofs.verdict import Release
 from betweencut.properties.teaching.basics import certified_decimal, midpoint
 
 
@@ -33,7 +34,7 @@ class CurvePoint:
 
 def delta_curve(
     tree: PublicTree, params: Params, db: Sequence[Node], z: Node, eps_grid: Iterable[Fraction],
-    variant: type[BetweenCut] = BetweenCut, on: str = "transcript",
+    variant: type[BetweenCut] = BetweenCut, on: Release = Release.TRANSCRIPT,
 ) -> list[CurvePoint]:
     """The exact privacy curve `δ(ε) = max` of both hockey-stick divergences between the
     enumerated laws of `variant` on `D` and `D + z` (`betweencut.proofs.privacy.claims.theorems`),

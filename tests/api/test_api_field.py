@@ -4,15 +4,14 @@ schema, the same verdict each way; and `audit corpus --published` in the corpus 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from fractions import Fraction
 from pathlib import Path
-from types import ModuleType
 
 import jsonschema
 import pytest
 from cli_runs import run_script
+from example_modules import load_example
 
 from betweencut import audit_mechanism
 from betweencut.schemas import schema
@@ -21,15 +20,6 @@ from betweencut.testing import assert_private
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ARGS = ["audit", "privacy", "--mechanism", "my_field_mechanism:busiest_branch", "--height", "3",
         "--exhaustive", "1", "--delta", "0", "--json"]
-
-
-def _example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("my_field_mechanism",
-                                                  EXAMPLES / "my_field_mechanism.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(("epsilon", "holds"), [("2", True), ("1", False)])
@@ -46,7 +36,7 @@ def test_field_mechanism_same_verdict_from_cli_api_and_assert_private(
     jsonschema.validate(api, schema("verdict"))
     keep = ("holds", "pairs", "worst", "refutation", "claim", "epsilon_at_delta_exact")
     assert {k: api.get(k) for k in keep} == {k: cli.get(k) for k in keep}
-    mechanism = _example().busiest_branch
+    mechanism = load_example("my_field_mechanism").busiest_branch
     if holds:
         assert assert_private(mechanism, Fraction(epsilon), 0, exhaustive=1, height=3).holds
     else:
@@ -56,7 +46,7 @@ def test_field_mechanism_same_verdict_from_cli_api_and_assert_private(
 
 
 def test_randomized_response_user_mechanism_is_eps_dp() -> None:
-    verdict = audit_mechanism(_example().any_record, height=2, exhaustive=2,
+    verdict = audit_mechanism(load_example("my_field_mechanism").any_record, height=2, exhaustive=2,
                               epsilon=1, delta=0)
     assert verdict.holds and verdict.facts["epsilon_at_delta_exact"] == "1"
 
@@ -78,7 +68,7 @@ def test_published_corpus_json_validates_and_cites_every_report() -> None:
 def test_zcdp_and_rdp_claims_of_a_field_mechanism_from_the_api_and_cli() -> None:
     from betweencut.errors import ParameterError
 
-    run = _example().busiest_branch
+    run = load_example("my_field_mechanism").busiest_branch
     holds = audit_mechanism(run, height=3, exhaustive=1, claim="zcdp:1")
     assert holds.holds and holds.facts["argument"] and holds.rows[0].order == 2
     refuted = audit_mechanism(run, height=3, exhaustive=1, claim="zcdp:1/4")

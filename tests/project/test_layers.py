@@ -9,7 +9,9 @@ subpackage imports its own modules and those of lower rank only); proofs never i
 properties; inside proofs the layers are exact <- laws <- privacy <- baselines, with `registry`
 and `verdict` beside `exact` and `calibration_claims`, `checkers` on top; inside
 `proofs/privacy/` the subpackages are ranked (`PRIVACY_RANK`: divergence <- enumeration <- audit
-<- claims <- depth <- accountants) and imports run down; no module imports a private name (`_x`)
+<- claims <- depth <- accountants) and imports run down; the subpackages of `proofs/baselines/`
+(`BASELINE_GROUPS`: PrivTree's checks, the corpus's) never import each other; no module imports
+a private name (`_x`)
 of another module, and there is no import cycle inside `proofs/`; properties' own modules never
 import the teaching helpers. Imports inside functions count too.
 """
@@ -34,6 +36,8 @@ CORE_RANK = {"schemas": 0, "": 1, "numbers": 2, "data": 3, "noise": 4, "boundary
 TOP = {"errors", "interop", "progress"}
 PRIVACY_RANK = {"": 0, "divergence": 1, "enumeration": 2, "audit": 3, "claims": 4, "depth": 5,
                 "accountants": 6}
+# proofs/baselines by role: siblings, neither imports the other
+BASELINE_GROUPS = ("privtree_checks", "corpus_checks")
 # may import every layer: the library API, the command line, the privacy gate for test suites
 COMPOSITION = ("betweencut.api", "betweencut.cli", "betweencut.testing")
 # the boundary with the user's code (issue 34): imported by the composition layers, never the
@@ -104,6 +108,13 @@ def _privacy_rank(name: str) -> int:
     return PRIVACY_RANK[name.removeprefix(prefix).lstrip(".").split(".")[0]]
 
 
+def _baseline_group(name: str) -> str:
+    """The subpackage of `proofs/baselines/` holding `name` ("" outside them)."""
+    prefix = "betweencut.proofs.baselines."
+    first = name.removeprefix(prefix).split(".")[0] if name.startswith(prefix) else ""
+    return first if first in BASELINE_GROUPS else ""
+
+
 MODULES = modules()
 
 
@@ -142,6 +153,9 @@ def _violations(module: str, targets: set[str]) -> list[str]:
                     _privacy_rank(target) > _privacy_rank(module)):
                 found.append(f"{where}: inside proofs/privacy, divergence <- enumeration <- "
                              "audit <- claims <- depth <- accountants")
+            elif "" != _baseline_group(module) != _baseline_group(target) != "":
+                found.append(f"{where}: the subpackages of proofs/baselines do not import each "
+                             "other")
         elif target.startswith("betweencut.properties.teaching") and not module.startswith(
             "betweencut.properties.teaching"
         ):
@@ -157,7 +171,12 @@ def test_imports_run_downwards(module: str) -> None:
 @pytest.mark.parametrize(("module", "target"), [
     ("betweencut.proofs.laws.tct", "betweencut.proofs.privacy.enumeration.transcripts"),
     ("betweencut.proofs.exact.arith", "betweencut.proofs.laws.bt_laws"),
-    ("betweencut.proofs.privacy.claims.theorems", "betweencut.proofs.baselines.privtree"),
+    ("betweencut.proofs.privacy.claims.theorems",
+     "betweencut.proofs.baselines.privtree_checks.privtree"),
+    ("betweencut.proofs.baselines.corpus_checks.corpus",
+     "betweencut.proofs.baselines.privtree_checks.privtree_search.is_partition"),
+    ("betweencut.proofs.baselines.privtree_checks.privtree_audit",
+     "betweencut.proofs.baselines.corpus_checks"),
     ("betweencut.proofs.privacy.claims.theorems", "betweencut.properties.strategies"),
     ("betweencut.mechanism.betweencut", "betweencut.proofs.exact.arith"),
     ("betweencut.mechanism.sparse", "betweencut.baselines.full_tree"),

@@ -7,24 +7,15 @@ held the answer in the checker call, so a student answering as asked met a TypeE
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from test_notebooks_static import cell_text, notebook_cells
 
 HERE = Path(__file__).resolve().parents[2] / "notebooks"
 INSTRUCTOR = sorted(HERE.glob("*.ipynb"))
-
-
-def _cells(path: Path) -> list[dict[str, object]]:
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]  # type: ignore[no-any-return]
-
-
-def _source(cell: dict[str, object]) -> str:
-    src = cell["source"]
-    return "".join(src) if isinstance(src, list) else str(src)
 
 
 def test_every_notebook_has_a_student_edition() -> None:
@@ -35,22 +26,22 @@ def test_every_notebook_has_a_student_edition() -> None:
 
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.name)
 def test_editions_differ_only_in_the_answers(path: Path) -> None:
-    teacher, student = _cells(path), _cells(HERE / "student" / path.name)
+    teacher, student = notebook_cells(path), notebook_cells(HERE / "student" / path.name)
     assert len(teacher) == len(student)
     build = _build()
     exercises = 0
     for t, s in zip(teacher, student, strict=True):
-        if "# Reference solution" in _source(t):
+        if "# Reference solution" in cell_text(t):
             exercises += 1
-            assert _source(s).startswith("# Exercise")
-            answers = [line for line in _source(s).splitlines() if line.endswith(" = ...")]
-            assert answers, _source(s)
-            assert "Reference solution" not in _source(s)
-            checks = [ln for ln in _source(t).splitlines() if "exercises.check_" in ln]
-            assert checks == [ln for ln in _source(s).splitlines() if "exercises.check_" in ln]
+            assert cell_text(s).startswith("# Exercise")
+            answers = [line for line in cell_text(s).splitlines() if line.endswith(" = ...")]
+            assert answers, cell_text(s)
+            assert "Reference solution" not in cell_text(s)
+            checks = [ln for ln in cell_text(t).splitlines() if "exercises.check_" in ln]
+            assert checks == [ln for ln in cell_text(s).splitlines() if "exercises.check_" in ln]
         else:  # the same text, but for what the exercises' cells hold (issue 36 item 8)
-            assert _source(t).replace(build.INSTRUCTOR_NOTE, build.STUDENT_NOTE) == _source(s)
-            assert "hold the\nreference solutions" not in _source(s)
+            assert cell_text(t).replace(build.INSTRUCTOR_NOTE, build.STUDENT_NOTE) == cell_text(s)
+            assert "hold the\nreference solutions" not in cell_text(s)
     assert exercises >= 2
 
 
@@ -113,9 +104,9 @@ def test_student_edition_refuses_no_answer_and_accepts_the_instructors(path: Pat
     cells = []
     for cell in nb.cells:
         cells.append(cell)
-        if cell.cell_type == "code" and _source(cell).startswith("# Exercise"):
+        if cell.cell_type == "code" and cell_text(cell).startswith("# Exercise"):
             _, pairs, checks = next(answers)
-            answered = nbformat.v4.new_code_cell(_answered(_source(cell), pairs))
+            answered = nbformat.v4.new_code_cell(_answered(cell_text(cell), pairs))
             answered.metadata["answered"] = len(re.findall(r"exercises\.check_", checks))
             cells.append(answered)
     assert next(answers, None) is None
@@ -129,16 +120,17 @@ def test_student_edition_refuses_no_answer_and_accepts_the_instructors(path: Pat
         errors = [o for o in cell.outputs if o.get("output_type") == "error"]
         if "answered" in cell.metadata:
             answered_cells += 1
-            assert not errors, (_source(cell), errors)
+            assert not errors, (cell_text(cell), errors)
             printed = "".join(o.get("text", "") for o in cell.outputs
                               if o.get("output_type") == "stream")
-            assert printed.count("correct: ") == cell.metadata["answered"], (_source(cell), printed)
-        elif _source(cell).startswith("# Exercise"):
-            assert len(errors) == 1, _source(cell)
+            assert printed.count("correct: ") == cell.metadata["answered"], (
+                cell_text(cell), printed)
+        elif cell_text(cell).startswith("# Exercise"):
+            assert len(errors) == 1, cell_text(cell)
             assert errors[0]["ename"] == "WrongAnswer"
             assert errors[0]["evalue"].startswith("no answer yet: replace ... in the cell with")
         else:
-            assert not errors, (_source(cell), errors)
+            assert not errors, (cell_text(cell), errors)
     assert answered_cells >= 2
 
 

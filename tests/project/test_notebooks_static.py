@@ -15,11 +15,13 @@ import pytest
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
 
-def _cells(path: Path) -> list[dict[str, object]]:
+def notebook_cells(path: Path) -> list[dict[str, object]]:
+    """The cells of the notebook at `path` (also read by `test_notebook_editions`)."""
     return json.loads(path.read_text(encoding="utf-8"))["cells"]  # type: ignore[no-any-return]
 
 
-def _source(cell: dict[str, object]) -> str:
+def cell_text(cell: dict[str, object]) -> str:
+    """A cell's source as one string (stored as a list of lines or as one string)."""
     src = cell["source"]
     return "".join(src) if isinstance(src, list) else str(src)
 
@@ -30,33 +32,33 @@ def test_there_are_six_notebooks() -> None:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_stored_without_outputs(path: Path) -> None:
-    for cell in _cells(path):
+    for cell in notebook_cells(path):
         if cell["cell_type"] == "code":
             assert cell.get("outputs") == [] and cell.get("execution_count") is None
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_defines_no_logic(path: Path) -> None:
-    for cell in _cells(path):
+    for cell in notebook_cells(path):
         if cell["cell_type"] != "code":
             continue
-        tree = ast.parse(_source(cell))
+        tree = ast.parse(cell_text(cell))
         defined = [type(n).__name__ for n in ast.walk(tree)
                    if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
                                  | ast.Lambda)]
-        assert not defined, f"{path.name}: {defined} in\n{_source(cell)}"
+        assert not defined, f"{path.name}: {defined} in\n{cell_text(cell)}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_opens_with_goals_and_ends_with_checked_exercises(path: Path) -> None:
-    cells = _cells(path)
+    cells = notebook_cells(path)
     assert cells[0]["cell_type"] == "markdown"
-    assert "What you will learn" in _source(cells[0])
+    assert "What you will learn" in cell_text(cells[0])
     tail = []
     for cell in reversed(cells):
         if cell["cell_type"] != "code":
             break
-        tail.append(_source(cell))
+        tail.append(cell_text(cell))
     checks = sum(s.count("exercises.check_") for s in tail)
     assert 2 <= len(tail) <= 3 and checks >= len(tail), tail
     assert all("Reference solution" in s for s in tail)

@@ -127,7 +127,7 @@ def test_gaussian_claims_without_python_flint(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Asked for by name, the Gaussian group exits 2 naming the `fast` extra; in the whole
     audit such a claim is listed as not checked and does not fail the claims checked."""
-    import betweencut.proofs.baselines.gaussian_mechanisms as baselines_gaussian
+    import betweencut.proofs.baselines.corpus_checks.gaussian_mechanisms as baselines_gaussian
     import betweencut.proofs.laws.continuous_gaussian as laws_gaussian
     from betweencut.api.claims import NOT_CHECKED, ClaimRow, ClaimsVerdict
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from example_modules import load_example
 
 from betweencut.api import audit_depth, audit_mechanism
 from betweencut.mechanism.betweencut import BetweenCut
@@ -79,6 +80,9 @@ def test_your_function_states_what_is_checked_of_it_and_what_is_not() -> None:
     verdict = audit_mechanism(flag, exhaustive=1, height=3, epsilon=1, delta=0)
     keys = _keys(verdict)
     assert keys["code"] is a.USER_CODE and keys["replay"] is a.REPLAY
+    assert keys["release_path"] == a.release_path(8, 15, 15)  # replayed in a fresh interpreter
+    assert keys["release_path_unseen"] is a.RELEASE_PATH_UNSEEN and not keys[
+        "release_path_unseen"].checked
     assert keys["hidden_state"] is a.HIDDEN_STATE and keys["hidden_state"].checked  # issue 34
     assert keys["outside_randomness"].checked  # issue 34: refused as drawn (the sandbox)
     assert not keys["deployed"].checked and keys["outputs"] is a.OUTPUTS and keys["outputs"].checked
@@ -216,16 +220,10 @@ def test_every_named_item_is_one_line_of_words(item: Item) -> None:
 
 
 def test_renyi_claims_and_published_rows() -> None:
-    import importlib.util
+    from betweencut.proofs.baselines.corpus_checks.published import audit_published
+    from betweencut.proofs.baselines.corpus_checks.published_rows import PUBLISHED
 
-    from betweencut.proofs.baselines.published import audit_published
-    from betweencut.proofs.baselines.published_rows import PUBLISHED
-
-    examples = Path(__file__).resolve().parents[2] / "examples" / "my_field_mechanism.py"
-    spec = importlib.util.spec_from_file_location("my_field_mechanism", examples)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_example("my_field_mechanism")
     zcdp = audit_mechanism(module.busiest_branch, exhaustive=1, height=3, claim="zcdp:1")
     keys = _keys(zcdp)
     assert keys["arithmetic"] is a.ARITHMETIC_RENYI

@@ -42,6 +42,7 @@ from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.claims.setup import betweencut_cache
 from betweencut.proofs.privacy.enumeration.cache import neighbouring_pairs
 from betweencut.proofs.registry import claim, register_audit
+from betweencut.proofs.verdict import Release
 
 __all__ = [
     "DOMINATES", "ENVELOPE", "KOV", "check_accountant_enumerated", "check_envelope_pair",
@@ -185,7 +186,7 @@ def check_accountant_enumerated(
     points = [(eps, acc.delta_upper(eps)) for eps in grid]
     cache = betweencut_cache(tree, params)
     pairs = list(neighbouring_pairs(list(tree.level(tree.height - 1)), size))
-    verdict = audit_pairs(cache.run, pairs, points, on="transcript", cache=cache)
+    verdict = audit_pairs(cache.run, pairs, points, on=Release.TRANSCRIPT, cache=cache)
     info = {"tree": tree.description, "size": size, "accountant": _described(acc),
             "mechanism": {"lambda": params.lam, "R": params.R.exact_str(), "tau": params.tau},
             "claimed": [{"eps": eps, "bound_exact": exact_str(bound)} for eps, bound in points]}

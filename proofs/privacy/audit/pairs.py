@@ -50,7 +50,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_node,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
-from betweencut.proofs.verdict import Direction, Refutation, Row, claim_point, enclosure
+from betweencut.proofs.verdict import Direction, Refutation, Release, Row, claim_point, enclosure
 
 __all__ = [
     "AuditVerdict", "ClaimPoint", "ExactDelta", "PointResult", "audit_pairs", "check_point",
@@ -74,7 +74,7 @@ class PointResult:
 
     db: Database
     z: Node
-    on: str
+    on: Release
     eps: Fraction
     delta: ExpPoly
     bound: ExactDelta
@@ -189,7 +189,7 @@ def _audited(db: Database, z: Node, pair: Neighbour | None) -> str:
 
 
 def check_point(
-    cache: LawCache, db: Database, z: Node, on: str, eps: Fraction, bound: ExactDelta,
+    cache: LawCache, db: Database, z: Node, on: Release, eps: Fraction, bound: ExactDelta,
     pair: Neighbour | None = None,
 ) -> PointResult:
     """`δ(ε)` of `(D, D + z)` against `bound`; of `pair` (replace-one) when given. A user's
@@ -272,7 +272,7 @@ class AuditVerdict:
     refutation: PointResult | None = None
     results: list[PointResult] = field(default_factory=list)
     cache: LawCache | None = field(default=None, repr=False, compare=False)
-    on: str = "output"
+    on: Release = Release.OUTPUT
     first: bool = False  # stopped at the first refutation (else every pair was audited)
 
     @property
@@ -302,7 +302,7 @@ class AuditVerdict:
         return curve.epsilon_at_delta(worst.bound if delta is None else delta)
 
 
-def pair_curve(cache: LawCache, db: Database, z: Node, on: str) -> Curve:
+def pair_curve(cache: LawCache, db: Database, z: Node, on: Release) -> Curve:
     """The exact privacy curve of `(D, D + z)` under projection `on`, from laws enumerated
     directly: `cache.fresh()` (a shortcut cache is not trusted here; a cache of the same
     enumeration kind re-enumerates the real code)."""
@@ -313,8 +313,8 @@ def audit_pairs(
     run: Mechanism,
     pairs: Iterable[tuple[Database, Node] | Neighbour],
     claim_points: Sequence[ClaimPoint],
-    on: str = "output",
-    projections: dict[str, Callable[[object], Hashable]] | None = None,
+    on: Release = Release.OUTPUT,
+    projections: dict[Release, Callable[[object], Hashable]] | None = None,
     cache: LawCache | None = None,
     keep: bool = False,
     first: bool = False,

@@ -39,6 +39,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_database,
     as_node,
 )
+from betweencut.proofs.verdict import Release
 
 __all__ = ["Regression", "RegressionError", "find_regressions", "rational_inside"]
 
@@ -57,7 +58,7 @@ class Regression:
 
     db: Database
     z: Node
-    on: str
+    on: Release
     eps_from: LogOf
     eps_to: LogOf | None
     witness: Fraction
@@ -118,8 +119,8 @@ def find_regressions(
     candidate: Mechanism,
     baseline: Mechanism,
     pairs: Iterable[tuple[object, object]],
-    on: str = "output",
-    projections: dict[str, Callable[[object], Hashable]] | None = None,
+    on: Release = Release.OUTPUT,
+    projections: dict[Release, Callable[[object], Hashable]] | None = None,
     first_only: bool = False,
 ) -> list[Regression]:
     """Every pair and `ε` range where the candidate's exact `δ(ε)` exceeds the baseline's.
@@ -149,7 +150,7 @@ def find_regressions(
     return found
 
 
-def _compared(mine: LawCache, theirs: LawCache, db: Database, z: Node, on: str
+def _compared(mine: LawCache, theirs: LawCache, db: Database, z: Node, on: Release
               ) -> tuple[list[Curve], list[Interval]]:
     """Both curves of the pair (a plain LawCache: direct enumeration, of either kind) and the
     ranges where the candidate's exceeds: exact curves decide at once; certified ones (Gaussian
@@ -172,7 +173,7 @@ def _compared(mine: LawCache, theirs: LawCache, db: Database, z: Node, on: str
 
 def _witnessed(
     mine: LawCache, theirs: LawCache, curves: list[Curve], db: Database, z: Node,
-    on: str, lo: LogOf, hi: LogOf | None,
+    on: Release, lo: LogOf, hi: LogOf | None,
 ) -> Regression:
     """The range's rational witness: the candidate's (lower bound of) `δ` above the baseline's
     (upper bound), both cross-checked against the hockey stick computed directly from the laws

@@ -32,7 +32,7 @@ from betweencut.proofs.privacy.audit.pairs import output_text
 from betweencut.proofs.privacy.divergence.components import Component, ComponentJoint
 from betweencut.proofs.privacy.divergence.renyi import OrderResult, check_order, zcdp
 from betweencut.proofs.privacy.enumeration.cache import LawCache, Neighbour
-from betweencut.proofs.verdict import Direction, Refutation, Row, enclosure
+from betweencut.proofs.verdict import Direction, Refutation, Release, Row, enclosure
 
 __all__ = ["RDP", "ZCDP", "RenyiAudit", "RenyiClaim", "audit_renyi", "refutes_more",
            "renyi_refutation", "renyi_row"]
@@ -107,7 +107,7 @@ class RenyiAudit:
 
 
 def _components(cache: LawCache, pair: Neighbour) -> ComponentJoint:
-    joint = cache.pair_joint(pair, "output")
+    joint = cache.pair_joint(pair, Release.OUTPUT)
     if not isinstance(joint, ComponentJoint):
         raise ParameterError("mechanism", type(joint).__name__, "a mechanism asking the field's "
                              "primitives (betweencut.noise) for a Renyi or zCDP claim")
@@ -197,7 +197,8 @@ class DivergenceValue(Enclosure):
         return str(self.divergence.text())
 
 
-def renyi_row(pair: Neighbour, forward: bool, result: OrderResult, on: str = "output") -> Row:
+def renyi_row(pair: Neighbour, forward: bool, result: OrderResult,
+              on: Release = Release.OUTPUT) -> Row:
     """One pair's `D_α` against the claimed `ε(α)` as a verdict row (`order` set)."""
     d, z, d_prime = pair_texts(pair)
     value: Any = DivergenceValue(result.divergence)
@@ -220,7 +221,7 @@ def _exp_enclosure(x: Enclosure) -> Enclosure:
 
 
 def renyi_refutation(claim_text: str, pair: Neighbour, forward: bool, result: OrderResult,
-                     parts: Sequence[Component], note: str = "", on: str = "output"
+                     parts: Sequence[Component], note: str = "", on: Release = Release.OUTPUT
                      ) -> Refutation:
     """The counterexample of a refuted Rényi claim (module docstring); an output with
     `Q = 0 < P` (an infinite divergence) is reported as the event it is."""

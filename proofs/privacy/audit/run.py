@@ -28,9 +28,11 @@ from betweencut.mechanism.params import Params
 from betweencut.proofs import assumes as a
 from betweencut.proofs.assumes import Assumes
 from betweencut.proofs.exact.arith import exact_str
+from betweencut.proofs.privacy.enumeration import release_path
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 from betweencut.proofs.verdict import (
     Claim,
+    ClaimedEpsilon,
     Relation,
     Release,
     Row,
@@ -103,11 +105,15 @@ def audit_run(mechanism: Audited, tree: PublicTree, pairs: Pairs, claim: Claim,
     if seams is not None:  # checked where the runs run (a child, for your code) and here
         cache.after = lambda: check_unchanged(built, SEAMS, seams, mechanism.name)
     leaves = sorted(tree.level(tree.height - 1))
+    replay = release_path.Pending(None, "a Renyi claim (the field's primitives)")
     try:
         with one_audit():  # the children's results reused within this audit only
             chosen = _pairs(pairs, leaves, tree, cache, claim, relation, first)
             if renyi is None and pairs.search is None:
                 _afford(cache, chosen, claim, pairs.exhaustive is None)
+            if renyi is None:  # the release path, replayed while the audit runs
+                replay = release_path.begin(mechanism.name, mechanism.target, built, tree,
+                                            params, claim.on, chosen, cache)
             _prefetch(cache, chosen, pairs.search is None and not first)
             if renyi is not None:
                 verdict = _audit_renyi(mechanism, tree, claim, renyi, cache, chosen, first)
@@ -115,32 +121,37 @@ def audit_run(mechanism: Audited, tree: PublicTree, pairs: Pairs, claim: Claim,
                 verdict = _audit(mechanism, tree, params, cal, claim, cache, chosen,
                                  pairs.exhaustive is None and pairs.search is None, progress,
                                  first)
+            released = release_path.finish(replay, cache, chosen[:verdict.pairs])
     except MechanismNotReplayable as exc:
         raise MechanismNotReplayable(
             f"the mechanism {mechanism.name} is not replayable: {exc}") from None
+    finally:
+        replay.kill()
     if seams is not None:  # the structure the shared outcome tree read at the start
         check_unchanged(built, SEAMS, seams, mechanism.name)
     verdict.assumes = a.strict(_assumes(mechanism, cache, verdict, pairs, relation, len(chosen),
-                                        renyi is not None), mechanism.pure)
+                                        renyi is not None, released), mechanism.pure)
     verdict.first = first  # a Renyi audit too: its worst witness unless first
     return verdict
 
 
 def claim_of(claim: object, epsilon: object, delta: object, params: Params | None,
              cal: Calibration | None, accountant: Accountant, tree: PublicTree,
-             on: str | Sequence[str] | None, relation: Relation, renyi: Any = None) -> Claim:
+             on: tuple[Release, ...] | None, relation: Relation, renyi: Any = None) -> Claim:
     """The claim audited, built once: Theorem 5.4's points at a builder's parameters (asked
     of `accountant`; with Theorem 5.5's `(ε, δ)` too when calibrated), a list of `(ε, δ)`
     points, `(epsilon, delta)`, or the Renyi claim `renyi` on the whole output; stated for
-    the pairs of `relation`."""
+    the pairs of `relation`, on the releases `on` (read by `Release.several`; `None`: the
+    claim's default, the transcript and the Heavy set for Theorem 5.4, else the output)."""
     if renyi is not None:
-        return Claim(renyi.text, (), (Release.OUTPUT.value,),
+        return Claim(renyi.text, (), (Release.OUTPUT,),
                      parameters=renyi.parameters()).under(relation)
     return _claim(claim, epsilon, delta, params, cal, accountant, tree, on).under(relation)
 
 
 def _assumes(mechanism: Audited, cache: Any, verdict: Verdict, pairs: Pairs,
-             relation: Relation, listed: int, renyi: bool = False) -> Assumes:
+             relation: Relation, listed: int, renyi: bool = False,
+             released: a.Item | None = None) -> Assumes:
     """What this verdict rests on (`betweencut.proofs.assumes`): whose code, what is checked
     of it, the structure the shared outcome tree models, the arithmetic and the pairs."""
     from betweencut.proofs.privacy.enumeration.outcome_tree import SharedTreeCache
@@ -148,7 +159,7 @@ def _assumes(mechanism: Audited, cache: Any, verdict: Verdict, pairs: Pairs,
     built, exhaustive = mechanism.built, pairs.exhaustive
     own = own_code(mechanism.target, built, SEAMS if issubclass(type(built), BetweenCut) else None)
     kind = getattr(cache, "other", None) or cache  # the enumeration kind the audit used
-    items = [*a.code_items(own, isolated=getattr(kind, "isolates", True))]
+    items = [*a.code_items(own, isolated=getattr(kind, "isolates", True), release=released)]
     if isinstance(cache, SharedTreeCache):
         items.append(a.SHARED_SEAMS if cache.shared else a.direct(
             refusal(cache.unshared, type(built).__name__)))
@@ -190,20 +201,9 @@ def _audit_renyi(user: Audited, tree: PublicTree, claim: Claim, renyi: Any, cach
     return out
 
 
-def _on(on: str | Sequence[str] | None, default: Sequence[str]) -> tuple[str, ...]:
-    chosen = (on,) if isinstance(on, str) else tuple(default if on is None else on)
-    for name in chosen:
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ParameterError("on", name, "'output' or an attribute of the output, such as "
-                                 "'transcript' or 'heavy'")
-    if not chosen:
-        raise ParameterError("on", "[]", "at least one release")
-    return chosen
-
-
 def _claim(claim: object, epsilon: object, delta: object,
            params: Params | None, cal: Calibration | None, accountant: Accountant,
-           tree: PublicTree, on: str | Sequence[str] | None) -> Claim:
+           tree: PublicTree, on: tuple[Release, ...] | None) -> Claim:
     if claim is None and (epsilon is None or delta is None or cal is not None):
         claim = THEOREM_5_4 if (params is not None and cal is None) else None
     if claim == THEOREM_5_4:
@@ -212,17 +212,20 @@ def _claim(claim: object, epsilon: object, delta: object,
                                  "parameters (tau, lam, R)")
         if params.lam > 1:
             raise ParameterError("lambda", shown(params.lam), "0 < lambda <= 1 (Theorem 5.4)")
-        points = accountant.points(path_query_bound(tree.height), params)
+        # each claimed ε checked once, here (`ClaimedEpsilon`): the route takes them as they are
+        points: list[tuple[Fraction, Any]] = [
+            (ClaimedEpsilon(e, "epsilon"), d)
+            for e, d in accountant.points(path_query_bound(tree.height), params)]
         labels: list[dict[str, object]] = [{"r": r} for r in range(1, len(points) + 1)]
         text = f"{accountant.claim_text}: (r*lambda, delta_r)-DP for r = 1..L"
         if cal is not None:
-            points.append((cal.epsilon, cal.delta))
+            points.append((ClaimedEpsilon(cal.epsilon, "epsilon"), cal.delta))
             labels.append({"promised": f"Theorem 5.5: ({cal.epsilon}, {cal.delta})-DP"})
             text += f"; Theorem 5.5: ({cal.epsilon}, {cal.delta})-DP"
         facts: dict[str, object] = {"lambda": params.lam, "R": params.R.exact_str(),
                                     "L": path_query_bound(tree.height),
                                     "accountant": str(accountant)}
-        return Claim(text, tuple(points), _on(on, (Release.TRANSCRIPT, Release.HEAVY)),
+        return Claim(text, tuple(points), on or (Release.TRANSCRIPT, Release.HEAVY),
                      parameters=facts, labels=tuple(labels))
     if claim is not None:
         if isinstance(claim, str) or not isinstance(claim, Sequence):
@@ -231,12 +234,12 @@ def _claim(claim: object, epsilon: object, delta: object,
         if not points:
             raise ParameterError("claim", "[]", "at least one (eps, delta) point")
         text = "; ".join(f"({e}, {exact_str(d)})-DP" for e, d in points)
-        return Claim(text, tuple(points), _on(on, (Release.OUTPUT,)))
+        return Claim(text, tuple(points), on or (Release.OUTPUT,))
     eps, dlt = dp_point(epsilon, delta)
-    return Claim.dp(eps, dlt, _on(on, (Release.OUTPUT,)))
+    return Claim.dp(eps, dlt, on or (Release.OUTPUT,))
 
 
-def _cache(run: Callable[[Any, Any], Any], built: Any, on: Sequence[str]) -> Any:
+def _cache(run: Callable[[Any, Any], Any], built: Any, on: Sequence[Release]) -> Any:
     """The law cache: BetweenCut and its variants, on the transcript or the Heavy set, through
     the shared outcome tree (equal to direct enumeration of the real code,
     `betweencut.proofs.privacy.enumeration.outcome_tree`); anything else by direct
@@ -464,7 +467,7 @@ def _epsilon_at_delta(out: Verdict, cache: Any, pairs: list[Any], claim: Claim) 
     out.curve = bound.curve
 
 
-def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: str,
+def epsilon_facts(eps: Any, delta: object, D: str, z: str, on: Release,
                   pair: Any = None, curve: Any = None) -> dict[str, object]:
     """`epsilon_at_delta` (a float, null: no finite ε), `epsilon_at_delta_exact` (exact text,
     `inf`) and the pair that attains it (`epsilon_at_delta_pair`; a replace-one `pair` as `D`,

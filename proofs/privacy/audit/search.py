@@ -42,6 +42,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     as_database,
     as_node,
 )
+from betweencut.proofs.verdict import Release
 
 __all__ = ["EpsilonBound", "PairSearch", "epsilon_lower_bound", "search_pairs"]
 
@@ -57,7 +58,8 @@ class PairSearch:
 
 
 def search_pairs(
-    cache: LawCache, leaves: Sequence[Node], eps: Fraction, delta: ExactDelta, on: str = "output",
+    cache: LawCache, leaves: Sequence[Node], eps: Fraction, delta: ExactDelta,
+    on: Release = Release.OUTPUT,
     max_size: int = 3, max_examples: int = 40, seed: int | None = 0,
     hypothesis_seed: int | None = None, first: bool = False,
 ) -> PairSearch:
@@ -112,7 +114,7 @@ class EpsilonBound:
 
 def epsilon_lower_bound(
     cache: LawCache, pairs: Iterable[tuple[Database, Node] | Neighbour], delta: ExactDelta,
-    on: str = "output",
+    on: Release = Release.OUTPUT,
 ) -> EpsilonBound | None:
     """`max` over the pairs of the smallest `ε` with `δ_pair(ε) <= delta`, exactly (None when
     no pair is given). Every pair's curve is computed from laws enumerated directly. A pair is

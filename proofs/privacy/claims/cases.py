@@ -23,6 +23,7 @@ from betweencut.proofs.privacy.claims.theorems import (
 )
 from betweencut.proofs.privacy.enumeration.cache import Database, neighbouring_pairs
 from betweencut.proofs.registry import register_audit
+from betweencut.proofs.verdict import Release
 
 __all__ = ["AUDIT_CASES", "GUARD_PAIRS", "audit_default", "calibrated_power"]
 
@@ -75,7 +76,7 @@ def calibrated_power(
     for name in variants:
         cache = betweencut_cache(tree, params, PRIVACY_BREAKING[name].variant)
         for db, z in chosen:
-            res = check_point(cache, db, z, "transcript", cal.epsilon, cal.delta)
+            res = check_point(cache, db, z, Release.TRANSCRIPT, cal.epsilon, cal.delta)
             if not res.holds:
                 return Certificate(
                     "Theorem 5.5 (enumerated)", {**pair_parameters(tree, params, db, z),

@@ -22,6 +22,7 @@ from betweencut.noise.noisy_test import NoisyTest, Outcome
 from betweencut.proofs.privacy.audit.pairs import AuditVerdict, audit_pairs
 from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
 from betweencut.proofs.privacy.enumeration.cache import Database
+from betweencut.proofs.verdict import Release
 
 __all__ = [
     "PRIVACY_BREAKING", "STRUCTURAL_ONLY", "BrokenCase", "audit_variant", "refute",
@@ -121,25 +122,25 @@ class BrokenCase:
     R: Fraction
     db: Database
     z: Node
-    on: str = "heavy"
+    on: Release = Release.HEAVY
     mistake: str = ""
 
 
 def _case(variant: type[BetweenCut], k: int, h: int, tau: str, lam: str, R: str,
-          db: Database, z: Node, on: str, mistake: str) -> BrokenCase:
+          db: Database, z: Node, on: Release, mistake: str) -> BrokenCase:
     return BrokenCase(variant, k, h, Fraction(tau), Fraction(lam), Fraction(R), db, z, on, mistake)
 
 
 PRIVACY_BREAKING: dict[str, BrokenCase] = {
-    "guards wrong sign": _case(GuardsWrongSign, 2, 2, "0", "1", "2", ((0,),), (0,), "heavy",
+    "guards wrong sign": _case(GuardsWrongSign, 2, 2, "0", "1", "2", ((0,),), (0,), Release.HEAVY,
                                "guards at a + R and b - R"),
-    "guards without R": _case(GuardsWithoutR, 2, 2, "2", "1", "3", ((0,),), (0,), "heavy",
+    "guards without R": _case(GuardsWithoutR, 2, 2, "2", "1", "3", ((0,),), (0,), Release.HEAVY,
                               "guards at a and b"),
     "Laplace scale lambda": _case(LaplaceScaleLambda, 2, 2, "0", "1/2", "4", ((0,),), (0,),
-                                  "heavy", "Lap(lambda) instead of Lap(1/lambda)"),
-    "top-down levels": _case(TopDownOrder, 2, 3, "0", "1", "4", (), (0, 0), "heavy",
+                                  Release.HEAVY, "Lap(lambda) instead of Lap(1/lambda)"),
+    "top-down levels": _case(TopDownOrder, 2, 3, "0", "1", "4", (), (0, 0), Release.HEAVY,
                              "levels top-down instead of DepO"),
-    "noiseless at count 1": _case(NoiselessAtOne, 2, 3, "2", "1/2", "3", (), (0, 0), "heavy",
+    "noiseless at count 1": _case(NoiselessAtOne, 2, 3, "2", "1/2", "3", (), (0, 0), Release.HEAVY,
                                   "the query's call answers H without noise at count 1"),
 }
 
@@ -156,7 +157,7 @@ STRUCTURAL_ONLY: dict[str, tuple[type[BetweenCut], str]] = {
 
 def audit_variant(
     variant: type[BetweenCut], k: int, h: int, tau: Fraction, lam: Fraction, R: Fraction,
-    pairs: list[tuple[Database, Node]], on: str = "heavy",
+    pairs: list[tuple[Database, Node]], on: Release = Release.HEAVY,
 ) -> AuditVerdict:
     """Audit `variant` against Theorem 5.4's profile (every `r`) on the given pairs."""
     tree = kary_tree(k, h)

@@ -27,6 +27,7 @@ from betweencut.proofs.privacy.audit.pairs import PointResult, audit_pairs, disp
 from betweencut.proofs.privacy.claims.gallery import PRIVACY_BREAKING
 from betweencut.proofs.privacy.claims.setup import betweencut_cache, theorem_5_4_points
 from betweencut.proofs.privacy.enumeration.cache import Database
+from betweencut.proofs.verdict import Release
 
 __all__ = ["KNOWN_VIOLATORS", "NoPower", "PowerWitness", "informative_r", "power_witness"]
 
@@ -74,7 +75,8 @@ class PowerWitness:
 
 def power_witness(
     tree: PublicTree, params: Params, pairs: Sequence[tuple[Database, Node]],
-    on: Sequence[str] = ("heavy", "transcript"), variants: Sequence[str] = KNOWN_VIOLATORS,
+    on: Sequence[Release] = (Release.HEAVY, Release.TRANSCRIPT),
+    variants: Sequence[str] = KNOWN_VIOLATORS,
 ) -> PowerWitness:
     """Claim: the instance `(tree, params, pairs)` has power: some known-violating variant is
     refuted on it by the same enumerated Theorem 5.4 check (every `r`).

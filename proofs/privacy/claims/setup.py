@@ -21,14 +21,15 @@ from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.tct import theorem_5_4_bound
 from betweencut.proofs.privacy.audit.pairs import ClaimPoint, PointResult, check_point, display
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache, as_database, as_node
+from betweencut.proofs.verdict import Release
 
 __all__ = ["PROJECTIONS", "PairReport", "audited_cache", "betweencut_cache", "certify",
            "claimed_points", "mechanism_name", "pair_parameters", "pair_report",
            "theorem_5_4_points", "validate_pair"]
 
-PROJECTIONS: dict[str, Callable[[object], Any]] = {
-    "transcript": lambda run: run.transcript,  # type: ignore[attr-defined]
-    "heavy": lambda run: run.heavy,  # type: ignore[attr-defined]
+PROJECTIONS: dict[Release, Callable[[object], Any]] = {
+    Release.TRANSCRIPT: lambda run: run.transcript,  # type: ignore[attr-defined]
+    Release.HEAVY: lambda run: run.heavy,  # type: ignore[attr-defined]
 }
 
 
@@ -62,7 +63,7 @@ class PairReport:
     transcript: list[PointResult]
     heavy: list[PointResult]
 
-    def rows(self, on: str) -> list[dict[str, object]]:
+    def rows(self, on: Release) -> list[dict[str, object]]:
         results = self.transcript if on == "transcript" else self.heavy
         out = []
         for r, res in enumerate(results, start=1):
@@ -90,8 +91,8 @@ def pair_report(
     `(rλ, bound)` per `r`, e.g. an accountant's certified upper bounds)."""
     points = theorem_5_4_points(tree, params) if points is None else points
     rows = {on: [check_point(cache, db, z, on, eps, bound) for eps, bound in points]
-            for on in ("transcript", "heavy")}
-    return PairReport(db, z, rows["transcript"], rows["heavy"])
+            for on in (Release.TRANSCRIPT, Release.HEAVY)}
+    return PairReport(db, z, rows[Release.TRANSCRIPT], rows[Release.HEAVY])
 
 
 def validate_pair(

@@ -54,6 +54,7 @@ from betweencut.proofs.privacy.enumeration.cache import (
     neighbouring_pairs,
 )
 from betweencut.proofs.registry import claim
+from betweencut.proofs.verdict import Release
 
 __all__ = [
     "check_lemma_c_1", "check_theorem_5_4_enumerated", "check_theorem_5_5_enumerated",
@@ -113,7 +114,7 @@ def check_theorem_5_4_enumerated(
 @claim("Theorem 5.5 (enumerated)", "Eq. (23)")
 def check_theorem_5_5_enumerated(
     tree: PublicTree, cal: Calibration, tau: Fraction, db: Iterable[Node], z: Node,
-    on: str = "transcript",
+    on: Release = Release.TRANSCRIPT,
 ) -> Certificate:
     """Claim: Theorem 5.5, Eq. (23): calibrated BetweenCut is `(ε, δ)`-DP (by enumeration).
 
@@ -144,7 +145,8 @@ def check_theorem_5_5_enumerated(
 
 
 def exhaustive(
-    tree: PublicTree, params: Params, size: int, on: Sequence[str] = ("transcript", "heavy"),
+    tree: PublicTree, params: Params, size: int,
+    on: Sequence[Release] = (Release.TRANSCRIPT, Release.HEAVY),
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
     points: Sequence[ClaimPoint] | None = None,
 ) -> dict[str, Any]:

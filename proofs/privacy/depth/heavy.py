@@ -77,9 +77,8 @@ from betweencut.proofs.privacy.divergence.joint import (
     HockeyStick,
     PairCurve,
     bag_exceeds,
-    check_eps,
 )
-from betweencut.proofs.verdict import Direction, Release
+from betweencut.proofs.verdict import Direction, Release, checked_epsilon
 
 __all__ = [
     "PROJECTIONS_AT_DEPTH", "HeavyJoint", "HeavyKey", "TailKey", "check_heavy_offpath", "check_on",
@@ -232,7 +231,7 @@ class HeavyJoint(PairCurve):
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         """`δ_{P‖Q}(ε)` of the Heavy set, exactly (every output kind's exact value)."""
-        eps = check_eps(eps)
+        eps = checked_epsilon(eps)
         x_ix, y_ix = (0, 1) if forward else (1, 0)
         in_p: Counter[Bag] = Counter()
         in_q: Counter[Bag] = Counter()
@@ -447,7 +446,7 @@ def check_on(on: object) -> Release:
     set); anything else is a `ParameterError`."""
     if on not in PROJECTIONS_AT_DEPTH:
         raise ParameterError("on", on, "'transcript' or 'heavy'")
-    return Release(str(on))
+    return Release.of(on)
 
 
 def rows_on(

@@ -61,7 +61,7 @@ def check_theorem_5_4_heavy_at_depth(
     `δ` when the Heavy set's exceeds it).
     """
     mechanism, profiles, bounds, info = band_setup(height, params, counts, arity, variant)
-    info["on"] = Release.HEAVY.value
+    info["on"] = str(Release.HEAVY)
     heavy = audit_profiles(mechanism, profiles, bounds, on=Release.HEAVY)
     worst = heavy.worst
     if worst is not None and not worst.holds:

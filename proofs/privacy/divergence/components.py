@@ -28,8 +28,8 @@ from betweencut.proofs.exact.arith import ExpPoly, ExpRational, sign
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.released import Shift, Value
 from betweencut.proofs.privacy.divergence.curve import PrivacyCurve, direction_curve
-from betweencut.proofs.privacy.divergence.joint import HockeyStick, PairCurve, check_eps
-from betweencut.proofs.verdict import Direction
+from betweencut.proofs.privacy.divergence.joint import HockeyStick, PairCurve
+from betweencut.proofs.verdict import Direction, checked_epsilon
 
 __all__ = ["Component", "ComponentJoint", "NoExactCurve"]
 
@@ -76,7 +76,7 @@ class ComponentJoint(PairCurve):
         return self.components if forward else tuple(c.swapped() for c in self.components)
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
-        eps = check_eps(eps)
+        eps = checked_epsilon(eps)
         grow = ExpPoly.exp(eps)
         terms: list[Value] = []
         p_parts: list[Value] = []

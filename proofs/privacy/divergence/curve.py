@@ -36,6 +36,7 @@ from betweencut.numbers.exact import iv_endpoints, iv_precision, midpoint_float,
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
 from betweencut.proofs.laws.factors import Bag, bag_value, bags_value
 from betweencut.proofs.privacy.divergence.joint import Law
+from betweencut.proofs.verdict import checked_epsilon
 
 __all__ = [
     "Interval", "LogOf", "Piece", "PrivacyCurve", "curve_of_laws", "direction_curve",
@@ -191,9 +192,12 @@ class PrivacyCurve:
 
     def at(self, eps: Fraction | LogOf) -> ExpRational:
         """`δ(ε)` exactly (`ε >= 0` rational or a `LogOf`)."""
-        point = eps if isinstance(eps, LogOf) else LogOf.rational(_eps(eps))
-        if point.compare(ZERO) < 0:
-            raise ParameterError("eps", point, "eps >= 0")
+        if not isinstance(eps, LogOf):  # a claimed rational ε: checked once (`_eps`)
+            point = LogOf.rational(_eps(eps))
+        elif eps.compare(ZERO) < 0:  # a computed point (a breakpoint, a root)
+            raise ParameterError("eps", eps, "eps >= 0")
+        else:
+            point = eps
         return self.piece(point).at(point)
 
     def epsilon_at_delta(self, delta: Exact) -> LogOf | None:
@@ -249,9 +253,11 @@ class PrivacyCurve:
 
 
 def _eps(eps: object) -> Fraction:
+    """A rational `ε` (an int or a `Fraction`: no text here) through the one range check
+    (`verdict.checked_epsilon`: a `ClaimedEpsilon` passes as it is)."""
     if isinstance(eps, bool) or not isinstance(eps, int | Fraction):
         raise ParameterError("eps", repr(eps), "an exact rational eps >= 0 (int or Fraction)")
-    return Fraction(eps)
+    return checked_epsilon(eps)
 
 
 def _append(out: list[Piece], piece: Piece) -> None:

@@ -30,11 +30,11 @@ from betweencut.numbers.exact import as_rational
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.boxes import FloatBox, box_exceeds, float_box, weighted_sum
 from betweencut.proofs.laws.factors import Bag, bag_enclosure, bag_value, bags_value
-from betweencut.proofs.verdict import Direction
+from betweencut.proofs.verdict import Direction, checked_epsilon
 
 __all__ = [
     "Grouped", "HockeyStick", "Joint", "Law", "PairCurve", "bag_exceeds", "bags_box",
-    "check_eps", "divergence", "epsilon_for_delta", "hockey_stick",
+    "divergence", "epsilon_for_delta", "hockey_stick",
 ]
 
 Grouped = Mapping[Hashable, Counter[Bag]]
@@ -144,14 +144,6 @@ class PairCurve:
         return forward if sign(forward.delta - backward.delta) >= 0 else backward
 
 
-def check_eps(eps: Fraction) -> Fraction:
-    """An exact `ε >= 0` (int, Fraction or string; a float is refused: `ParameterError`)."""
-    eps = eps if type(eps) is Fraction else as_rational(eps, "eps")
-    if eps < 0:
-        raise ParameterError("eps", eps, "eps >= 0")
-    return eps
-
-
 class Joint(PairCurve):
     """Two laws on one output space, grouped once for every `ε` and both directions.
 
@@ -180,7 +172,7 @@ class Joint(PairCurve):
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         """`δ_{P‖Q}(ε)` (`forward`) or `δ_{Q‖P}(ε)`, exactly, for rational `ε >= 0`."""
-        eps = check_eps(eps)
+        eps = checked_epsilon(eps)
         p, q = (self.p, self.q) if forward else (self.q, self.p)
         in_p: Counter[Bag] = Counter()
         in_q: Counter[Bag] = Counter()

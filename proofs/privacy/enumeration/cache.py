@@ -28,6 +28,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     ForeignQuery,
     enumerate_mechanism,
 )
+from betweencut.proofs.verdict import Release
 
 __all__ = [
     "ISOLATED", "KINDS", "CacheFactory", "Database", "LawCache", "Mechanism", "Neighbour",
@@ -119,7 +120,7 @@ def replace_pairs(records: Sequence[Node], size: int) -> Iterable[Neighbour]:
                 yield Neighbour.replace(with_record(rest, x), x, y)
 
 
-Projections = dict[str, Callable[[object], Hashable]]
+Projections = dict[Release, Callable[[object], Hashable]]
 CacheFactory = Callable[[Mechanism, Projections, int], "LawCache"]
 
 
@@ -166,7 +167,7 @@ class LawCache:
     isolates = True  # does this kind run the user's code in children (a subclass may not)
 
     def __init__(
-        self, run: Mechanism, projections: dict[str, Callable[[object], Hashable]] | None = None,
+        self, run: Mechanism, projections: Projections | None = None,
         limit: int = DEFAULT_LIMIT,
     ) -> None:
         from betweencut.boundary.isolation import user_code
@@ -174,7 +175,8 @@ class LawCache:
         self.run = run
         # every projection keys its outputs by their canonical bytes (`boundary.encoding`):
         # the laws group outputs that are the same release, never the user's `==`
-        self.given = {on: keyed(p) for on, p in (projections or {"output": release_of}).items()}
+        given = projections or {Release.OUTPUT: release_of}
+        self.given = {on: keyed(p) for on, p in given.items()}
         self.user = user_code(run) if self.isolates else None  # enumerated in fresh children
         # the user's code: the children key the real outputs, the parent reads their keys
         self.projections = self.given if self.user is None else _keyed(self.given)
@@ -241,7 +243,7 @@ class LawCache:
         """Databases whose enumeration is never dropped (none here)."""
         return set()
 
-    def law(self, db: Database, on: str) -> Law:
+    def law(self, db: Database, on: Release) -> Law:
         if on not in self.projections:
             raise ParameterError("on", on, f"one of {sorted(self.projections)}")
         key = (db, on)
@@ -252,7 +254,7 @@ class LawCache:
             self.grouped[key] = found
         return found
 
-    def joint(self, db: Database, z: Node, on: str) -> PairCurve:
+    def joint(self, db: Database, z: Node, on: Release) -> PairCurve:
         """The two laws of `(D, D + z)` grouped for comparison (kept for the current pair)."""
         found = self.current(db, z).get(on)
         if found is None:
@@ -266,15 +268,22 @@ class LawCache:
             self._joints = ((db, z), {})
         return self._joints[1]
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
+    def answered(self, own: Callable[[], T], again: Callable[[LawCache], T]) -> T:
+        """`own()` from this cache's laws, or, once a run asked a query of another kind
+        (`ForeignQuery`: this cache switches), `again` on the cache of that kind (which calls
+        its public method, so that a subclass overriding it is asked)."""
         if self.other is None:
             try:
-                return Joint(self.law(db, on), self.law(with_record(db, z), on))
+                return own()
             except ForeignQuery as asked:
                 self.switch(asked)
-        return self.delegated(lambda other: other.make_joint(db, z, on))
+        return self.delegated(again)
 
-    def divergence(self, db: Database, z: Node, on: str, eps: Fraction) -> HockeyStick:
+    def make_joint(self, db: Database, z: Node, on: Release) -> PairCurve:
+        return self.answered(lambda: Joint(self.law(db, on), self.law(with_record(db, z), on)),
+                             lambda other: other.make_joint(db, z, on))
+
+    def divergence(self, db: Database, z: Node, on: Release, eps: Fraction) -> HockeyStick:
         return self.joint(db, z, on).divergence(eps)
 
     def direct(self) -> LawCache:
@@ -284,7 +293,7 @@ class LawCache:
             found = self.__dict__["_direct"] = self.fresh()
         return found
 
-    def pair_joint(self, pair: Neighbour, on: str) -> PairCurve:
+    def pair_joint(self, pair: Neighbour, on: Release) -> PairCurve:
         """The two laws of any neighbouring pair: an add/remove one through `joint` (and this
         cache's shortcuts), a replace-one one from laws enumerated directly (`direct()`)."""
         if pair.added is not None:
@@ -298,29 +307,21 @@ class LawCache:
             found = self.current(*key)[on] = self.make_pair_joint(pair.first, pair.second, on)
         return found
 
-    def make_pair_joint(self, first: Database, second: Database, on: str) -> PairCurve:
-        if self.other is None:
-            try:
-                return Joint(self.law(first, on), self.law(second, on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.make_pair_joint(first, second, on))
+    def make_pair_joint(self, first: Database, second: Database, on: Release) -> PairCurve:
+        return self.answered(lambda: Joint(self.law(first, on), self.law(second, on)),
+                             lambda other: other.make_pair_joint(first, second, on))
 
-    def neighbour_curve(self, pair: Neighbour, on: str) -> Curve:
+    def neighbour_curve(self, pair: Neighbour, on: Release) -> Curve:
         """The exact curve of any neighbouring pair, from direct enumeration."""
         direct = self.direct()
         if pair.added is not None:
             return direct.curve(pair.first, pair.added, on)
         return direct.databases_curve(pair.first, pair.second, on)
 
-    def databases_curve(self, first: Database, second: Database, on: str) -> Curve:
+    def databases_curve(self, first: Database, second: Database, on: Release) -> Curve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of two databases, from this cache's laws."""
-        if self.other is None:
-            try:
-                return curve_of_laws(self.law(first, on), self.law(second, on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.databases_curve(first, second, on))
+        return self.answered(lambda: curve_of_laws(self.law(first, on), self.law(second, on)),
+                             lambda other: other.databases_curve(first, second, on))
 
     def fresh(self) -> LawCache:
         """A cache of the same kind whose laws come from direct enumeration of the real code.
@@ -337,15 +338,12 @@ class LawCache:
         out.after = self.after
         return out
 
-    def curve(self, db: Database, z: Node, on: str) -> Curve:
+    def curve(self, db: Database, z: Node, on: Release) -> Curve:
         """The exact privacy curve `δ(ε)` of `(D, D + z)` from this cache's own laws (trust it
         only on a cache returned by `fresh()`)."""
-        if self.other is None:
-            try:
-                return curve_of_laws(self.law(db, on), self.law(with_record(db, z), on))
-            except ForeignQuery as asked:
-                self.switch(asked)
-        return self.delegated(lambda other: other.curve(db, z, on))
+        return self.answered(
+            lambda: curve_of_laws(self.law(db, on), self.law(with_record(db, z), on)),
+            lambda other: other.curve(db, z, on))
 
 
 def _keyed(projections: Projections) -> Projections:

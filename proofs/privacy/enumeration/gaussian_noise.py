@@ -68,6 +68,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     projected_values,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
+from betweencut.proofs.verdict import Release
 
 __all__ = [
     "CertifiedJoint", "CertifiedLaw", "GaussianLawCache", "Probability", "asks_gaussian",
@@ -230,16 +231,16 @@ class GaussianLawCache(WholeLawCache[CertifiedLaw, Probability, "CertifiedJoint"
               ) -> CertifiedJoint:
         return CertifiedJoint(p, q)
 
-    def certified(self, db: Database, on: str) -> dict[Hashable, Probability]:
+    def certified(self, db: Database, on: Release) -> dict[Hashable, Probability]:
         """The certified law of the projected output."""
         return self.projected_law(db, on)
 
-    def curve(self, db: Database, z: Node, on: str) -> CertifiedCurve:
+    def curve(self, db: Database, z: Node, on: Release) -> CertifiedCurve:
         """The certified curve of `(D, D + z)`: two exact curves bounding `δ(ε)` at every
         `ε >= 0` (`divergence.certified`), from the two certified laws."""
         return self.databases_curve(db, with_record(db, z), on)
 
-    def databases_curve(self, first: Database, second: Database, on: str) -> CertifiedCurve:
+    def databases_curve(self, first: Database, second: Database, on: Release) -> CertifiedCurve:
         """The certified curve of two databases from their certified laws."""
         return certified_curve(self.certified(first, on), self.certified(second, on))
 

@@ -47,6 +47,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     MechanismNotReplayable,
     enumerate_mechanism,
 )
+from betweencut.proofs.verdict import Release
 
 __all__ = ["Outputs", "decode", "differ", "encode", "enumerate_isolated",
            "enumerate_whole", "first_difference", "identity", "keyed", "prefetch",
@@ -65,7 +66,7 @@ class Outputs:
         return hash(tuple(self.keys.values()))
 
 
-def keyed(on: str) -> Callable[[object], Hashable]:
+def keyed(on: Release) -> Callable[[object], Hashable]:
     """The parent's projection `on` of an `Outputs` (the child projected the real output)."""
 
     def project(o: object) -> Hashable:
@@ -117,7 +118,7 @@ def release(output: object, project: Callable[[object], Hashable], where: str, w
     return key.data, key
 
 
-def encode(found: Enumeration[object], projections: dict[str, Callable[[object], Hashable]],
+def encode(found: Enumeration[object], projections: dict[Release, Callable[[object], Hashable]],
            where: str = "", who: str = "") -> bytes:
     """An enumeration as JSON (run in the child): factor keys, projected outputs, steps."""
     local: dict[int, int] = {}
@@ -263,7 +264,7 @@ def rebuild(data: dict[str, Any]) -> Enumeration[object]:
     return found
 
 
-def _fresh_key(db: Any, projections: dict[str, Callable[[object], Hashable]], limit: int
+def _fresh_key(db: Any, projections: dict[Release, Callable[[object], Hashable]], limit: int
                ) -> Hashable:
     """Where `remembered` keeps one database's two children's results (`enumerate_isolated`
     reads it, `prefetch` fills it)."""
@@ -271,7 +272,7 @@ def _fresh_key(db: Any, projections: dict[str, Callable[[object], Hashable]], li
 
 
 def _enumerated(run: Callable[[Any, NoisyTest], object], db: Any, where: str, user: UserCode,
-                projections: dict[str, Callable[[object], Hashable]], limit: int,
+                projections: dict[Release, Callable[[object], Hashable]], limit: int,
                 after: Callable[[], None] | None, reverse: bool) -> bytes:
     """One database's enumeration as JSON (`encode`), run in a child (`reverse`: the outcomes
     of every noisy test explored in the other order)."""
@@ -290,7 +291,7 @@ def _enumerated(run: Callable[[Any, NoisyTest], object], db: Any, where: str, us
 
 def enumerate_isolated(
     run: Callable[[Any, NoisyTest], object], db: Any, where: str, user: UserCode,
-    projections: dict[str, Callable[[object], Hashable]], limit: int,
+    projections: dict[Release, Callable[[object], Hashable]], limit: int,
     after: Callable[[], None] | None = None,
 ) -> Enumeration[object]:
     """`enumerate_mechanism(run(db, .))` in two fresh children, in two orders (module doc).

@@ -62,6 +62,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     EnumerationBudgetExceeded,
     MechanismNotReplayable,
 )
+from betweencut.proofs.verdict import Release
 
 __all__ = ["BranchingNoise", "NoiseLaw", "NoiseLawCache", "enumerate_noise", "released_in",
            "split"]
@@ -301,11 +302,11 @@ class NoiseLawCache(WholeLawCache[NoiseLaw, dict[Centres, ExpRational], Componen
                 q: dict[Hashable, dict[Centres, ExpRational]]) -> ComponentJoint:
         return ComponentJoint(split(p, q))
 
-    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+    def curve(self, db: Database, z: Node, on: Release) -> PrivacyCurve:
         """The exact curve of `(D, D + z)` (every component an atom; else `ParameterError`)."""
         return self.databases_curve(db, with_record(db, z), on)
 
-    def databases_curve(self, first: Database, second: Database, on: str) -> PrivacyCurve:
+    def databases_curve(self, first: Database, second: Database, on: Release) -> PrivacyCurve:
         return self.make_pair_joint(first, second, on).curve()
 
 

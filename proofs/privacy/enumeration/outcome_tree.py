@@ -51,6 +51,7 @@ from betweencut.proofs.privacy.enumeration.pair_classes import (
 )
 from betweencut.proofs.privacy.enumeration.query_laws import observed_law_everywhere
 from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
+from betweencut.proofs.verdict import Release
 
 __all__ = ["SharedTreeCache", "covers", "guard_pattern", "weights_total"]
 
@@ -102,7 +103,7 @@ class SharedTreeCache(LawCache):
 
     def __init__(
         self, mechanism: BetweenCut, run: Mechanism,
-        projections: dict[str, Callable[[object], Hashable]],
+        projections: dict[Release, Callable[[object], Hashable]],
     ) -> None:
         super().__init__(run, projections)
         self.mechanism = mechanism
@@ -249,7 +250,7 @@ class SharedTreeCache(LawCache):
         """The representatives: their outcome trees weigh every other database."""
         return set(self.representatives.values())
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
+    def make_joint(self, db: Database, z: Node, on: Release) -> PairCurve:
         """As `LawCache.make_joint`; when both databases can be weighed on one outcome tree,
         the exact `AlignedJoint` (grouped answer sequences) instead of comparing every output."""
         other = with_record(db, z)

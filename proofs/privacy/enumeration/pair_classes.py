@@ -49,10 +49,9 @@ from betweencut.proofs.privacy.divergence.joint import (
     PairCurve,
     bag_exceeds,
     bags_box,
-    check_eps,
 )
 from betweencut.proofs.privacy.enumeration.transcripts import Enumeration
-from betweencut.proofs.verdict import Direction
+from betweencut.proofs.verdict import Direction, checked_epsilon
 
 __all__ = [
     "AlignedJoint", "NotAligned", "OutcomeTable", "PairClasses", "Weights",
@@ -354,7 +353,7 @@ class AlignedJoint(PairCurve):
 
     def hockey_stick(self, eps: Fraction, forward: bool = True) -> HockeyStick:
         """`δ_{P‖Q}(ε)` (`forward`) or `δ_{Q‖P}(ε)`, exactly, for rational `ε >= 0`."""
-        eps = check_eps(eps)
+        eps = checked_epsilon(eps)
         x, y = (0, 1) if forward else (1, 0)
         above = self.classes.exceeding(eps, forward)
         p_in = q_in = size = 0

@@ -47,7 +47,6 @@ from betweencut.proofs.privacy.divergence.joint import (
     HockeyStick,
     Law,
     PairCurve,
-    check_eps,
     epsilon_for_delta,
 )
 from betweencut.proofs.privacy.enumeration.cache import (
@@ -69,7 +68,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     fork_prefixes,
     walk_estimate,
 )
-from betweencut.proofs.verdict import Direction
+from betweencut.proofs.verdict import Direction, Release, checked_epsilon
 
 __all__ = [
     "BranchingQueries", "ExactJoint", "Log", "QueryLaw", "QueryLawCache", "QueryMechanism",
@@ -389,7 +388,7 @@ def hockey_stick(p: Mapping[Hashable, Value], q: Mapping[Hashable, Value],
     `o` in the event when it is certainly positive at 64 bits. `total` sums `δ`, `P(S)` and
     `Q(S)`: exactly (the default, for exact laws), or into one enclosure.
     """
-    eps = check_eps(eps)
+    eps = checked_epsilon(eps)
     p, q = (p, q) if forward else (q, p)
     grow = ExpPoly.exp(eps)
     bounds = exp_bounds(eps)  # e^ε's bounds, computed once for every enclosed term
@@ -475,7 +474,7 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
     isolates = False  # a kind whose laws cross a pipe says so (`QueryLawCache`)
 
     def __init__(self, run: QueryMechanism,
-                 projections: dict[str, Callable[[object], Hashable]] | None = None,
+                 projections: dict[Release, Callable[[object], Hashable]] | None = None,
                  limit: int = DEFAULT_LIMIT) -> None:
         super().__init__(cast(Mechanism, run), projections, limit)
         self.query_run = run
@@ -517,7 +516,7 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
             self.transcripts += found.transcripts
         return found
 
-    def projected_law(self, db: Database, on: str) -> dict[Hashable, V]:
+    def projected_law(self, db: Database, on: Release) -> dict[Hashable, V]:
         """The law of the projected output (made hashable as `LawCache.law` does)."""
         if on not in self.projections:
             raise ParameterError("on", on, f"one of {sorted(self.projections)}")
@@ -525,14 +524,14 @@ class WholeLawCache(LawCache, Generic[L, V, J]):
         law: ProjectableLaw[V] = self.query_law(db)
         return law.projected(project)
 
-    def law(self, db: Database, on: str) -> Law:
+    def law(self, db: Database, on: Release) -> Law:
         """Not available: this kind keeps whole laws, not factor bags (`instead`)."""
         raise ParameterError("law", self.kind, self.instead)
 
-    def make_joint(self, db: Database, z: Node, on: str) -> J:
+    def make_joint(self, db: Database, z: Node, on: Release) -> J:
         return self.pair_of(self.projected_law(db, on), self.projected_law(with_record(db, z), on))
 
-    def make_pair_joint(self, first: Database, second: Database, on: str) -> J:
+    def make_pair_joint(self, first: Database, second: Database, on: Release) -> J:
         return self.pair_of(self.projected_law(first, on), self.projected_law(second, on))
 
     def fresh(self) -> WholeLawCache[L, V, J]:
@@ -559,15 +558,15 @@ class QueryLawCache(WholeLawCache[QueryLaw, ExpPoly, ExactJoint]):
     def pair_of(self, p: dict[Hashable, ExpPoly], q: dict[Hashable, ExpPoly]) -> ExactJoint:
         return ExactJoint(p, q)
 
-    def exact(self, db: Database, on: str) -> dict[Hashable, ExpPoly]:
+    def exact(self, db: Database, on: Release) -> dict[Hashable, ExpPoly]:
         """The exact law of the projected output."""
         return self.projected_law(db, on)
 
-    def curve(self, db: Database, z: Node, on: str) -> PrivacyCurve:
+    def curve(self, db: Database, z: Node, on: Release) -> PrivacyCurve:
         """The exact curve `max(δ_{P‖Q}, δ_{Q‖P})` of `(D, D + z)` from the two exact laws."""
         return self.databases_curve(db, with_record(db, z), on)
 
-    def databases_curve(self, first: Database, second: Database, on: str) -> PrivacyCurve:
+    def databases_curve(self, first: Database, second: Database, on: Release) -> PrivacyCurve:
         """The exact curve of two databases from their exact laws."""
         p, q = self.exact(first, on), self.exact(second, on)
         zero = ExpPoly()
@@ -583,7 +582,7 @@ def epsilon_at_delta(
     """The smallest `ε` with `δ_(D, D+z)(ε) <= delta`, certified to an interval `(lo, hi]` of
     `width` (`epsilon_for_delta` on the exact curve); None when no `ε <= eps_max` suffices
     (e.g. an output with `Q = 0 < P` of probability above `delta`)."""
-    joint = QueryLawCache(run).make_joint(db, z, "output")
+    joint = QueryLawCache(run).make_joint(db, z, Release.OUTPUT)
     return epsilon_for_delta(joint, Fraction(delta), width, eps_max)
 
 

@@ -138,5 +138,12 @@ def test_no_result_outlives_its_audit(tmp_path: Path, monkeypatch: pytest.Monkey
     assert audit_mechanism(stalemech.m, exhaustive=1, height=2, epsilon=Fraction(1, 2),
                            delta=0).holds
     monkeypatch.setattr(stalemech, "LAM", Fraction(5))
-    assert not audit_mechanism(stalemech.m, exhaustive=1, height=2, epsilon=Fraction(1, 2),
-                               delta=0).holds
+    from betweencut.boundary.release_replay import ReleasePathDiffers, replaying
+
+    with replaying(False):  # this test's subject: no result kept across audits
+        assert not audit_mechanism(stalemech.m, exhaustive=1, height=2, epsilon=Fraction(1, 2),
+                                   delta=0).holds
+    # and the release path (a fresh interpreter imports the module as written, lambda = 1/2)
+    # refuses the patched code: the audit would speak of code no fresh process runs
+    with pytest.raises(ReleasePathDiffers, match="changed it after its import"):
+        audit_mechanism(stalemech.m, exhaustive=1, height=2, epsilon=Fraction(1, 2), delta=0)

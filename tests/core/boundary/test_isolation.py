@@ -244,14 +244,21 @@ def test_hidden_state_is_refused_by_audit_corpus(mechs: Path) -> None:
 def test_the_memo_was_certified_before(mechs: Path) -> None:
     """The issue's case: the memo per database, audited in one process (the old path), is
     certified (1/4, 0)-DP though its true delta(1/4) is about 0.11; isolated, it is refused.
-    (Isolated first: the old path leaves its memo in this process, which children inherit.)"""
+    (Isolated first: the old path leaves its memo in this process, which children inherit.)
+    The old path is in process AND without the release-path replay, which refuses it too: its
+    fresh interpreter draws answers the memo's first run did not."""
+    from betweencut.boundary.release_replay import ReleasePathDiffers, replaying
+
     with pytest.raises(MechanismNotReplayable):
         audit_mechanism("isomechs:memo", [("0/0", "0/1")], height=3, epsilon=Fraction(1, 4),
                         delta=0)
-    with isolating(False):
+    with isolating(False), replaying(False):
         verdict = audit_mechanism("isomechs:memo", [("0/0", "0/1")], height=3,
                                   epsilon=Fraction(1, 4), delta=0)
     assert verdict.holds
+    with isolating(False), pytest.raises(ReleasePathDiffers):
+        audit_mechanism("isomechs:memo", [("0/0", "0/1")], height=3, epsilon=Fraction(1, 4),
+                        delta=0)
 
 
 # -- the fast path answers to the slow one ----------------------------------------------------

@@ -267,8 +267,8 @@ def test_every_example_passes_strict_mode(module: str, name: str,
 def test_the_corpus_rows_and_published_rows_pass_strict_mode() -> None:
     """The package's own rows (the corpus, the published bugs) are trusted as the code the
     proofs check: strict mode passes them."""
-    from betweencut.proofs.baselines import published_rows
-    from betweencut.proofs.baselines.corpus import corpus_rows_all
+    from betweencut.proofs.baselines.corpus_checks import published_rows
+    from betweencut.proofs.baselines.corpus_checks.corpus import corpus_rows_all
 
     for row in corpus_rows_all():
         check_pure(row.make(row.m), row.name)

@@ -21,8 +21,8 @@ from betweencut.api.claims import ClaimRow, ClaimsVerdict
 from betweencut.cli import main
 from betweencut.errors import MechanismError
 from betweencut.progress import BudgetExceeded, Tracker, tracking
-from betweencut.proofs.baselines.corpus_rows import pairs_scope
-from betweencut.proofs.baselines.corpus_scale import MAX_LISTED
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import pairs_scope
+from betweencut.proofs.baselines.corpus_checks.corpus_scale import MAX_LISTED
 from betweencut.proofs.privacy.enumeration import cache as cache_module
 from betweencut.proofs.privacy.enumeration.transcripts import MechanismNotReplayable
 

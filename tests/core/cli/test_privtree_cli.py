@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from betweencut.cli import main
-from betweencut.proofs.baselines.privtree_audit import PrivTreeLawCache, as_points
-from betweencut.proofs.baselines.privtree_search import privtree_rules
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import PrivTreeLawCache, as_points
+from betweencut.proofs.baselines.privtree_checks.privtree_search import privtree_rules
 from betweencut.proofs.exact.arith import exact_str
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -99,7 +99,7 @@ def test_cli_search_reports_the_largest_loss_over_every_pair_it_covers(
 
 DEEP = """
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_search import closed_member
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member
 
 
 def closed_32():

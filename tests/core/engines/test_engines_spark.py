@@ -255,8 +255,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A standalone master and two workers (one core each) on the loopback address, started
     with Spark's own launcher from the pyspark install; stopped (their process groups) after."""
     home = tmp_path_factory.mktemp("cluster")
+    # The master and workers map the driver's class-data sharing archive too, where there is
+    # one (same jars; a JVM that cannot use it starts without it, silently).
+    sharing = spark_engine.spark_cds.driver_options(spark_engine.spark_home(), write=False)
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_LOG_DIR=str(home),
-               SPARK_WORKER_DIR=str(home / "work"))
+               SPARK_WORKER_DIR=str(home / "work"),
+               SPARK_DAEMON_JAVA_OPTS=f"{sharing} {os.environ.get('SPARK_DAEMON_JAVA_OPTS', '')}")
     port = _free_port()
     url = f"spark://127.0.0.1:{port}"
     started: list[subprocess.Popen[bytes]] = []

@@ -34,18 +34,26 @@ def _neighbours(tmp_path: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def _run(path: Path, engine: str) -> tuple[str, str]:
-    done = subprocess.run([sys.executable, "-m", "betweencut", "classify", str(path), *ARGS,
-                           "--engine", engine], capture_output=True, text=True, check=False,
-                          timeout=HANG_SECONDS)
-    assert done.returncode == 0, done.stderr
-    return done.stdout, done.stderr
+def _start(path: Path, engine: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "betweencut", "classify", str(path), *ARGS,
+                             "--engine", engine], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+
+
+def _finish(process: subprocess.Popen[str]) -> tuple[str, str]:
+    out, err = process.communicate(timeout=HANG_SECONDS)
+    assert process.returncode == 0, err
+    return out, err
 
 
 def _check(tmp_path: Path, engine: str, pairs: int) -> None:
-    for big, small in _neighbours(tmp_path)[:pairs]:
-        out_big, err_big = _run(big, engine)
-        out_small, err_small = _run(small, engine)
+    """Every command of the pairs at once (each a fresh process: for Spark a JVM's start-up,
+    which the machine's cores overlap), then compared pair by pair."""
+    started = [(big, _start(big, engine), _start(small, engine))
+               for big, small in _neighbours(tmp_path)[:pairs]]
+    for big, run_big, run_small in started:
+        out_big, err_big = _finish(run_big)
+        out_small, err_small = _finish(run_small)
         heavy = [line for line in out_big.splitlines() if line.startswith("Heavy nodes")]
         assert heavy == [line for line in out_small.splitlines()
                          if line.startswith("Heavy nodes")]

@@ -29,8 +29,8 @@ from betweencut.noise.noisy_queries import (
     QueryTest,
 )
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.baselines.corpus import CORPUS
-from betweencut.proofs.baselines.gaussian_mechanisms import (
+from betweencut.proofs.baselines.corpus_checks.corpus import CORPUS
+from betweencut.proofs.baselines.corpus_checks.gaussian_mechanisms import (
     EPS_POINTS,
     check_analytic_gaussian_mechanism,
     check_discrete_gaussian_mechanism,
@@ -105,7 +105,7 @@ def test_the_grid_pair_is_enclosed_from_both_sides() -> None:
     """The enclosure's two ends come from different computations: the lower one is the grid's
     hockey stick (a lower bound by post-processing), the upper one the likelihood-ratio bound;
     the closed form lies between them at an ε whose crossing point is inside a cell."""
-    from betweencut.proofs.baselines.gaussian_pairs import GaussianGridPair
+    from betweencut.proofs.baselines.corpus_checks.gaussian_pairs import GaussianGridPair
 
     pair = GaussianGridPair(F(1), F(1), steps=8)
     eps = F(1, 3)
@@ -226,7 +226,7 @@ def test_a_users_gaussian_mechanism_in_the_corpus_is_audited_with_certified_laws
     """`audit corpus --mechanism` hands over code without a kind: a Gaussian one is detected
     and decided with certified laws (pure claim `(ε, 0)`: its pairs' largest loss is below 1
     here, above 1/2)."""
-    from betweencut.proofs.baselines.corpus import audit_row, user_row
+    from betweencut.proofs.baselines.corpus_checks.corpus import audit_row, user_row
 
     def mine(q: tuple[F, ...], test: QueryTest) -> Hashable:
         rho = test(DrawNoise(F(1), GAUSSIAN))

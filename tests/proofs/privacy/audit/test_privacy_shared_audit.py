@@ -21,7 +21,7 @@ from betweencut.cli import main
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 from betweencut.noise.noisy_test import BTQuery, NoisyTest
-from betweencut.proofs.baselines.corpus import CORPUS
+from betweencut.proofs.baselines.corpus_checks.corpus import CORPUS
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.audit.pairs import audit_pairs, pair_curve
 from betweencut.proofs.privacy.audit.regression import find_regressions

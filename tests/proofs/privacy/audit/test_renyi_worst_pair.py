@@ -4,28 +4,16 @@ pair audited alone; `first=True` stops at the first witness and says so (`verdic
 
 from __future__ import annotations
 
-import importlib.util
 from fractions import Fraction
-from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from example_modules import load_example
 
 from betweencut import audit_mechanism
 from betweencut.data.tree import kary_tree
 from betweencut.proofs.privacy.audit.renyi_claims import refutes_more
 from betweencut.proofs.privacy.divergence.renyi import OrderResult
 from betweencut.proofs.verdict import enclosure
-
-EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
-
-
-def _example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("my_field_mechanism_w",
-                                                  EXAMPLES / "my_field_mechanism.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _excess(refutation: Any) -> tuple[Fraction, Fraction]:
@@ -35,7 +23,7 @@ def _excess(refutation: Any) -> tuple[Fraction, Fraction]:
 
 
 def test_renyi_claims_report_the_worst_pair_unless_first() -> None:
-    run = _example().busiest_branch
+    run = load_example("my_field_mechanism").busiest_branch
     worst = audit_mechanism(run, height=3, exhaustive=1, claim="zcdp:1/4")
     early = audit_mechanism(run, height=3, exhaustive=1, claim="zcdp:1/4", first=True)
     assert not worst.holds and not early.holds

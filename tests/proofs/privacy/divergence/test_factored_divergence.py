@@ -11,13 +11,13 @@ from fractions import Fraction
 import pytest
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_audit import (
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import (
     PrivTreeLawCache,
     as_points,
     privtree_run,
 )
-from betweencut.proofs.baselines.privtree_depth import copies_worst_pair
-from betweencut.proofs.baselines.privtree_search import closed_member
+from betweencut.proofs.baselines.privtree_checks.privtree_depth import copies_worst_pair
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member
 from betweencut.proofs.exact.arith import ExpPoly, enclose, sign
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.laws.factors import bags_value

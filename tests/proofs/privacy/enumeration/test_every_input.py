@@ -13,8 +13,13 @@ import pytest
 from betweencut.errors import ParameterError
 from betweencut.noise.answers import DataDependent, QueryAnswer, symbols
 from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler, NoisyMax
-from betweencut.proofs.baselines.corpus import CORPUS, audit_corpus, audit_row, user_row
-from betweencut.proofs.baselines.corpus_rows import CorpusRow, pairs_for
+from betweencut.proofs.baselines.corpus_checks.corpus import (
+    CORPUS,
+    audit_corpus,
+    audit_row,
+    user_row,
+)
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import CorpusRow, pairs_for
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.privacy.enumeration.every_input import (
     Box,

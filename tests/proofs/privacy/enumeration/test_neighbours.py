@@ -19,8 +19,8 @@ from betweencut import audit_corpus, audit_mechanism
 from betweencut.baselines.hhh import hhh_threshold
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, ExactQuerySampler
-from betweencut.proofs.baselines.corpus import NOWHERE, PRIVATE, audit_row
-from betweencut.proofs.baselines.tree_corpus import HHH_TREE, TREE_ROWS
+from betweencut.proofs.baselines.corpus_checks.corpus import NOWHERE, PRIVATE, audit_row
+from betweencut.proofs.baselines.corpus_checks.tree_corpus import HHH_TREE, TREE_ROWS
 from betweencut.proofs.privacy.enumeration.cache import Neighbour, replace_pairs
 from betweencut.proofs.verdict import Neighbours, Relation
 from betweencut.schemas import schema

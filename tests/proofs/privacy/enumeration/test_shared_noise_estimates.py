@@ -15,7 +15,7 @@ import pytest
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import AboveThreshold, NoisyMax, QueryTest
 from betweencut.progress import BudgetExceeded, Tracker, tracking
-from betweencut.proofs.baselines.corpus import CORPUS
+from betweencut.proofs.baselines.corpus_checks.corpus import CORPUS
 from betweencut.proofs.privacy.enumeration.every_input import (
     estimate_symbolic_sequences,
     symbolic_outcomes,

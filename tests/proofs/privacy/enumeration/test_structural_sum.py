@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_search import closed_member
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.laws.factors import factor_id, factor_key
 from betweencut.proofs.privacy.enumeration.transcripts import (

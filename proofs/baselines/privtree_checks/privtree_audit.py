@@ -63,14 +63,14 @@ from betweencut.baselines.privtree import Box, Point, PrivTree, volume
 from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.proofs.baselines.privtree_count import (
+from betweencut.proofs.baselines.privtree_checks.privtree_count import (
     DecompositionMismatch,
     DirectPrivTreeCache,
     answer_sequences,
     counted_enumeration,
     privtree_run,
 )
-from betweencut.proofs.baselines.privtree_search import (
+from betweencut.proofs.baselines.privtree_checks.privtree_search import (
     Ratio,
     WorstPair,
     is_partition,
@@ -90,6 +90,7 @@ from betweencut.proofs.privacy.enumeration.transcripts import (
     DEFAULT_LIMIT,
     EnumerationBudgetExceeded,
 )
+from betweencut.proofs.verdict import Release
 
 __all__ = [
     "CURVE_SEQUENCES", "MAX_CELLS", "DecompositionMismatch", "DirectPrivTreeCache",
@@ -197,7 +198,7 @@ class PrivTreeLawCache(LawCache):
         """A direct cache re-enumerating the whole real mechanism (for curves)."""
         return DirectPrivTreeCache(self.mech, self.limit)
 
-    def reduced(self, db: Database, keep: frozenset[Box], on: str
+    def reduced(self, db: Database, keep: frozenset[Box], on: Release
                 ) -> tuple[Law, frozenset[tuple[Hashable, object]]]:
         """The law of the run cut back to `keep`, with the queries left out (answered stop)."""
         key = (db, keep)
@@ -214,7 +215,7 @@ class PrivTreeLawCache(LawCache):
             found = self.reduced_laws[key] = (law, frozenset(seen))
         return found
 
-    def reduced_pair(self, db: Database, z: Node, on: str = "output") -> tuple[Law, Law]:
+    def reduced_pair(self, db: Database, z: Node, on: Release = Release.OUTPUT) -> tuple[Law, Law]:
         """The reduced laws of `D` and `D + z`, the boxes left out checked alike."""
         keep = keep_set(self.mech, tuple(z))
         p, p_off = self.reduced(db, keep, on)
@@ -225,7 +226,7 @@ class PrivTreeLawCache(LawCache):
                 "under D and D + z (a seam with hidden state)")
         return p, q
 
-    def make_joint(self, db: Database, z: Node, on: str) -> PairCurve:
+    def make_joint(self, db: Database, z: Node, on: Release) -> PairCurve:
         """The pair's divergence: exact (`Joint`) from the reduced laws, or from the whole run
         when the decomposition does not apply; past `factored_from` boxes of `T_z` (answer
         sequences of as many two-term factors) with `P(S)`, `Q(S)` kept factored
@@ -240,7 +241,7 @@ class PrivTreeLawCache(LawCache):
         """The pair's exact privacy curve: from the reduced laws (equal to the whole run's, module
         doc), or by direct enumeration when the decomposition does not apply."""
         if self.refusal is not None:
-            return self.fresh().curve(db, z, "output")
+            return self.fresh().curve(db, z, Release.OUTPUT)
         return curve_of_laws(*self.reduced_pair(db, z))
 
 

@@ -31,8 +31,8 @@ from typing import Any, cast
 from betweencut.data.notation import database_text, record_text, replacement_text
 from betweencut.data.tree import Node
 from betweencut.errors import ParameterError
-from betweencut.proofs.baselines import corpus_rows
-from betweencut.proofs.baselines.corpus_rows import CorpusRow, RowResult
+from betweencut.proofs.baselines.corpus_checks import corpus_rows
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import CorpusRow, RowResult
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.enclosure import Enclosure
 from betweencut.proofs.privacy.audit.pairs import (
@@ -47,7 +47,7 @@ from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     CertifiedJoint,
     GaussianLawCache,
 )
-from betweencut.proofs.verdict import Direction, Refutation, Relation
+from betweencut.proofs.verdict import Direction, Refutation, Relation, Release
 
 __all__ = ["audit_gaussian_row", "infinite_loss_witness", "largest_epsilon_at_delta",
            "largest_pure_loss", "zhu_wang_delta"]
@@ -100,7 +100,7 @@ def largest_pure_loss(cache: GaussianLawCache, pairs: list[Neighbour]) -> dict[s
     `epsilon_for_delta` at target 0), with its pair; `None` past `LOSS_MAX`."""
     best: tuple[Fraction, Neighbour] | None = None
     for pair in pairs:
-        found = epsilon_for_delta(cache.pair_joint(pair, "output"), Fraction(0), LOSS_WIDTH,
+        found = epsilon_for_delta(cache.pair_joint(pair, Release.OUTPUT), Fraction(0), LOSS_WIDTH,
                                   LOSS_MAX)
         if found is None:
             return {"at_most": None, **_pair_text(pair)}
@@ -123,7 +123,8 @@ def largest_epsilon_at_delta(cache: GaussianLawCache, pairs: list[Neighbour],
     lo_best: Fraction | None = None
     best: tuple[Fraction, Neighbour] | None = None
     for pair in pairs:
-        found = epsilon_for_delta(cache.pair_joint(pair, "output"), delta, LOSS_WIDTH, LOSS_MAX)
+        found = epsilon_for_delta(cache.pair_joint(pair, Release.OUTPUT), delta, LOSS_WIDTH,
+                                  LOSS_MAX)
         if found is None:
             return {"epsilon_at_delta": None, "epsilon_at_delta_in": [str(LOSS_MAX), "inf"],
                     "epsilon_at_delta_delta_exact": exact_str(delta),
@@ -146,7 +147,7 @@ def infinite_loss_witness(cache: GaussianLawCache, pairs: list[Neighbour],
     its noiseless comparisons contradict each other) and certainly above `above` under the
     other: no `(ε, δ)` with `δ < P` holds on that pair (refuting the claimed `point`)."""
     for pair in pairs:
-        joint = cast(CertifiedJoint, cache.pair_joint(pair, "output"))
+        joint = cast(CertifiedJoint, cache.pair_joint(pair, Release.OUTPUT))
         texts = _pair_text(pair)
         for o in joint.outputs:
             for first, second, direction in ((joint.p, joint.q, Direction.FORWARD),
@@ -158,7 +159,8 @@ def infinite_loss_witness(cache: GaussianLawCache, pairs: list[Neighbour],
                     eps, dlt = point
                     return Refutation(
                         "(eps, delta)-DP with delta below P(S)", texts["D"], texts["z"],
-                        "output", direction if pair.replaced is None else direction.replaced(),
+                        Release.OUTPUT,
+                        direction if pair.replaced is None else direction.replaced(),
                         eps, (output_text(o),), 1, po, ExpPoly(), po, dlt,
                         f"Q(S) = 0 exactly (a structural zero); the pair moves the queries by "
                         f"{texts['moves']}", texts.get("D_prime"))

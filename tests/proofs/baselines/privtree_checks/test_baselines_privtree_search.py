@@ -13,8 +13,8 @@ import pytest
 from betweencut.baselines.privtree import Point, PrivTree
 from betweencut.errors import ParameterError
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.baselines.privtree import check_privtree_dp, domain_points
-from betweencut.proofs.baselines.privtree_search import (
+from betweencut.proofs.baselines.privtree_checks.privtree import check_privtree_dp, domain_points
+from betweencut.proofs.baselines.privtree_checks.privtree_search import (
     Ratio,
     check_privtree_worst_pair,
     is_partition,

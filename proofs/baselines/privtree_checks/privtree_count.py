@@ -17,7 +17,7 @@ from collections.abc import Callable
 from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import BetweenCutError
 from betweencut.noise.noisy_test import NoisyTest, Outcome
-from betweencut.proofs.baselines.privtree_search import reduction_refusal
+from betweencut.proofs.baselines.privtree_checks.privtree_search import reduction_refusal
 from betweencut.proofs.laws.factors import query_factors
 from betweencut.proofs.privacy.enumeration.cache import Database, LawCache
 from betweencut.proofs.privacy.enumeration.transcripts import (

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from betweencut.baselines import published as pb
 from betweencut.errors import ParameterError
-from betweencut.proofs.baselines.published import (
+from betweencut.proofs.baselines.corpus_checks.published import (
     DP,
     HOLDS,
     REFUTED,
@@ -299,8 +299,8 @@ def audit_published_corpus(chosen: Sequence[str] = (), size: int = 0) -> list[Ve
     """Every published row (or those `chosen`), each as a corpus `Verdict` citing its report:
     the field's rows on their own pairs (`audit_published`), the tree corpus's rows (HHH,
     BinAgg) on every pair of databases of at most `size + 1` records (`corpus.audit_row`)."""
-    from betweencut.proofs.baselines.corpus import audit_row
-    from betweencut.proofs.baselines.tree_corpus import TREE_ROWS
+    from betweencut.proofs.baselines.corpus_checks.corpus import audit_row
+    from betweencut.proofs.baselines.corpus_checks.tree_corpus import TREE_ROWS
 
     known = names()
     unknown = sorted(set(chosen) - set(known))

@@ -19,7 +19,8 @@ A holding claim is a statement about the pairs audited, not a proof for every in
 
 The Gaussian rows (`noise = GAUSSIAN`: Gaussian SVT, Gaussian report-noisy-max) state
 `(ε, δ)` claims and are decided with certified enclosures by
-`betweencut.proofs.baselines.gaussian_corpus` (see there for what is exact and what certified).
+`betweencut.proofs.baselines.corpus_checks.gaussian_corpus` (see there for what is exact and what
+certified).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from betweencut.data.notation import database_text, record_text, replacement_tex
 from betweencut.data.tree import Node
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.noise.noisy_queries import GAUSSIAN, LAPLACE
-from betweencut.proofs.baselines import corpus_rows, corpus_scale
-from betweencut.proofs.baselines.corpus_rows import (
+from betweencut.proofs.baselines.corpus_checks import corpus_rows, corpus_scale
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import (
     EPS,
     NOWHERE,
     PRIVATE,
@@ -50,7 +51,7 @@ from betweencut.proofs.baselines.corpus_rows import (
     moves_of,
     pairs_scope,
 )
-from betweencut.proofs.baselines.corpus_scale import (
+from betweencut.proofs.baselines.corpus_checks.corpus_scale import (
     infinite_witness,
     largest_loss,
     loss_enclosure,
@@ -68,7 +69,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
 )
 from betweencut.proofs.registry import claim, register_audit
-from betweencut.proofs.verdict import Relation
+from betweencut.proofs.verdict import Relation, Release
 
 __all__ = ["CORPUS", "METHODS", "CorpusRow", "RowResult", "audit_corpus", "audit_row",
            "check_corpus_verdicts", "decide", "infinite_witness", "largest_loss", "loss_facts"]
@@ -109,7 +110,7 @@ def _gnm(m: int) -> Run:
 
 
 def _zhu_wang(m: int) -> tuple[ClaimPoint, ...]:
-    from betweencut.proofs.baselines.gaussian_corpus import zhu_wang_delta
+    from betweencut.proofs.baselines.corpus_checks.gaussian_corpus import zhu_wang_delta
 
     return tuple((e, zhu_wang_delta(e, SIGMA_RHO, SIGMA_NU, m)) for e in (Fraction(12),
                                                                           Fraction(14)))
@@ -216,7 +217,7 @@ def audit_row(row: CorpusRow, size: int = 0, *, neighbours: object = None,
     count = corpus_rows.pair_count(row, size, relation)
     if row.noise == GAUSSIAN:
         corpus_scale.check_listing(row, size, count, "the Gaussian rows are certified pair by pair")
-        from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
+        from betweencut.proofs.baselines.corpus_checks.gaussian_corpus import audit_gaussian_row
 
         return audit_gaussian_row(row, size, relation, first)
     evidence = corpus_scale.evidence(row, size, relation, count, method, progress, first)
@@ -312,7 +313,7 @@ def _family_growth(row: CorpusRow) -> dict[str, Any]:
     values: list[tuple[int, ExpPoly, ExpPoly]] = []
     for t in row.family:
         db, z, event = family_pair(t)
-        joint = QueryLawCache(row.mechanism(2 * t)).make_joint(db, z, "output")
+        joint = QueryLawCache(row.mechanism(2 * t)).make_joint(db, z, Release.OUTPUT)
         key = release_of(event)  # the laws key outputs by their release
         values.append((t, joint.p.get(key, ExpPoly()), joint.q.get(key, ExpPoly())))
     increasing = all(sign(p1 * q2 - p2 * q1) < 0 for (_, p1, q1), (_, p2, q2)
@@ -353,7 +354,7 @@ def at_queries(row: CorpusRow, m: int | None) -> CorpusRow:
 
 def corpus_rows_all() -> tuple[CorpusRow, ...]:
     """The sparse-vector rows and the tree rows (`tree_corpus`: heavy hitters, BinAgg)."""
-    from betweencut.proofs.baselines.tree_corpus import TREE_ROWS
+    from betweencut.proofs.baselines.corpus_checks.tree_corpus import TREE_ROWS
 
     return CORPUS + TREE_ROWS
 

@@ -14,7 +14,7 @@ import pytest
 from betweencut.baselines import svt_corpus as sc
 from betweencut.errors import ParameterError
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.baselines.corpus import (
+from betweencut.proofs.baselines.corpus_checks.corpus import (
     CORPUS,
     NOWHERE,
     PRIVATE,
@@ -197,7 +197,7 @@ def test_gaussian_corpus_claims_are_the_cited_bounds() -> None:
     """The noisy-max rows' claims are Balle-Wang's `δ(ε)` (Theorem 8) at ℓ2 sensitivity `√2`
     and `1`, `σ = 3/2`, rounded up to five significant digits: above the certified closed form
     and within `10^-4` relative of it; the SVT rows' are Zhu-Wang's, converted exactly."""
-    from betweencut.proofs.baselines.gaussian_corpus import zhu_wang_delta
+    from betweencut.proofs.baselines.corpus_checks.gaussian_corpus import zhu_wang_delta
     from betweencut.proofs.laws.continuous_gaussian import analytic_gaussian_delta, flint_available
 
     if not flint_available():

@@ -43,6 +43,7 @@ from betweencut.proofs.privacy.enumeration.gaussian_noise import (
     enumerate_certified,
 )
 from betweencut.proofs.privacy.enumeration.shared_noise import ExactJoint
+from betweencut.proofs.verdict import checked_epsilon
 
 __all__ = ["GaussianGridPair", "discrete_gaussian_delta"]
 
@@ -120,9 +121,7 @@ class GaussianGridPair:
     def delta(self, eps: Fraction) -> Enclosure:
         """`δ(ε) = max(δ_{P‖Q}(ε), δ_{Q‖P}(ε))` enclosed: the grid's hockey stick below, the
         likelihood-ratio bound above."""
-        eps = Fraction(eps)
-        if eps < 0:
-            raise ParameterError("eps", eps, "eps >= 0")
+        eps = checked_epsilon(eps)
         lower = self.joint.divergence(eps).delta
         upper = self._upper(eps, True).maximum(self._upper(eps, False))
 
@@ -138,9 +137,7 @@ def discrete_gaussian_delta(eps: Fraction, sigma2: Fraction, sensitivity: int) -
     law = DiscreteGaussian(sigma2)
     if isinstance(sensitivity, bool) or not isinstance(sensitivity, int) or sensitivity == 0:
         raise ParameterError("sensitivity", sensitivity, "a non-zero integer")
-    eps = Fraction(eps)
-    if eps < 0:
-        raise ParameterError("eps", eps, "eps >= 0")
+    eps = checked_epsilon(eps)
 
     def at(prec: int) -> Bounds:
         t = cutoff(law.sigma2, prec)

@@ -1,7 +1,7 @@
 """The Gaussian mechanisms' closed-form privacy profiles against the package's own hockey stick.
 
 Two published closed forms are checked against profiles the package computes without them
-(`betweencut.proofs.baselines.gaussian_pairs`):
+(`betweencut.proofs.baselines.corpus_checks.gaussian_pairs`):
 
 * Balle and Wang (ICML 2018), Theorem 8: the Gaussian mechanism `N(q(D), σ²)` with sensitivity
   `Δ` has exactly `δ(ε) = Φ(Δ/(2σ) - εσ/Δ) - e^ε·Φ(-Δ/(2σ) - εσ/Δ)`;
@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from betweencut.errors import MissingExtra
 from betweencut.numbers.exact import refine
-from betweencut.proofs.baselines.gaussian_pairs import (
+from betweencut.proofs.baselines.corpus_checks.gaussian_pairs import (
     GaussianGridPair,
     discrete_gaussian_delta,
 )

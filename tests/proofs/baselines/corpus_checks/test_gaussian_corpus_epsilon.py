@@ -10,9 +10,9 @@ from fractions import Fraction
 import pytest
 
 from betweencut.numbers.exact_text import read_rational
-from betweencut.proofs.baselines import corpus_rows
-from betweencut.proofs.baselines.corpus import CORPUS
-from betweencut.proofs.baselines.gaussian_corpus import audit_gaussian_row
+from betweencut.proofs.baselines.corpus_checks import corpus_rows
+from betweencut.proofs.baselines.corpus_checks.corpus import CORPUS
+from betweencut.proofs.baselines.corpus_checks.gaussian_corpus import audit_gaussian_row
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.laws.continuous_gaussian import flint_available
 from betweencut.proofs.privacy.enumeration.gaussian_noise import GaussianLawCache

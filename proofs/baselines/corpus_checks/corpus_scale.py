@@ -24,7 +24,7 @@ from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import LAPLACE
 from betweencut.numbers.exact import midpoint_float
 from betweencut.proofs.assumes import REDUCTION_PREMISE
-from betweencut.proofs.baselines.corpus_rows import UNKNOWN, CorpusRow, moves_of
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import UNKNOWN, CorpusRow, moves_of
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, exact_str, sign
 from betweencut.proofs.privacy.audit.pairs import (
     AuditVerdict,
@@ -49,7 +49,7 @@ from betweencut.proofs.privacy.enumeration.shared_noise import (
     QueryLawCache,
     infinite_loss_event,
 )
-from betweencut.proofs.verdict import Direction, Refutation, Relation
+from betweencut.proofs.verdict import Direction, Refutation, Relation, Release
 
 if TYPE_CHECKING:
     from betweencut.proofs.privacy.audit.search import EpsilonBound
@@ -224,7 +224,7 @@ class Reduced:
     def point(self, found: Violation, eps: Fraction, refuted: bool) -> PointResult:
         self.confirm(found)
         pair = self.pair(found)
-        point = check_point(self.cache, pair.first, pair.z, "output", eps, Fraction(0),
+        point = check_point(self.cache, pair.first, pair.z, Release.OUTPUT, eps, Fraction(0),
                             pair if pair.replaced is not None else None)
         if point.holds == refuted:
             raise ReductionRefused(f"direct enumeration of the pair it reports disagrees at "
@@ -275,7 +275,7 @@ class Reduced:
 def evidence(row: CorpusRow, size: int, relation: Relation, count: int, method: str,
              progress: Progress | None = None, first: bool = False) -> Listing | Reduced:
     """The listing or the reduction for `row` (see `corpus.audit_row` for `method`)."""
-    from betweencut.proofs.baselines.corpus_rows import pairs_for
+    from betweencut.proofs.baselines.corpus_checks.corpus_rows import pairs_for
 
     boxes = family(row, size, relation) if not row.claim else None
     user = row.literature == UNKNOWN
@@ -318,7 +318,7 @@ def largest_loss(cache: QueryLawCache, pairs: Iterable[Neighbour], *, queries: b
     `queries`: the records are moves of query answers (False: a tree row's records)."""
     best: tuple[ExpPoly, ExpPoly, Neighbour, Hashable] | None = None
     for pair in pairs:
-        joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
+        joint = cast(ExactJoint, cache.pair_joint(pair, Release.OUTPUT))
         for o in joint.outputs:
             po, qo = joint.p.get(o, ExpPoly()), joint.q.get(o, ExpPoly())
             for p, q in ((po, qo), (qo, po)):
@@ -351,7 +351,7 @@ def infinite_witness(cache: QueryLawCache, pairs: Iterable[Neighbour], eps: Frac
     """A refutation at every ε: an output with `P > 0 = Q` exactly, on the first pair that has
     one (`queries`: as in `largest_loss`)."""
     for pair in pairs:
-        joint = cast(ExactJoint, cache.pair_joint(pair, "output"))
+        joint = cast(ExactJoint, cache.pair_joint(pair, Release.OUTPUT))
         found = infinite_loss_event(joint)
         if found is not None:
             o, p, direction = found
@@ -359,7 +359,8 @@ def infinite_witness(cache: QueryLawCache, pairs: Iterable[Neighbour], eps: Frac
             return Refutation(
                 "eps-DP for any eps", database_text(pair.first),
                 replacement_text(*pair.replaced) if pair.replaced else record_text(pair.z),
-                "output", Direction(direction).replaced() if replaced else Direction(direction),
+                Release.OUTPUT,
+                Direction(direction).replaced() if replaced else Direction(direction),
                 eps, (output_text(o),), 1, p, ExpPoly(), p, Fraction(0),
                 "Q(S) = 0 < P(S): private at no eps" + (
                     f"; the pair moves the queries by {moves_of(pair)}" if queries else ""),

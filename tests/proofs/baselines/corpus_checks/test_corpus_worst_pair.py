@@ -24,9 +24,9 @@ from betweencut.api import audit_corpus, audit_mechanism
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import LAPLACE
 from betweencut.noise.noisy_test import BTQuery
-from betweencut.proofs.baselines.corpus import corpus_rows_all
-from betweencut.proofs.baselines.corpus_rows import PRIVATE, pairs_for
-from betweencut.proofs.baselines.corpus_scale import Listing
+from betweencut.proofs.baselines.corpus_checks.corpus import corpus_rows_all
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import PRIVATE, pairs_for
+from betweencut.proofs.baselines.corpus_checks.corpus_scale import Listing
 from betweencut.proofs.exact.arith import enclose
 from betweencut.proofs.privacy.divergence.joint import Law
 from betweencut.proofs.verdict import Relation

@@ -13,7 +13,11 @@ from betweencut.noise.bt_sampler import ExactSampler
 from betweencut.noise.noisy_test import Outcome, RecordingTest, ReplayTest
 from betweencut.numbers.exact import LogReal
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.baselines.privtree import check_privtree_dp, domain_points, privtree_1d
+from betweencut.proofs.baselines.privtree_checks.privtree import (
+    check_privtree_dp,
+    domain_points,
+    privtree_1d,
+)
 
 
 def test_privtree_parameters_and_score() -> None:

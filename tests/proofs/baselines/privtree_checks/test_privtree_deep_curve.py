@@ -18,9 +18,9 @@ import pytest
 
 from betweencut.api import audit_mechanism
 from betweencut.baselines.privtree import PrivTree
-from betweencut.proofs.baselines.privtree_audit import CURVE_BOXES
-from betweencut.proofs.baselines.privtree_depth import copies_worst_pair
-from betweencut.proofs.baselines.privtree_search import closed_member
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import CURVE_BOXES
+from betweencut.proofs.baselines.privtree_checks.privtree_depth import copies_worst_pair
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member
 
 
 def _deep(bits: int, closed: bool) -> PrivTree:
@@ -86,7 +86,8 @@ def test_command_line_search_100_on_two_to_the_40_answers(
 
     (tmp_path / "deep_privtree_40.py").write_text(
         "from betweencut.baselines.privtree import PrivTree\n"
-        "from betweencut.proofs.baselines.privtree_search import closed_member\n\n\n"
+        "from betweencut.proofs.baselines.privtree_checks.privtree_search import "
+        "closed_member\n\n\n"
         "def half_open() -> PrivTree:\n    return PrivTree.of(((0, 2**40),), 1)\n\n\n"
         "def closed() -> PrivTree:\n"
         "    return PrivTree.of(((0, 2**40),), 1, member=closed_member)\n")

@@ -16,7 +16,7 @@ import pytest
 from betweencut.baselines.privtree import Box, Point, PrivTree
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
-from betweencut.proofs.baselines.privtree_audit import (
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import (
     DecompositionMismatch,
     PrivTreeLawCache,
     as_points,
@@ -28,7 +28,11 @@ from betweencut.proofs.baselines.privtree_audit import (
     multiplicity_pairs,
     privtree_run,
 )
-from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss, privtree_rules
+from betweencut.proofs.baselines.privtree_checks.privtree_search import (
+    closed_member,
+    pair_loss,
+    privtree_rules,
+)
 from betweencut.proofs.exact.arith import sign
 from betweencut.proofs.privacy.audit.pairs import audit_pairs
 from betweencut.proofs.privacy.divergence.joint import Joint
@@ -166,7 +170,7 @@ def test_seams_set_on_the_instance_reduced_or_direct_equal_the_real_run() -> Non
     by the symmetric search; `score` set on the instance is a seam the reduction models (the
     real one runs): its reduced laws equal direct enumeration exactly (principle 9); `query`
     set on the instance is refused by the symmetric search, which models `PrivTree.query`."""
-    from betweencut.proofs.baselines.privtree_depth import symmetry_refusal
+    from betweencut.proofs.baselines.privtree_checks.privtree_depth import symmetry_refusal
 
     leaky = PrivTree.of(((0, 8),), 1, member=shifted_member)
     whole = variant(WholeDatabaseRun, leaky)

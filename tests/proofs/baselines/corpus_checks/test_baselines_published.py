@@ -14,8 +14,8 @@ import pytest
 import sympy
 
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.baselines.published import HOLDS, audit_published
-from betweencut.proofs.baselines.published_rows import (
+from betweencut.proofs.baselines.corpus_checks.published import HOLDS, audit_published
+from betweencut.proofs.baselines.corpus_checks.published_rows import (
     PUBLISHED,
     audit_published_corpus,
     check_published_verdicts,

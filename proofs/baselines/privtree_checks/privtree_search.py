@@ -48,8 +48,8 @@ from betweencut.boundary.seams import overrides, refusal
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_test import Outcome
 from betweencut.numbers.exact import as_rational
-from betweencut.proofs.baselines.privtree_ratio import ONE as LOG_ONE
-from betweencut.proofs.baselines.privtree_ratio import Ratio
+from betweencut.proofs.baselines.privtree_checks.privtree_ratio import ONE as LOG_ONE
+from betweencut.proofs.baselines.privtree_checks.privtree_ratio import Ratio
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
 from betweencut.proofs.exact.certificate import Certificate, ClaimRefuted
 from betweencut.proofs.laws.bt_laws import exact_law
@@ -173,7 +173,7 @@ def domain(mech: PrivTree) -> list[Point]:
 def known_rule(mech: PrivTree) -> str | None:
     """"half-open" or "closed" when `mech` splits at midpoints (`MIDPOINT_SPLIT`) with the
     package's own cells (`cell_member`, `closed_member`), else None: the rules whose geometry
-    the symmetric searches (`betweencut.proofs.baselines.privtree_depth`) know."""
+    the symmetric searches (`betweencut.proofs.baselines.privtree_checks.privtree_depth`) know."""
     if mech.split is not MIDPOINT_SPLIT:
         return None
     if mech.member is cell_member:

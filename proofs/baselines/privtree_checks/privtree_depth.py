@@ -67,8 +67,8 @@ from betweencut.boundary.seams import overrides, refusal
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noise.noisy_test import Outcome
 from betweencut.numbers.exact import as_rational
-from betweencut.proofs.baselines.privtree_ratio import ONE, LogRatio
-from betweencut.proofs.baselines.privtree_search import (
+from betweencut.proofs.baselines.privtree_checks.privtree_ratio import ONE, LogRatio
+from betweencut.proofs.baselines.privtree_checks.privtree_search import (
     Ratio,
     WorstPair,
     known_rule,

@@ -18,8 +18,8 @@ from betweencut.baselines.privtree import MIDPOINT_SPLIT, Box, Point, PrivTree, 
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_test import BTQuery, NoisyTest
 from betweencut.proofs import ClaimRefuted
-from betweencut.proofs.baselines import privtree_depth
-from betweencut.proofs.baselines.privtree_audit import (
+from betweencut.proofs.baselines.privtree_checks import privtree_depth
+from betweencut.proofs.baselines.privtree_checks.privtree_audit import (
     DirectPrivTreeCache,
     PrivTreeLawCache,
     answer_sequences,
@@ -30,15 +30,15 @@ from betweencut.proofs.baselines.privtree_audit import (
     keep_set,
     multiplicities,
 )
-from betweencut.proofs.baselines.privtree_depth import (
+from betweencut.proofs.baselines.privtree_checks.privtree_depth import (
     SymmetryMismatch,
     check_privtree_copies_at_depth,
     copies_worst_pair,
     losses_by_copies,
     symmetry_refusal,
 )
-from betweencut.proofs.baselines.privtree_ratio import Ratio
-from betweencut.proofs.baselines.privtree_search import closed_member, pair_loss
+from betweencut.proofs.baselines.privtree_checks.privtree_ratio import Ratio
+from betweencut.proofs.baselines.privtree_checks.privtree_search import closed_member, pair_loss
 from betweencut.proofs.privacy.enumeration.cache import with_record
 from betweencut.proofs.privacy.enumeration.transcripts import EnumerationBudgetExceeded
 from betweencut.proofs.verdict import Direction

@@ -29,7 +29,7 @@ from betweencut.baselines.privtree import Box, PrivTree
 from betweencut.data.tree import kary_tree
 from betweencut.noise.noisy_queries import QueryTest
 from betweencut.noise.noisy_test import NoisyTest
-from betweencut.proofs.baselines.corpus_rows import (
+from betweencut.proofs.baselines.corpus_checks.corpus_rows import (
     EPS,
     NOWHERE,
     PRIVATE,
