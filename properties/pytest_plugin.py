@@ -61,7 +61,7 @@ class PrivacyImproved(UserWarning):
     """A mechanism became more private than its snapshot (reported, not failing)."""
 
 
-Reports = dict[str, list[str]]  # "written", "improved", "unused", "removed": for the summary
+Reports = dict[str, list[str]]  # "written", "improved", "unused", "removed", "clashes": summary
 _REPORTS = pytest.StashKey[Reports]()
 _USED = pytest.StashKey[dict[Path, str]]()  # each snapshot file used: the test that used it
 _COLLECTED = pytest.StashKey[dict[Path, dict[str, str]]]()  # test file: snapshot name -> node
@@ -78,7 +78,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", PRIVACY_MARKER)
-    reports: Reports = {"written": [], "improved": [], "unused": [], "removed": []}
+    reports: Reports = {"written": [], "improved": [], "unused": [], "removed": [], "clashes": []}
     config.stash[_REPORTS] = reports
     config.stash[_USED] = {}
     config.stash[_COLLECTED] = {}
@@ -133,12 +133,76 @@ def _unused(config: pytest.Config) -> list[Path]:
     return out
 
 
+_WORKER_KEY = "betweencut_privacy_snapshots"  # what an xdist worker hands its controller
+_WORKERS_STOPPED = pytest.StashKey[bool]()  # a worker stopped early or sent nothing (-x, crash)
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    """Whether this process is a pytest-xdist worker (it runs a share of the tests)."""
+    return hasattr(config, "workerinput")
+
+
+def _worker_output(config: pytest.Config, session: pytest.Session) -> dict[str, Any]:
+    """This worker's share, as plain data a worker can send: the tests it collected (every
+    worker collects all), the snapshot files it used, the tests that passed on it, its
+    reports, and whether it stopped early."""
+    collected = config.stash.get(_COLLECTED, {})
+    passed: set[str] = config.stash.get(_PASSED, set())
+    return {
+        "collected": {str(path): names for path, names in collected.items()},
+        "used": {str(path): node for path, node in config.stash.get(_USED, {}).items()},
+        "passed": sorted(passed),
+        "reports": config.stash.get(_REPORTS, {}),
+        "stopped": bool(session.shouldfail or session.shouldstop),
+    }
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist's controller, as each worker finishes: its share merged into the
+    controller's, which judges the unused files over the whole run (a worker sees only the
+    tests it ran). One file used by two tests on two workers is the clash the fixture refuses
+    within one process: it fails the run."""
+    config: pytest.Config = node.config
+    if _REPORTS not in config.stash:
+        return
+    share = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+    if error is not None or share is None or share["stopped"]:
+        config.stash[_WORKERS_STOPPED] = True
+    if share is None:
+        return
+    collected = config.stash[_COLLECTED]
+    for path, names in share["collected"].items():
+        collected.setdefault(Path(path), {}).update(names)
+    used = config.stash[_USED]
+    reports = config.stash[_REPORTS]
+    for path, node_id in share["used"].items():
+        other = used.setdefault(Path(path), node_id)
+        if other != node_id:
+            reports["clashes"].append(
+                f"{_shown(Path(path), config)}: the tests {other} and {node_id} map to this "
+                "one file (give one of them privacy_snapshot(..., name=...))")
+    config.stash[_PASSED].update(share["passed"])
+    for kind, lines in share["reports"].items():
+        reports.setdefault(kind, []).extend(lines)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Unused snapshots: reported; removed under `--privacy-snapshot-update`; failing the
-    run under `--privacy-snapshot-strict` (CI: a stale file is reviewed, not left behind)."""
+    run under `--privacy-snapshot-strict` (CI: a stale file is reviewed, not left behind).
+    Under pytest-xdist a worker hands its share to the controller, which judges the whole run
+    (`pytest_testnodedown`)."""
     config = session.config
     reports = config.stash.get(_REPORTS, None)
-    if reports is None or session.shouldfail or session.shouldstop:
+    if reports is None:
+        return
+    if _is_worker(config):
+        output: dict[str, Any] = getattr(config, "workeroutput")  # noqa: B009 - xdist sets it
+        output[_WORKER_KEY] = _worker_output(config, session)
+        return
+    if reports["clashes"]:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if session.shouldfail or session.shouldstop or config.stash.get(_WORKERS_STOPPED, False):
         return  # a run stopped early (-x): tests that did not run say nothing about files
     for snap in _unused(config):
         shown = _shown(snap, config)
@@ -169,6 +233,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
                                        if config.getoption("privacy_snapshot_strict") else ")"))
     for path in reports["removed"]:
         terminalreporter.write_line(f"removed: {path} (no test uses it)")
+    for clash in reports["clashes"]:
+        terminalreporter.write_line(f"refused: {clash}")
 
 
 def _failing(checker: Callable[..., Any]) -> Callable[..., Any]:

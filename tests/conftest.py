@@ -5,7 +5,12 @@ Spark test of a run shares (tests marked `spark`, run by their own step of `.ci/
 
 The command line has no wall-clock budget unless `--budget` is given (its default limits are
 work, the same on every machine: issue 35, item 7), so no test depends on the machine's load
-(principle 6). Tests of the time budget pass `--budget` themselves."""
+(principle 6). Tests of the time budget pass `--budget` themselves.
+
+The default run spreads its tests over one pytest-xdist worker per core (`-n auto` in
+pyproject's addopts); a run that selects the Spark tests (`-m spark`) stays in one process:
+they share one SparkSession (a JVM each), and the cluster test starts its own master and
+workers."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +20,16 @@ import pytest
 from betweencut.properties.settings import load_settings_from_env
 
 load_settings_from_env()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: no worker (this process runs the tests) when the marker expression selects
+    the Spark tests; otherwise pytest-xdist's own count (one worker per core)."""
+    markexpr = str(config.getoption("markexpr", "") or "")
+    if "spark" in markexpr.replace("not spark", ""):
+        return 0
+    return None
 
 
 _ARCHIVE: list[object] = []

@@ -145,9 +145,12 @@ def page_state(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unt
 
 
 def _params() -> list[Any]:
+    """One test per block; the blocks of a page are one pytest-xdist group (`--dist
+    loadgroup`, pyproject's addopts), so they run in order in one worker, which runs each
+    earlier block of the page once (split over two workers, both ran them)."""
     params = []
     for block in all_blocks():
-        marks = []
+        marks: list[Any] = [pytest.mark.xdist_group(str(block.page.relative_to(ROOT)))]
         if "skip" in block.marks:
             marks.append(pytest.mark.skip(reason=block.marks["skip"] or "marked skip"))
         if "slow" in block.marks:

@@ -101,6 +101,7 @@ def as_run(command: str, wheel: Path) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("wheel")  # one worker builds the wheel, once
 def test_getting_started_installs_in_a_fresh_venv(wheel: Path, tmp_path: Path) -> None:
     """docs/getting-started.md (and the README's first line): the core, then two extras."""
     bin_dir, env = fresh_venv(tmp_path / "venv")
@@ -113,6 +114,7 @@ def test_getting_started_installs_in_a_fresh_venv(wheel: Path, tmp_path: Path) -
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("wheel")  # one worker builds the wheel, once
 def test_the_notebooks_extra_runs_the_documented_command(wheel: Path, tmp_path: Path) -> None:
     """docs/tutorials/teaching.md: `pip install '.[notebooks]'`, then `python -m pytest --nbmake
     notebooks/` from the checkout; narrowed to the first notebook (CI's main run executes them

@@ -187,6 +187,7 @@ def test_builtin_pair_mode_reports_epsilon_at_delta(capsys: pytest.CaptureFixtur
     assert main(["audit", "privacy", *TREE, "--tau", "2", "--baseline", "m:f"]) == 2
 
 
+@pytest.mark.slow
 def test_docs_audit_commands_run_on_the_example(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -195,7 +196,8 @@ def test_docs_audit_commands_run_on_the_example(
     (also with `--plot`), a claim of 1/4 is refuted, `flag_v2` regresses against `flag`; `svt`
     holds, `svt_no_query_noise` is refuted, `svt_sharp` regresses. (The `my_privtree` lines are
     run by `tests/core/cli/test_privtree_cli.py`; `tests/project/test_docs_examples.py` runs every
-    page whole.)"""
+    page whole.) Slow: the default run has the same lines run by `test_docs_examples.py`, as
+    the pages show them, with these statuses and their output (about 20 s of CPU)."""
     import shlex
 
     from docs_blocks import shown_commands

@@ -180,11 +180,15 @@ def test_cli_privtree_bad_usage_is_one_line(argv: list[str],
     assert "error:" in err and "\n" not in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_docs_privtree_commands_run_on_the_example(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Every line of the PrivTree guide auditing `my_privtree` runs with the exit status the
     page states: the half-open rule holds over every database of 100 points, the closed rule is
-    refuted three times."""
+    refuted three times. Slow: the default run has these lines run as the page shows them, with
+    these statuses and their output, by `tests/project/test_docs_examples.py`
+    (`docs/how-to/privtree.md`), and the costliest (`--search 4` on `[0, 16)`) again by
+    `test_cli_search_reports_the_largest_loss_over_every_pair_it_covers` (about 30 s of CPU)."""
     import shlex
 
     from docs_blocks import shown_commands

@@ -88,3 +88,55 @@ def test_ids(privacy_snapshot, v):
     out = run.stdout.str()
     assert "map to this one file" in out and "name=" in out
     assert "spends more privacy" not in out
+
+
+
+BEFORE = '''
+from mymech import flag
+
+
+def test_old(privacy_snapshot):
+    privacy_snapshot(flag, [("{}", "0/0")], height=3)
+
+
+def test_keep(privacy_snapshot):
+    privacy_snapshot(flag, [("{}", "0/0")], height=3)
+'''
+AFTER = '''
+import pytest
+
+from mymech import flag
+
+
+def test_new():  # test_old renamed, and its snapshot call dropped
+    pass
+
+
+def test_keep(privacy_snapshot):
+    privacy_snapshot(flag, [("{}", "0/0")], height=3)
+
+
+@pytest.mark.parametrize("v", ["v1/a", "v1-a"])
+def test_ids(privacy_snapshot, v):
+    privacy_snapshot(flag, [("{}", "0/0")], height=3)
+'''
+
+
+def test_under_xdist_the_controller_judges_the_snapshot_files(pytester: pytest.Pytester) -> None:
+    """With pytest-xdist each worker runs a share of the tests, so the files are judged over
+    the whole run by the controller (a worker's own verdict would be lost: its summary is not
+    shown and its exit status is not the run's): a renamed test's file is unused, a file used
+    on one worker is not unused because another worker never touched it, and two ids that map
+    to one file are refused even when they ran on two workers. One xdist run (each worker
+    imports the package: seconds)."""
+    root = pytester.path
+    (root / "mymech.py").write_text(MECH, encoding="utf-8")
+    (root / "test_gate.py").write_text(BEFORE, encoding="utf-8")
+    _run(pytester).assert_outcomes(passed=2)
+    (root / "test_gate.py").write_text(AFTER, encoding="utf-8")
+    run = _run(pytester, "-n", "2", "--dist", "load", "--privacy-snapshot-strict")
+    out = run.stdout.str()
+    assert run.ret == 1
+    assert "unused: __privacy_snapshots__/test_gate/test_old.txt" in out
+    assert "test_keep.txt" not in out
+    assert "map to this one file" in out
