@@ -111,9 +111,10 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     `log` both on our stderr, for its whole life (the first session of a process decides).
     Errors still reach the user, as the Python exception Spark raises.
 
-    The driver's JVM maps the installation's class-data sharing archive when there is one, and
-    otherwise writes it at its exit (not with `log`): `betweencut.engines.spark_cds`. The
-    session then starts in about half the time (`bench/spark_startup.py`)."""
+    The driver's JVM maps the installation's class-data sharing archive when there is one
+    (`betweencut.engines.spark_cds`, made once by `python -m betweencut.engines.spark_cds`):
+    the session then starts in about half the time (`bench/spark_startup.py`). A command never
+    writes one itself: a JVM recording its classes ran the first command in 18 s, not 10."""
     require("pyspark", "spark", "spark")
     from pyspark.sql import SparkSession
 
@@ -149,7 +150,8 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
     # PYSPARK_GATEWAY_PORT names one started by a parent process): an archive asked of no JVM
     # would never be written.
     launches = SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
-    sharing = spark_cds.driver_options(spark_home(), write=not log) if launches else ""
+    write = os.environ.get("BETWEENCUT_SPARK_CDS") == "write" and not log  # spark_cds.prepare
+    sharing = spark_cds.driver_options(spark_home(), write=write) if launches else ""
     environment = {"SPARK_SUBMIT_OPTS": f"{DRIVER_JAVA_OPTIONS} {sharing} "
                                         f"{os.environ.get('SPARK_SUBMIT_OPTS', '')}"}
     if master is None or master.startswith("local"):  # local mode: the loopback address only
