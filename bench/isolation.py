@@ -23,22 +23,15 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import USER_MODULE
+from _common import README_AUDITS, USER_MODULE, a_against_b, run_timed
 
 ROOT = Path(__file__).resolve().parents[1]
 USER = USER_MODULE
 AUDITS = {
-    "README, command line: flag, exhaustive 1, h = 3": (
-        "cli(['audit', 'privacy', '--mechanism', 'my_mechanism:flag', '--height', '3', "
-        "'--exhaustive', '1', '--epsilon', '1/4', '--delta', '0'])"),
-    "README: flag, exhaustive 1, h = 3": (
-        "audit_mechanism('my_mechanism:flag', exhaustive=1, height=3, epsilon='1/4', "
-        "delta=0)"),
+    **README_AUDITS,
     "tutorial: flag_v2 vs baseline flag": (
         "audit_mechanism('my_mechanism:flag_v2', exhaustive=1, height=3, epsilon=2, delta=0, "
         "baseline='my_mechanism:flag')"),
@@ -100,12 +93,7 @@ def timed(call: str, path: Path | None, user: Path) -> tuple[float, str]:
     else:
         env.pop("PYTHONPATH", None)
     code = TIMED.format(examples=str(ROOT / "examples"), user=str(user), root=root, call=call)
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         cwd=user, check=False)
-    if ran.returncode != 0:
-        raise SystemExit(f"{call}: {ran.stderr.strip().splitlines()[-1]}")
-    seconds, holds = ran.stdout.split()
-    return float(seconds), holds
+    return run_timed(code, call, user, env)
 
 
 def main() -> None:
@@ -120,20 +108,8 @@ def main() -> None:
         (user / "benchuser.py").write_text(USER)
         print(f"today: {args.ref} (in process, every run replayed); isolated: this checkout. "
               "2 cores shared with other jobs: compare the ratios, not the seconds")
-        started = time.perf_counter()
-        for name, call in AUDITS.items():
-            best = {"today": float("inf"), "isolated": float("inf")}
-            verdicts = set()
-            for _ in range(args.repeat):
-                for key, path in (("today", today), ("isolated", None)):
-                    seconds, holds = timed(call, path, user)
-                    best[key] = min(best[key], seconds)
-                    verdicts.add(holds)
-            same = "same verdict" if len(verdicts) == 1 else f"VERDICTS DIFFER {verdicts}"
-            print(f"{name}: today {best['today']:.2f} s, isolated {best['isolated']:.2f} s, "
-                  f"ratio {best['isolated'] / best['today']:.2f} ({same})")
-        print(f"total {time.perf_counter() - started:.0f} s")
-
+        a_against_b(AUDITS, (("today", today), ("isolated", None)),
+                    lambda call, path: timed(call, path, user), args.repeat)
 
 if __name__ == "__main__":
     main()

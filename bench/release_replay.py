@@ -17,23 +17,15 @@ Run: python bench/release_replay.py [--repeat 3]
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import USER_MODULE
+from _common import README_AUDITS, USER_MODULE, a_against_b, run_timed
 
 ROOT = Path(__file__).resolve().parents[1]
 USER = USER_MODULE
 AUDITS = {
-    "README, command line: flag, exhaustive 1, h = 3": (
-        "cli(['audit', 'privacy', '--mechanism', 'my_mechanism:flag', '--height', '3', "
-        "'--exhaustive', '1', '--epsilon', '1/4', '--delta', '0'])"),
-    "README: flag, exhaustive 1, h = 3": (
-        "audit_mechanism('my_mechanism:flag', exhaustive=1, height=3, epsilon='1/4', "
-        "delta=0)"),
+    **README_AUDITS,
     "3 BT queries, exhaustive 2, h = 3": (
         "audit_mechanism('benchuser:small', exhaustive=2, height=3, epsilon=1, delta=0)"),
     "user subclass of BetweenCut, exhaustive 2, h = 3": (
@@ -63,12 +55,7 @@ print(time.perf_counter() - start, getattr(verdict, "holds", verdict))
 
 def timed(call: str, on: bool, user: Path) -> tuple[float, str]:
     code = TIMED.format(examples=str(ROOT / "examples"), user=str(user), call=call, on=on)
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=user, check=False)
-    if ran.returncode != 0:
-        raise SystemExit(f"{call}: {ran.stderr.strip().splitlines()[-1]}")
-    seconds, holds = ran.stdout.split()
-    return float(seconds), holds
+    return run_timed(code, call, user)
 
 
 def main() -> None:
@@ -80,20 +67,8 @@ def main() -> None:
         (user / "benchuser.py").write_text(USER)
         print("without: replaying(False); with: the release path replayed. 2 cores shared with "
               "other jobs: compare the ratios, not the seconds")
-        started = time.perf_counter()
-        for name, call in AUDITS.items():
-            best = {"without": float("inf"), "with": float("inf")}
-            verdicts = set()
-            for _ in range(args.repeat):
-                for key, on in (("without", False), ("with", True)):
-                    seconds, holds = timed(call, on, user)
-                    best[key] = min(best[key], seconds)
-                    verdicts.add(holds)
-            same = "same verdict" if len(verdicts) == 1 else f"VERDICTS DIFFER {verdicts}"
-            print(f"{name}: without {best['without']:.2f} s, with {best['with']:.2f} s, "
-                  f"ratio {best['with'] / best['without']:.2f} ({same})")
-        print(f"total {time.perf_counter() - started:.0f} s")
-
+        a_against_b(AUDITS, (("without", False), ("with", True)),
+                    lambda call, on: timed(call, on, user), args.repeat)
 
 if __name__ == "__main__":
     main()
