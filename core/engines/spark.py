@@ -74,6 +74,7 @@ from betweencut.engines.common import (
     split_depth,
 )
 from betweencut.engines.sources import spark_frame, spark_name, spark_value
+from betweencut.engines.spark_cds import spark_home
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.mechanism.params import Params
 from betweencut.noise.noisy_test import NoisyTest
@@ -172,14 +173,6 @@ def session(master: str | None = None, *, log: bool = False) -> Any:
                 del os.environ[key]
             else:
                 os.environ[key] = value
-
-
-def spark_home() -> str:
-    """The Spark installation pyspark launches: `$SPARK_HOME`, else pyspark's own directory
-    (a pip install holds the jars)."""
-    import pyspark
-
-    return os.environ.get("SPARK_HOME") or os.path.dirname(os.path.abspath(pyspark.__file__))
 
 
 def read(spark: Any, source: Source) -> Any:

@@ -154,11 +154,17 @@ def _tidy(folder: Path, key: str, archive: Path) -> bool:
     return writing
 
 
+def spark_home() -> str:
+    """The Spark installation pyspark launches: `$SPARK_HOME`, else pyspark's own directory
+    (a pip install holds the jars)."""
+    import pyspark
+
+    return os.environ.get("SPARK_HOME") or os.path.dirname(os.path.abspath(pyspark.__file__))
+
+
 def main() -> int:
     """`python -m betweencut.engines.spark_cds`: make this installation's archive now (about a
     minute, once per pyspark and Java installation) and print where it is."""
-    from betweencut.engines.spark import spark_home
-
     found = prepare(spark_home())
     print(found if found is not None else "no archive can be made here (see the module doc)")
     return 0 if found is not None else 1
