@@ -64,14 +64,10 @@ class Tampered(MechanismError):
     the audit's process: no verdict is given."""
 
 
-_CODE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
-               classmethod, staticmethod, property, types.MethodType)
-
-
 def _code(value: object) -> bool:
     """Code rather than data: a function, a class, a module or a descriptor (a method, a
     property). Data (a cache, a flag a module flips) may change while the audit runs."""
-    return type(value) in _CODE_TYPES or isinstance(value, type) or callable(value) or hasattr(
+    return callable(value) or isinstance(value, types.ModuleType) or hasattr(
         type(value), "__get__")
 
 
@@ -185,12 +181,12 @@ def check() -> None:
     check passed ends the seal (the next audit seals again, before its own user code runs); a
     failed one keeps it, so that this process gives no verdict again."""
     global _seal
-    if not sealed():
+    taken = _seal
+    if taken is None or _pid != os.getpid():
         return
-    assert _seal is not None
-    names = {key[0] for key in _seal if key[0] not in ("<hooks>", __name__)}
+    names = {key[0] for key in taken if key[0] not in ("<hooks>", __name__)}
     now = _fingerprint(iter(sorted(names)))
-    changed = sorted(key for key, value in _seal.items()
+    changed = sorted(key for key, value in taken.items()
                      if key[0] != __name__ and now.get(key) != value)
     if changed:
         shown = ", ".join(".".join(k) for k in changed[:3])
@@ -204,11 +200,6 @@ def check() -> None:
                 raise Tampered(f"the audit's own code was replaced by code from another file: "
                                f"{found}: no verdict is given")
     _seal = None
-
-
-def fingerprint_size() -> int:
-    """How many names the seal holds (for the benchmark)."""
-    return len(_seal or {})
 
 
 @contextmanager
