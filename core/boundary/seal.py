@@ -107,10 +107,20 @@ def _module(out: dict[Key, int], name: str, module: types.ModuleType) -> None:
             out[(name, attr)] = id(value)
 
 
+def _ours(hook: object) -> bool:
+    """A hook the package installed (its sandbox and its `MOVED` aliases add finders of their
+    own): its class is the one a module of the package binds under that name (sealed), not
+    merely a class that says it comes from there (`__module__` is the class's own word)."""
+    kind = type(hook)
+    home = kind.__module__
+    if home != "betweencut" and not home.startswith("betweencut."):
+        return False
+    return getattr(sys.modules.get(home), kind.__qualname__, None) is kind
+
+
 def _theirs(hooks: list[Any]) -> int:
-    """The hooks not installed by the package (its sandbox adds a finder of its own)."""
-    return hash(tuple(id(h) for h in hooks
-                      if not type(h).__module__.startswith("betweencut.")))
+    """The hooks not installed by the package."""
+    return hash(tuple(id(h) for h in hooks if not _ours(h)))
 
 
 def _hooks(out: dict[Key, int]) -> None:

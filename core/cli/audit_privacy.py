@@ -204,9 +204,15 @@ def check_plot(path: str | None) -> None:
         raise UsageError(f"--plot {path}: unknown extension {ext!r}, use one of "
                          f"{', '.join(PLOT_FORMATS)}")
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib
     except ImportError:
         raise UsageError("--plot needs matplotlib: pip install 'betweencut[plot]'") from None
+    # the drawing's imports happen now, before the user's module is imported and the audit
+    # sealed: a library they load may add an import hook (python-dateutil 2.x loads six,
+    # which appends a finder), which the seal would read as the user's rewrite
+    matplotlib.use("Agg")
+    import matplotlib.backends.backend_agg
+    import matplotlib.pyplot
 
 
 def plot(path: str, verdict: Any) -> None:

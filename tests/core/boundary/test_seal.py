@@ -47,6 +47,14 @@ TAMPERING = {
         import threading, time
         threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
     """),
+    "an import finder that says it is the package's own": textwrap.dedent("""
+        import sys
+        class _NumpyFinder:
+            __module__ = "betweencut.boundary.sandbox"
+            def find_spec(self, name, path=None, target=None):
+                return None
+        sys.meta_path.insert(0, _NumpyFinder())
+    """),
     "a class's comparison replaced": textwrap.dedent("""
         import fractions
         fractions.Fraction.__gt__ = lambda self, other: False
@@ -131,3 +139,31 @@ def test_every_upper_case_name_the_package_rebinds_is_listed_as_state() -> None:
             if isinstance(node, ast.Global):
                 rebound.update((name, n) for n in node.names if n.isupper())
     assert rebound == set(seal.STATE)
+
+
+def test_the_drawing_s_imports_happen_before_the_user_s_module_is_sealed(tmp_path: Path) -> None:
+    """`--plot` loads its libraries when the flag is checked, before the user's module: a
+    library they load may add an import hook (python-dateutil 2.x loads six, which appends a
+    finder), which the seal would take for the user's rewrite. Drawing afterwards adds no hook
+    and loads none of matplotlib's own modules (the docs' plotting example was refused on a
+    machine with python-dateutil 2.9)."""
+    script = textwrap.dedent("""
+        import sys
+        from fractions import Fraction
+        from types import SimpleNamespace
+        from betweencut.cli.audit_privacy import check_plot, plot
+        check_plot("curve.png")
+        hooks, loaded = list(sys.meta_path), set(sys.modules)
+        curve = SimpleNamespace(samples=lambda top: [(0.0, 1.0), (float(top), 0.0)])
+        verdict = SimpleNamespace(curve=curve, facts={}, claim=SimpleNamespace(
+            points=((Fraction(1), Fraction(0)),)))
+        plot("curve.png", verdict)
+        assert sys.meta_path == hooks, sys.meta_path
+        print(sorted(m for m in set(sys.modules) - loaded
+                     if m.partition(".")[0] in ("matplotlib", "dateutil", "six")))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "curve.png").stat().st_size > 0
