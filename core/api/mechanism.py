@@ -279,8 +279,9 @@ def _packaged(target: object) -> bool:
 def _baseline_runs(user: UserMechanism, baseline: object, tree: PublicTree,
                    params: Params | None) -> tuple[Any, Any]:
     """The runs `(mine, the baseline's)` a regression audit compares, each built afresh; the
-    baseline is a mechanism of the same kind."""
-    other = resolve(baseline, "baseline")
+    baseline is a mechanism of the same kind, verified pure as the mechanism was (`strict`:
+    a verdict saying "pure: verified" compares two verified mechanisms)."""
+    other = resolve(baseline, "baseline", strict=user.pure)
     if other.kind != user.kind:
         raise ParameterError("baseline", other.name, f"a mechanism of the same kind as "
                              f"{user.name} ({user.kind})")

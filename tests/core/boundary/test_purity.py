@@ -332,6 +332,9 @@ def test_strict_true_through_every_entry(mechs: Any, pytester: pytest.Pytester) 
     depth = audit_depth(3, tau=4, lam=Fraction(1, 2), R=2, count=1, variant=mechs.Pure,
                         strict=True)
     assert "pure: verified" in depth.text()
+    with pytest.raises(NotPure, match="writes CACHE"):  # the baseline is verified too
+        audit_mechanism("puremechs:pure", [("0/0", "0/1")], height=3, epsilon=1, delta=0,
+                        baseline="puremechs:memo", strict=True)
     pytester.makepyfile(test_snap="""
         import pytest
         from betweencut.boundary.purity import NotPure
