@@ -211,8 +211,9 @@ HIDDEN_STATE_IN_PROCESS = Item(
     "fresh children", False)
 RELEASE_PATH_UNSEEN = Item(
     "release_path_unseen", "your code does not recognise the release-path replay itself (the "
-    "sampler's seed and private recording slot, argv, the parent process) nor behave otherwise "
-    "on answers, seeds or databases the replay did not draw",
+    "sampler's seed and private recording slot, argv, the parent process), nor write into its "
+    "report (a descriptor the replay's process holds open), nor behave otherwise on answers, "
+    "seeds or databases the replay did not draw",
     "not checked: the replay runs the deployed code with the deployed sampler's class, which "
     "code looking for the replay could still tell apart (betweencut.boundary.release_replay)",
     False)
