@@ -172,7 +172,8 @@ SEALED = Item(
     "mechanism named MODULE:CALLABLE a tamper check (betweencut.boundary.seal) refuses any "
     "verdict after the audit's functions, classes or the interpreter's hooks changed, or a "
     "function of the package came from another file; not checked: writes into memory "
-    "(ctypes), changes deep inside data, changes undone before the check", False)
+    "(ctypes), changes deep inside data, changes undone before the check, changes to the "
+    "check's own code", False)
 OUTPUTS = Item(
     "outputs", "two outputs are one release only if their canonical encodings are equal",
     "outputs are grouped by their bytes (betweencut.boundary.encoding): a closed set of types, "

@@ -63,7 +63,7 @@ from typing import Any, TypeVar
 
 from betweencut.errors import MechanismError
 
-__all__ = ["OutsideRandomness", "package_call", "refusal", "refusing"]
+__all__ = ["OutsideRandomness", "hook_open", "package_call", "refusal", "refusing"]
 
 T = TypeVar("T")
 WHY = "the audited law would not be the mechanism's"
@@ -220,15 +220,21 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         raise session.refuse(f"open({path!r})")
 
 
-def _start() -> _Session | None:
-    """Refuse in this thread (None when it already does: the outer block decides)."""
+def hook_open() -> None:
+    """Install the audit hook watching `open` (once per process, for good): before a user's
+    module is imported (`betweencut.boundary.seal` counts the audit hooks added after)."""
     global _HOOKED
-    ident = threading.get_ident()
-    if ident in _SESSIONS:
-        return None
     if not _HOOKED:
         sys.addaudithook(_audit)
         _HOOKED = True
+
+
+def _start() -> _Session | None:
+    """Refuse in this thread (None when it already does: the outer block decides)."""
+    ident = threading.get_ident()
+    if ident in _SESSIONS:
+        return None
+    hook_open()
     _numpy_watch()
     session = _Session()
     _SESSIONS[ident] = session

@@ -9,8 +9,9 @@ then loaded of the packages the verdict is computed with (`SEALED`): each name b
 (a function, a class, a module, a descriptor) or to a constant (an UPPER_CASE name), by
 identity; each function's code, defaults and the code in its closure; each method and
 property of the classes it defines; and the interpreter's hooks (trace and profile functions,
-import finders, standard streams, running threads). Data (caches, flags) is not sealed: the
-audit changes its own as it runs. `check()` compares them again, and also
+import finders, gc callbacks, audit hooks added (counted by an audit hook of its own),
+exception and display hooks, standard streams, running threads). Data (caches, flags) is not
+sealed: the audit changes its own as it runs. `check()` compares them again, and also
 checks that every function a module of the audit's packages holds (`SOURCES`, loaded before or
 after the seal) was compiled from that package's files. A difference is a `MechanismError`
 naming what changed: the audit refuses to give a verdict.
@@ -18,13 +19,16 @@ naming what changed: the audit refuses to give a verdict.
 What this is: tamper evidence against code that changes the audit the ordinary way (an
 assignment, a decorator, a mock left in place). What it is not: isolation. Code that writes
 into memory (ctypes), mutates a container's contents deep inside or changes the audit again
-after the last check can still forge a verdict; `betweencut.proofs.assumes.SEALED` says so in
-every verdict whose mechanism's code ran in the audit's process.
-"""
+after the last check, or rewrites this module's own code, can still forge a verdict;
+`betweencut.proofs.assumes.SEALED` says so in every verdict whose mechanism's code ran in the
+audit's process. What the user's code left for the interpreter's end (exit handlers,
+finalisers) never runs after a command's verdict: the command line ends the process itself
+(`user_code_imported`)."""
 
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import sys
 import threading
@@ -36,7 +40,7 @@ from typing import Any, ParamSpec, TypeVar
 from betweencut.errors import MechanismError
 
 __all__ = ["SEALED", "SEALED_TOP", "SOURCES", "Tampered", "audit", "check", "seal", "sealed",
-           "sealing"]
+           "sealing", "user_code_imported"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -57,6 +61,9 @@ Key = tuple[str, ...]
 _seal: dict[Key, int] | None = None
 _pid: int | None = None
 _open = 0  # audits under way in this process (`audit()`): a seal is taken only inside one
+_imported: int | None = None  # the process (pid) a user's module was imported into
+_added_audit_hooks = 0  # `sys.addaudithook` calls seen since the watch was installed
+_watching = False  # the watch is installed (a forked child inherits it)
 
 
 class Tampered(MechanismError):
@@ -123,9 +130,26 @@ def _theirs(hooks: list[Any]) -> int:
     return hash(tuple(id(h) for h in hooks if not _ours(h)))
 
 
+def _watch(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook (PEP 578) counting the audit hooks added after it: they cannot be listed,
+    and one runs at every import, `open` or `exec` of the audit's, as a gc callback runs at
+    every collection (either could rewrite the verdict after it is made)."""
+    global _added_audit_hooks
+    if event == "sys.addaudithook":
+        _added_audit_hooks += 1
+
+
 def _hooks(out: dict[Key, int]) -> None:
     out[("<hooks>", "trace")] = id(sys.gettrace())
     out[("<hooks>", "profile")] = id(sys.getprofile())
+    out[("<hooks>", "threading.trace")] = id(threading.gettrace())
+    out[("<hooks>", "threading.profile")] = id(threading.getprofile())
+    out[("<hooks>", "gc.callbacks")] = hash(tuple(id(c) for c in gc.callbacks))
+    out[("<hooks>", "audit hooks added")] = _added_audit_hooks
+    for hook in ("excepthook", "displayhook", "breakpointhook"):  # not unraisablehook: the
+        # time budget replaces it while the user's module is imported (betweencut.progress)
+        out[("<hooks>", hook)] = id(getattr(sys, hook))
+    out[("<hooks>", "threading.excepthook")] = id(threading.excepthook)
     out[("<hooks>", "meta_path")] = _theirs(sys.meta_path)
     out[("<hooks>", "path_hooks")] = _theirs(sys.path_hooks)
     out[("<hooks>", "threads")] = hash(tuple(sorted(id(t) for t in threading.enumerate())))
@@ -151,9 +175,24 @@ def seal() -> None:
     would be checked against it), unless a seal is open here (an audit importing a second
     module, its baseline, keeps the seal taken before the first); a forked child is a new
     process."""
-    global _seal, _pid
+    global _seal, _pid, _imported, _watching
+    _imported = os.getpid()
+    if not _watching:
+        from betweencut.boundary.sandbox import hook_open
+
+        hook_open()  # the package's own audit hook, added before the count starts
+        sys.addaudithook(_watch)  # for good: an audit hook cannot be removed
+        _watching = True
     if _open and (_seal is None or _pid != os.getpid()):
         _seal, _pid = _fingerprint(), os.getpid()
+
+
+def user_code_imported() -> bool:
+    """A user's module was imported into this process (`seal()` ran here): its code may have
+    left work for the interpreter's end (an exit handler, a finaliser), which could change
+    the process's exit status after the verdict was printed. The command line ends such a
+    process itself (`os._exit` with the verdict's status, `betweencut.cli.main`)."""
+    return _imported == os.getpid()
 
 
 def sealed() -> bool:

@@ -55,6 +55,21 @@ TAMPERING = {
                 return None
         sys.meta_path.insert(0, _NumpyFinder())
     """),
+    "a gc callback flipping the verdict": textwrap.dedent("""
+        import gc
+        def _flip(phase, info):
+            for o in gc.get_objects() if phase == "stop" else ():
+                if type(o).__module__ == "betweencut.proofs.verdict" and hasattr(o, "holds"):
+                    object.__setattr__(o, "holds", True)
+                    for row in getattr(o, "rows", ()):
+                        object.__setattr__(row, "holds", True)
+        gc.callbacks.append(_flip)
+        gc.set_threshold(1)
+    """),
+    "an audit hook added": textwrap.dedent("""
+        import sys
+        sys.addaudithook(lambda event, args: None)
+    """),
     "a class's comparison replaced": textwrap.dedent("""
         import fractions
         fractions.Fraction.__gt__ = lambda self, other: False
@@ -77,6 +92,29 @@ def test_a_module_rewriting_the_audit_gets_no_verdict(tmp_path: Path, how: str) 
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stdout == "" and done.stderr.count("\n") == 1
     assert "no verdict is given" in done.stderr
+
+
+# each would end the process with status 0 after a refutation was printed
+AT_THE_END = {
+    "an exit handler": "import atexit, os\natexit.register(os._exit, 0)\n",
+    "a finaliser run at shutdown": textwrap.dedent("""
+        import os
+        class _Bye:
+            def __del__(self):
+                os._exit(0)
+        _keep = _Bye()
+    """),
+}
+
+
+@pytest.mark.parametrize("how", sorted(AT_THE_END))
+def test_what_the_module_leaves_for_the_end_cannot_change_the_exit_status(
+        tmp_path: Path, how: str) -> None:
+    module = tmp_path / "ends.py"
+    module.write_text(AT_THE_END[how] + LEAK)
+    done = _audit(module, "leak", tmp_path)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "REFUTED" in done.stdout
 
 
 def test_an_honest_module_gets_its_verdict_and_the_seal_is_stated(tmp_path: Path) -> None:
