@@ -110,6 +110,44 @@ def exact_value(value: object, name: str) -> Fraction:
     return exact_number(value, name)
 
 
+def positive_rational(value: object, name: str, why: str = "", *, text: bool = False,
+                      zero: bool = False) -> Fraction:
+    """The one check of "an exact rational > 0" (`>= 0` with `zero=True`), as a `Fraction`.
+
+    `value` is converted by `exact_number` (an int, a Fraction, an exact number of another
+    library), or with `text=True` also read from text by `number_text` (`"1/2"`, `"0.1"`).
+    Bools, floats (NaN too), None, other objects, text without `text=True`, and values out of
+    range are refused with one message, `ParameterError(name, value, "an exact rational > 0" +
+    why)`: `why` is the caller's reason, with its leading space (`" (the noise is
+    Lap(1/lam))"`); a value refused for its type or size says why in the error's `why`.
+    """
+    allowed = ("an exact rational >= 0" if zero else "an exact rational > 0") + why
+    q = _rational_for(value, name, allowed, text)
+    if q > 0 or (zero and q == 0):
+        return q
+    raise ParameterError(name, value, allowed)
+
+
+def _rational_for(value: object, name: str, allowed: str, text: bool) -> Fraction:
+    """`value` as an exact rational for `positive_rational`: a refusal says `allowed` first."""
+    if type(value) is not Fraction and type(value) is not int:  # the common cases pass
+        if isinstance(value, float):
+            raise ParameterError(name, value, allowed, FLOAT_HINT if text else
+                                 "pass an int or a Fraction: a float is not an exact value")
+        if isinstance(value, str) and text:
+            try:
+                return number_text(value, name)
+            except ParameterError as exc:
+                raise ParameterError(name, exc.value, allowed, exc.allowed) from None
+        if value is None or isinstance(value, bool | str | bytes):
+            raise ParameterError(name, repr(value), allowed, "an int or a Fraction" + (
+                " or a text such as '1/2'" if text else ""))
+    try:
+        return exact_number(value, name)
+    except ParameterError as exc:  # another library's number out of range, or no number
+        raise ParameterError(name, exc.value, allowed, exc.why or exc.allowed) from None
+
+
 class _LogReals:
     """`betweencut.numbers.exact_text`'s arithmetic for `a + b·log(c)`, rational `a`, `b`, `c >
     0`."""
