@@ -110,6 +110,7 @@ def copies_of_the_check(root: Path) -> list[str]:
             source = path.read_text(encoding="utf-8")
             if "ParameterError" not in source:
                 continue
+            lines = []
             for node in ast.walk(ast.parse(source)):
                 if not isinstance(node, ast.Call):
                     continue
@@ -117,7 +118,8 @@ def copies_of_the_check(root: Path) -> list[str]:
                 called = func.id if isinstance(func, ast.Name) else (
                     func.attr if isinstance(func, ast.Attribute) else "")
                 if called == "ParameterError" and COPY.search(_message_texts(node)):
-                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+                    lines.append(node.lineno)
+            found += [f"{path.relative_to(root).as_posix()}:{line}" for line in sorted(lines)]
     return found
 
 
