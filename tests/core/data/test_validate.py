@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ast
 import math
+import random
 import re
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -140,3 +142,108 @@ def test_the_scan_finds_a_copy(tmp_path: Path) -> None:
                        "    raise errors.ParameterError('y', x, f'an exact rational >= 0{x}')\n")
     assert copies_of_the_check(tmp_path) == ["core/noise/planted.py:6",
                                              "core/noise/planted.py:7"]
+
+
+def _sites() -> list[tuple[str, str, bool, Any]]:
+    """The former copies of the check, each as (label, parameter name, zero allowed, a call
+    taking the value): every one now answers with `positive_rational`'s message."""
+    from betweencut.baselines import svt_corpus
+    from betweencut.baselines.full_tree import FullTreeGaussian
+    from betweencut.baselines.hhh import hhh_threshold
+    from betweencut.baselines.margins import MarginSetting
+    from betweencut.data.tree import kary_tree
+    from betweencut.mechanism.guarded_bt import GuardedBT
+    from betweencut.mechanism.params import Params, public_tau
+    from betweencut.noise.gaussian import LazyGaussian, discrete_gaussian_t
+    from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, NoisyMax
+    from betweencut.noise.noisy_test import BTQuery
+    from betweencut.noise.primitives import BernoulliExp, Noise, RandomizedResponse
+    from betweencut.proofs.baselines.appendix_e import e_h
+    from betweencut.proofs.baselines.corpus_checks.corpus import user_row
+    from betweencut.proofs.baselines.corpus_checks.gaussian_corpus import zhu_wang_delta
+    from betweencut.proofs.baselines.corpus_checks.gaussian_pairs import GaussianGridPair
+    from betweencut.proofs.laws.continuous_gaussian import (
+        analytic_gaussian_delta,
+        gaussian_noisy_max_law,
+        normal_mass,
+    )
+    from betweencut.proofs.laws.discrete_gaussian import DiscreteGaussian
+    from betweencut.proofs.laws.indist import check_indistinguishable
+    from betweencut.proofs.laws.models import exact_model
+    from betweencut.proofs.laws.noisy_laws import laplace_cdf, laplace_density
+    from betweencut.proofs.laws.tct import q_lambda
+    from betweencut.proofs.privacy.accountants.envelope import envelope_delta_upper
+    from betweencut.proofs.privacy.accountants.kov import kov_delta
+    from betweencut.proofs.privacy.audit.renyi_claims import RenyiClaim
+    from betweencut.proofs.privacy.depth.transcript import ClaimedBound
+    from betweencut.proofs.verdict import ClaimedEpsilon
+
+    one = Fraction(1)
+
+    def unused(*_: object) -> object:
+        raise AssertionError("the value was not refused before any work")
+
+    return [
+        ("discrete_gaussian_t", "sigma2", False, discrete_gaussian_t),
+        ("LazyGaussian", "scale", False, lambda v: LazyGaussian(v, random.Random(0))),
+        ("Noise.laplace", "b", False, Noise.laplace),
+        ("BernoulliExp", "x", True, BernoulliExp),
+        ("RandomizedResponse", "eps", True, lambda v: RandomizedResponse(True, v)),
+        ("DrawNoise", "scale", False, DrawNoise),
+        ("AboveThreshold", "scale", True, lambda v: AboveThreshold(one, one, v)),
+        ("NoisyMax", "scale", False, lambda v: NoisyMax((one,), v)),
+        ("BTQuery", "lam", False, lambda v: BTQuery(one, one, one, v)),
+        ("GuardedBT.of", "lam", False, lambda v: GuardedBT.of(1, 1, 0, v)),
+        ("Params.of", "lambda", False, lambda v: Params.of(1, v, 1)),
+        ("public_tau", "tau", True, public_tau),
+        ("MarginSetting.of", "tau", False,
+         lambda v: MarginSetting.of(1, Fraction(1, 10**6), tau=v)),
+        ("FullTreeGaussian.of", "tau", True,
+         lambda v: FullTreeGaussian.of(v, 1, Fraction(1, 10**6), 3)),
+        ("hhh_threshold", "epsilon", False,
+         lambda v: hhh_threshold(kary_tree(2, 2), [], one, v, unused, shared=True)),
+        ("svt noisy_max", "eps", False, lambda v: svt_corpus.noisy_max((one,), v, unused)),
+        ("gaussian_noisy_max", "sigma", False,
+         lambda v: svt_corpus.gaussian_noisy_max((one,), v, unused)),
+        ("e_h", "epsilon", False, lambda v: e_h(4, v, Fraction(1, 2))),
+        ("user_row", "epsilon", False, lambda v: user_row("user", unused, 1, v)),
+        ("zhu_wang_delta", "sigma_rho", False, lambda v: zhu_wang_delta(one, v, one, 1)),
+        ("GaussianGridPair", "sigma", False, lambda v: GaussianGridPair(v, one)),
+        ("normal_mass", "scale", False, lambda v: normal_mass(v, None, one)),
+        ("gaussian_noisy_max_law", "sigma", False, lambda v: gaussian_noisy_max_law((one,), v)),
+        ("analytic_gaussian_delta", "sigma", False,
+         lambda v: analytic_gaussian_delta(one, v, one)),
+        ("DiscreteGaussian", "sigma2", False, DiscreteGaussian),
+        ("check_indistinguishable", "lam", False,
+         lambda v: check_indistinguishable({"a": one}, {"a": one}, v)),
+        ("exact_model", "lam", False, lambda v: exact_model(one, v)),
+        ("laplace_cdf", "scale", False, lambda v: laplace_cdf(v, one)),
+        ("laplace_density", "scale", False, laplace_density),
+        ("q_lambda", "lam", False, q_lambda),
+        ("envelope_delta_upper", "eps", True,
+         lambda v: envelope_delta_upper(1, one, Fraction(1, 10), v)),
+        ("kov_delta", "eps0", False, lambda v: kov_delta(1, v, Fraction(0), one)),
+        ("RenyiClaim.parse", "rho", False, lambda v: RenyiClaim.parse(f"zcdp:{v}")),
+        ("ClaimedBound.of", "eps", False, lambda v: ClaimedBound.of(1, v, one)),
+        ("ClaimedEpsilon", "eps", True, ClaimedEpsilon),
+    ]
+
+
+SITES = _sites()
+
+
+@pytest.mark.parametrize(("label", "name", "zero", "call"), SITES, ids=[s[0] for s in SITES])
+def test_every_former_copy_refuses_with_the_one_message(
+        label: str, name: str, zero: bool, call: Any) -> None:
+    """Out of range (`0`, or `-1` where `0` is allowed) and a float: each site names its
+    parameter and says "an exact rational > 0" (`>= 0`), whatever its own reason adds."""
+    relation = ">= 0" if zero else "> 0"
+    with pytest.raises(ParameterError) as caught:
+        call(-1 if zero else 0)
+    assert caught.value.name == name, str(caught.value)
+    assert caught.value.allowed.startswith(f"an exact rational {relation}"), str(caught.value)
+    if label != "RenyiClaim.parse":  # its value is text (a claim as written)
+        with pytest.raises(ParameterError) as caught:
+            call(0.5)
+        assert caught.value.name == name, str(caught.value)
+        assert "a float is not an exact value" in str(caught.value)
