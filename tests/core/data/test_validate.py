@@ -151,6 +151,7 @@ def _sites() -> list[tuple[str, str, bool, Any]]:
     from betweencut.baselines.full_tree import FullTreeGaussian
     from betweencut.baselines.hhh import hhh_threshold
     from betweencut.baselines.margins import MarginSetting
+    from betweencut.baselines.privtree import PrivTree, box_of
     from betweencut.data.tree import kary_tree
     from betweencut.mechanism.guarded_bt import GuardedBT
     from betweencut.mechanism.params import Params, public_tau
@@ -162,6 +163,12 @@ def _sites() -> list[tuple[str, str, bool, Any]]:
     from betweencut.proofs.baselines.corpus_checks.corpus import user_row
     from betweencut.proofs.baselines.corpus_checks.gaussian_corpus import zhu_wang_delta
     from betweencut.proofs.baselines.corpus_checks.gaussian_pairs import GaussianGridPair
+    from betweencut.proofs.baselines.privtree_checks.privtree_depth import (
+        check_privtree_copies_at_depth,
+    )
+    from betweencut.proofs.baselines.privtree_checks.privtree_search import (
+        check_privtree_worst_pair,
+    )
     from betweencut.proofs.laws.continuous_gaussian import (
         analytic_gaussian_delta,
         gaussian_noisy_max_law,
@@ -179,6 +186,7 @@ def _sites() -> list[tuple[str, str, bool, Any]]:
     from betweencut.proofs.verdict import ClaimedEpsilon
 
     one = Fraction(1)
+    privtree = PrivTree.of(box_of((0, 2)), 1)
 
     def unused(*_: object) -> object:
         raise AssertionError("the value was not refused before any work")
@@ -202,6 +210,11 @@ def _sites() -> list[tuple[str, str, bool, Any]]:
          lambda v: FullTreeGaussian.of(v, 1, Fraction(1, 10**6), 3)),
         ("hhh_threshold", "epsilon", False,
          lambda v: hhh_threshold(kary_tree(2, 2), [], one, v, unused, shared=True)),
+        ("PrivTree.of", "epsilon", False, lambda v: PrivTree.of(box_of((0, 2)), v)),
+        ("check_privtree_worst_pair", "epsilon", False,
+         lambda v: check_privtree_worst_pair(privtree, 0, epsilon=v)),
+        ("check_privtree_copies_at_depth", "epsilon", False,
+         lambda v: check_privtree_copies_at_depth(privtree, 0, v)),
         ("svt noisy_max", "eps", False, lambda v: svt_corpus.noisy_max((one,), v, unused)),
         ("gaussian_noisy_max", "sigma", False,
          lambda v: svt_corpus.gaussian_noisy_max((one,), v, unused)),
