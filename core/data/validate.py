@@ -121,31 +121,33 @@ def positive_rational(value: object, name: str, why: str = "", *, text: bool = F
     why)`: `why` is the caller's reason, with its leading space (`" (the noise is
     Lap(1/lam))"`); a value refused for its type or size says why in the error's `why`.
     """
-    allowed = ("an exact rational >= 0" if zero else "an exact rational > 0") + why
-    q = _rational_for(value, name, allowed, text)
+    try:
+        q = (exact_number(value, name) if type(value) is Fraction or type(value) is int
+             else _rational_for(value, name, text))
+    except ParameterError as exc:  # not a number, a float, too many bits: the range first
+        raise ParameterError(name, exc.value, _positive_allowed(why, zero), exc.allowed + (
+            f"; {exc.why}" if exc.why else "")) from None
     if q > 0 or (zero and q == 0):
         return q
-    raise ParameterError(name, value, allowed)
+    raise ParameterError(name, value, _positive_allowed(why, zero))
 
 
-def _rational_for(value: object, name: str, allowed: str, text: bool) -> Fraction:
-    """`value` as an exact rational for `positive_rational`: a refusal says `allowed` first."""
-    if type(value) is not Fraction and type(value) is not int:  # the common cases pass
-        if isinstance(value, float):
-            raise ParameterError(name, value, allowed, FLOAT_HINT if text else
-                                 "pass an int or a Fraction: a float is not an exact value")
-        if isinstance(value, str) and text:
-            try:
-                return number_text(value, name)
-            except ParameterError as exc:
-                raise ParameterError(name, exc.value, allowed, exc.allowed) from None
-        if value is None or isinstance(value, bool | str | bytes):
-            raise ParameterError(name, repr(value), allowed, "an int or a Fraction" + (
-                " or a text such as '1/2'" if text else ""))
-    try:
-        return exact_number(value, name)
-    except ParameterError as exc:  # another library's number out of range, or no number
-        raise ParameterError(name, exc.value, allowed, exc.why or exc.allowed) from None
+def _positive_allowed(why: str, zero: bool) -> str:
+    return ("an exact rational >= 0" if zero else "an exact rational > 0") + why
+
+
+def _rational_for(value: object, name: str, text: bool) -> Fraction:
+    """`value` (not an `int` or a `Fraction`) as an exact rational for `positive_rational`; a
+    refusal's `allowed` says what was wrong (`positive_rational` puts the range first)."""
+    if isinstance(value, float):
+        raise ParameterError(name, value, FLOAT_HINT if text else
+                             "pass an int or a Fraction: a float is not an exact value")
+    if isinstance(value, str) and text:
+        return number_text(value, name)
+    if value is None or isinstance(value, bool | str | bytes):
+        raise ParameterError(name, repr(value), "an int or a Fraction" + (
+            " or a text such as '1/2'" if text else ""))
+    return exact_number(value, name)
 
 
 class _LogReals:
