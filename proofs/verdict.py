@@ -610,12 +610,9 @@ class ClaimedEpsilon(Fraction):
     __slots__ = ()
 
     def __new__(cls, value: object, name: str = "eps") -> ClaimedEpsilon:
-        from betweencut.numbers.exact import as_rational
+        from betweencut.data.validate import positive_rational
 
-        eps = value if type(value) is Fraction else as_rational(value, name)
-        if eps < 0:
-            raise ParameterError(name, eps, f"{name} >= 0")
-        return super().__new__(cls, eps)
+        return super().__new__(cls, positive_rational(value, name, text=True, zero=True))
 
     def __repr__(self) -> str:
         return f"Fraction({self.numerator}, {self.denominator})"

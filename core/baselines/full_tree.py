@@ -27,7 +27,7 @@ import numpy as np
 from mpmath import iv
 
 from betweencut.data.tree import Node, PublicTree
-from betweencut.data.validate import seed_integer
+from betweencut.data.validate import positive_rational, seed_integer
 from betweencut.errors import ParameterError, public_height
 from betweencut.mechanism.betweencut import path_counts
 from betweencut.mechanism.params import public_tau
@@ -50,10 +50,7 @@ def _beta(beta: object) -> Fraction:
 
 
 def _epsilon(epsilon: object) -> Fraction:
-    e = as_rational(epsilon, "epsilon")
-    if e <= 0:
-        raise ParameterError("epsilon", e, "epsilon > 0")
-    return e
+    return positive_rational(epsilon, "epsilon", text=True)
 
 
 def _node_count(n_nodes: object) -> int:
@@ -157,9 +154,7 @@ class FullTreeGaussian:
 
     @staticmethod
     def of(tau: object, epsilon: object, delta: object, height: object) -> FullTreeGaussian:
-        t = as_rational(tau, "tau")
-        if t < 0:
-            raise ParameterError("tau", t, "tau >= 0 (public)")
+        t = positive_rational(tau, "tau", " (public)", text=True, zero=True)
         e, d = check_gaussian_budget(epsilon, delta)
         return FullTreeGaussian(t, e, d, _height(height))
 

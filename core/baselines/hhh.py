@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from betweencut.data.tree import Node, PublicTree
-from betweencut.data.validate import exact_number
+from betweencut.data.validate import exact_number, positive_rational
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import AboveThreshold, DrawNoise, QueryTest
 
@@ -50,9 +50,7 @@ def hhh_threshold(tree: PublicTree, records: Sequence[Node], tau: Fraction, epsi
     if not isinstance(tree, PublicTree):
         raise ParameterError("tree", repr(tree), "a PublicTree")
     tau = exact_number(tau, "tau")
-    eps = exact_number(epsilon, "epsilon")
-    if eps <= 0:
-        raise ParameterError("epsilon", eps, "a rational epsilon > 0")
+    eps = positive_rational(epsilon, "epsilon")
     leaves = set(tree.level(tree.height - 1))
     for record in records:
         if tuple(record) not in leaves:

@@ -32,7 +32,7 @@ from typing import Any
 from mpmath import iv
 
 from betweencut.baselines.lumberjack import lumberjack_calibrate
-from betweencut.data.validate import MAX_ARITY, bounded_int, exact_value
+from betweencut.data.validate import MAX_ARITY, bounded_int, exact_value, positive_rational
 from betweencut.errors import ParameterError
 from betweencut.mechanism.calibration import calibrate, check_privacy_budget
 from betweencut.numbers.bisection import certified_bisect, grid_midpoint
@@ -82,9 +82,7 @@ class MarginSetting:
         if not 0 < b < Fraction(1, 2):
             raise ParameterError("beta", b, "0 < beta < 1/2 (failure probability, Table 1)")
         k = bounded_int(arity, "arity", 1, MAX_ARITY)
-        t = exact_value(tau, "tau")
-        if t <= 0:
-            raise ParameterError("tau", t, "tau > 0 (Ghazi et al.'s margin divides by tau)")
+        t = positive_rational(tau, "tau", " (Ghazi et al.'s margin divides by tau)", text=True)
         m = exact_value(ghazi_m, "M")
         if m < 1:
             raise ParameterError("M", m, "M >= 1 (a public upper bound on n)")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from betweencut.boundary.seams import Seams
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.noise.bt_sampler import ExactSampler
 from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome
@@ -104,9 +105,7 @@ class PrivTree:
     @staticmethod
     def of(box: Box, epsilon: object, theta: object = 0, *, split: SplitRule = MIDPOINT_SPLIT,
            member: Callable[[Point, Box], bool] = cell_member, min_bins: int = 1) -> PrivTree:
-        eps = as_rational(epsilon, "epsilon")
-        if eps <= 0:
-            raise ParameterError("epsilon", eps, "epsilon > 0")
+        eps = positive_rational(epsilon, "epsilon", text=True)
         if split.fanout < 2:
             raise ParameterError("fanout", split.fanout, "beta >= 2")
         if not isinstance(min_bins, int) or min_bins < 1:

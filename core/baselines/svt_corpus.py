@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from betweencut.data.validate import exact_number
+from betweencut.data.validate import exact_number, positive_rational
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_queries import (
     GAUSSIAN,
@@ -77,13 +77,14 @@ def query_answers(db: Sequence[tuple[int, ...]], m: int) -> tuple[Fraction, ...]
     return tuple(totals)
 
 
-def _check(eps: Fraction, c: int | None, thresholds: Sequence[Fraction]) -> None:
-    if not isinstance(eps, int | Fraction) or eps <= 0:
-        raise ParameterError("eps", eps, "a rational eps > 0")
+def _check(eps: Fraction, c: int | None, thresholds: Sequence[Fraction]) -> Fraction:
+    """`eps` checked (returned as a `Fraction`), with the cutoff `c` and the thresholds."""
+    checked = positive_rational(eps, "eps")
     if c is not None and (not isinstance(c, int) or c < 1):
         raise ParameterError("c", c, "an integer cutoff c >= 1")
     if not thresholds:
         raise ParameterError("thresholds", thresholds, "one public threshold per query")
+    return checked
 
 
 def _thresholds(q: Sequence[Fraction], thresholds: Sequence[Fraction]) -> list[Fraction]:
@@ -117,7 +118,7 @@ def svt_alg1(q: Sequence[Fraction], thresholds: Sequence[Fraction], c: int, eps:
              test: QueryTest, sensitivity: Fraction = Fraction(1)) -> Answers:
     """Lyu et al.'s Alg. 1: `ε1 = ε/2`, `ρ = Lap(Δ/ε1)`, `ε2 = ε - ε1`, `ν_i = Lap(2cΔ/ε2)`,
     abort after `c` ⊤. Claimed (and proved) ε-DP."""
-    _check(eps, c, thresholds)
+    eps = _check(eps, c, thresholds)
     e1 = Fraction(eps) / 2
     return _svt(q, thresholds, sensitivity / e1, 2 * c * sensitivity / (eps - e1), c, test)
 
@@ -126,7 +127,7 @@ def svt_alg2(q: Sequence[Fraction], thresholds: Sequence[Fraction], c: int, eps:
              test: QueryTest, sensitivity: Fraction = Fraction(1)) -> Answers:
     """Dwork and Roth 2014 (Lyu et al.'s Alg. 2): `ε1 = ε/2`, `ρ = Lap(cΔ/ε1)`,
     `ν_i = Lap(2cΔ/ε1)`, a fresh `ρ` after every ⊤, abort after `c` ⊤. ε-DP."""
-    _check(eps, c, thresholds)
+    eps = _check(eps, c, thresholds)
     e1 = Fraction(eps) / 2
     return _svt(q, thresholds, c * sensitivity / e1, 2 * c * sensitivity / e1, c, test,
                 redraw=True)
@@ -137,7 +138,7 @@ def svt_alg4(q: Sequence[Fraction], thresholds: Sequence[Fraction], c: int, eps:
     """Lee and Clifton 2014 (Lyu et al.'s Alg. 4): `ε1 = ε/4`, `ρ = Lap(Δ/ε1)`,
     `ν_i = Lap(Δ/ε2)` with `ε2 = ε - ε1` (not scaled by `c`), abort after `c` ⊤. Claimed ε-DP;
     Lyu et al. prove only `((1 + 6c)/4)·ε`-DP."""
-    _check(eps, c, thresholds)
+    eps = _check(eps, c, thresholds)
     e1 = Fraction(eps) / 4
     return _svt(q, thresholds, sensitivity / e1, sensitivity / (eps - e1), c, test)
 
@@ -146,7 +147,7 @@ def svt_alg5(q: Sequence[Fraction], thresholds: Sequence[Fraction], eps: Fractio
              test: QueryTest, sensitivity: Fraction = Fraction(1)) -> Answers:
     """Stoddard et al. 2014 (Lyu et al.'s Alg. 5): `ρ = Lap(Δ/(ε/2))`, no query noise
     (`ν_i = 0`), no cutoff. Claimed ε-DP; private at no ε (∞-DP)."""
-    _check(eps, None, thresholds)
+    eps = _check(eps, None, thresholds)
     return _svt(q, thresholds, 2 * sensitivity / eps, Fraction(0), None, test)
 
 
@@ -155,7 +156,7 @@ def svt_alg6(q: Sequence[Fraction], thresholds: Sequence[Fraction], eps: Fractio
     """Chen et al. 2015 (Lyu et al.'s Alg. 6): `ρ = Lap(Δ/ε1)`, `ν_i = Lap(Δ/ε2)`,
     `ε1 = ε2 = ε/2`, no cutoff. Claimed ε-DP; private at no ε (∞-DP): the loss grows with the
     number of queries."""
-    _check(eps, None, thresholds)
+    eps = _check(eps, None, thresholds)
     return _svt(q, thresholds, 2 * sensitivity / eps, 2 * sensitivity / eps, None, test)
 
 
@@ -163,14 +164,14 @@ def noisy_max(q: Sequence[Fraction], eps: Fraction, test: QueryTest,
               sensitivity: Fraction = Fraction(1)) -> int:
     """Report-noisy-max: `argmax_i (q_i + Lap(2Δ/ε))`, ε-DP for queries of sensitivity `Δ`
     (Dwork and Roth 2014, Section 3.3; scale `Δ/ε` suffices only for monotone queries)."""
-    _check(eps, None, [Fraction(0)])
+    eps = _check(eps, None, [Fraction(0)])
     return test(NoisyMax(tuple(q), 2 * sensitivity / eps))
 
 
 def noisy_max_small_scale(q: Sequence[Fraction], eps: Fraction, test: QueryTest,
                           sensitivity: Fraction = Fraction(1)) -> int:
     """Bug: the noise scale is too small, `Lap(Δ/(2ε))` instead of `Lap(2Δ/ε)`."""
-    _check(eps, None, [Fraction(0)])
+    eps = _check(eps, None, [Fraction(0)])
     return test(NoisyMax(tuple(q), sensitivity / (2 * eps)))
 
 
@@ -179,7 +180,7 @@ def noisy_max_shared_noise(q: Sequence[Fraction], eps: Fraction, test: QueryTest
     """Bug: one draw `ν ~ Lap(2Δ/ε)` added to every entry. The draw cancels in every comparison
     `q_i + ν >= q_best + ν`, so the comparisons asked carry no noise: the argmax of the exact
     answers (first index on ties) is released."""
-    _check(eps, None, [Fraction(0)])
+    eps = _check(eps, None, [Fraction(0)])
     test(DrawNoise(2 * sensitivity / eps))  # drawn once, as the buggy code does
     best = 0
     for i in range(1, len(q)):
@@ -189,9 +190,7 @@ def noisy_max_shared_noise(q: Sequence[Fraction], eps: Fraction, test: QueryTest
 
 
 def _sigma(value: Fraction, name: str) -> Fraction:
-    if isinstance(value, bool) or not isinstance(value, int | Fraction) or value <= 0:
-        raise ParameterError(name, value, "a rational standard deviation > 0")
-    return Fraction(value)
+    return positive_rational(value, name, " (a standard deviation)")
 
 
 def gaussian_svt(q: Sequence[Fraction], thresholds: Sequence[Fraction], sigma_rho: Fraction,

@@ -110,6 +110,46 @@ def exact_value(value: object, name: str) -> Fraction:
     return exact_number(value, name)
 
 
+def positive_rational(value: object, name: str, why: str = "", *, text: bool = False,
+                      zero: bool = False) -> Fraction:
+    """The one check of "an exact rational > 0" (`>= 0` with `zero=True`), as a `Fraction`.
+
+    `value` is converted by `exact_number` (an int, a Fraction, an exact number of another
+    library), or with `text=True` also read from text by `number_text` (`"1/2"`, `"0.1"`).
+    Bools, floats (NaN too), None, other objects, text without `text=True`, and values out of
+    range are refused with one message, `ParameterError(name, value, "an exact rational > 0" +
+    why)`: `why` is the caller's reason, with its leading space (`" (the noise is
+    Lap(1/lam))"`); a value refused for its type or size says why in the error's `why`.
+    """
+    try:
+        q = (exact_number(value, name) if type(value) is Fraction or type(value) is int
+             else _rational_for(value, name, text))
+    except ParameterError as exc:  # not a number, a float, too many bits: the range first
+        raise ParameterError(name, exc.value, _positive_allowed(why, zero), exc.allowed + (
+            f"; {exc.why}" if exc.why else "")) from None
+    if q > 0 or (zero and q == 0):
+        return q
+    raise ParameterError(name, value, _positive_allowed(why, zero))
+
+
+def _positive_allowed(why: str, zero: bool) -> str:
+    return ("an exact rational >= 0" if zero else "an exact rational > 0") + why
+
+
+def _rational_for(value: object, name: str, text: bool) -> Fraction:
+    """`value` (not an `int` or a `Fraction`) as an exact rational for `positive_rational`; a
+    refusal's `allowed` says what was wrong (`positive_rational` puts the range first)."""
+    if isinstance(value, float):
+        raise ParameterError(name, value, FLOAT_HINT if text else
+                             "pass an int or a Fraction: a float is not an exact value")
+    if isinstance(value, str) and text:
+        return number_text(value, name)
+    if value is None or isinstance(value, bool | str | bytes):
+        raise ParameterError(name, repr(value), "an int or a Fraction" + (
+            " or a text such as '1/2'" if text else ""))
+    return exact_number(value, name)
+
+
 class _LogReals:
     """`betweencut.numbers.exact_text`'s arithmetic for `a + b·log(c)`, rational `a`, `b`, `c >
     0`."""

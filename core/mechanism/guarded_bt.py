@@ -12,9 +12,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from betweencut.boundary.seams import Seams
-from betweencut.data.validate import exact_log_real, exact_value
+from betweencut.data.validate import exact_log_real, exact_value, positive_rational
 from betweencut.errors import ParameterError, shown
-from betweencut.noise.noisy_test import BTQuery, NoisyTest, Outcome, checked_outcome
+from betweencut.noise.noisy_test import (
+    LAM_WHY,
+    BTQuery,
+    NoisyTest,
+    Outcome,
+    checked_outcome,
+)
 from betweencut.numbers.exact import LogReal
 
 
@@ -51,11 +57,10 @@ class GuardedBT(BT):
     def of(a: object, b: object, R: object, lam: object) -> GuardedBT:
         """Alg. 1 with exact thresholds `a <= b`, guard width `R >= 0` (a rational or a
         `LogReal`) and rate `lam > 0`; the cuts `floor(a - R)`, `ceil(b + R)` are certified."""
-        a_q, b_q, lam_q = exact_value(a, "a"), exact_value(b, "b"), exact_value(lam, "lam")
+        a_q, b_q = exact_value(a, "a"), exact_value(b, "b")
         if a_q > b_q:
             raise ParameterError("a", a_q, f"a <= b = {shown(b_q)}")
-        if lam_q <= 0:
-            raise ParameterError("lam", lam_q, "lam > 0 (the noise is Lap(1/lam))")
+        lam_q = positive_rational(lam, "lam", LAM_WHY, text=True)
         big_r = exact_log_real(R, "R")
         if big_r.sign() < 0:
             raise ParameterError("R", big_r, "R >= 0 (the guard width)")

@@ -5,17 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from betweencut.data.validate import exact_log_real, exact_value
+from betweencut.data.validate import exact_log_real, positive_rational
 from betweencut.errors import ParameterError
 from betweencut.numbers.exact import LogReal
 
 
 def public_tau(tau: object) -> Fraction:
     """The public threshold `τ >= 0`, read exactly (a public input, never read off the data)."""
-    t = exact_value(tau, "tau")
-    if t < 0:
-        raise ParameterError("tau", t, "tau >= 0 (a public threshold, never read off the data)")
-    return t
+    return positive_rational(tau, "tau", " (a public threshold, never read off the data)",
+                             text=True, zero=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +31,7 @@ class Params:
     @staticmethod
     def of(tau: object, lam: object, R: object) -> Params:
         t = public_tau(tau)
-        lam_q = exact_value(lam, "lambda")
-        if lam_q <= 0:
-            raise ParameterError("lambda", lam_q, "lambda > 0")
+        lam_q = positive_rational(lam, "lambda", text=True)
         big_r = exact_log_real(R, "R")
         if big_r.compare(1) < 0:
             raise ParameterError("R", big_r, "R >= 1")

@@ -30,6 +30,7 @@ import math
 import random
 from fractions import Fraction
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.noise.bernoulli import Bits, bernoulli_exp_bits, uniform_below
 
@@ -39,15 +40,9 @@ __all__ = [
 ]
 
 
-def _positive_rational(value: object, name: str) -> Fraction:
-    if isinstance(value, bool) or not isinstance(value, int | Fraction) or value <= 0:
-        raise ParameterError(name, value, "an exact rational > 0 (an int or a Fraction)")
-    return Fraction(value)
-
-
 def discrete_gaussian_t(sigma2: Fraction) -> int:
     """`t = ⌊σ⌋ + 1` for `σ = √(σ²)`, exactly: `⌊√(p/q)⌋ = ⌊√(p·q)⌋ // q` (CKS Alg. 3, l. 1)."""
-    sigma2 = _positive_rational(sigma2, "sigma2")
+    sigma2 = positive_rational(sigma2, "sigma2", " (the variance sigma^2)")
     p, q = sigma2.numerator, sigma2.denominator
     return math.isqrt(p * q) // q + 1
 
@@ -96,7 +91,7 @@ def discrete_gaussian(sigma2: Fraction, bits: Bits | random.Random) -> int:
     Returns: an integer (CKS 2020, Alg. 3; exact, integer arithmetic only).
     Raises: `ParameterError` for `σ² <= 0` or a float.
     """
-    sigma2 = _positive_rational(sigma2, "sigma2")
+    sigma2 = positive_rational(sigma2, "sigma2", " (the variance sigma^2)")
     draw: Bits = bits.getrandbits if isinstance(bits, random.Random) else bits
     t = discrete_gaussian_t(sigma2)
     while True:
@@ -179,7 +174,7 @@ class LazyGaussian:
     draws one more binary digit (`width` is the current width of the enclosure of `Z`)."""
 
     def __init__(self, scale: Fraction, rng: random.Random) -> None:
-        self.scale = _positive_rational(scale, "scale")
+        self.scale = positive_rational(scale, "scale", " (the standard deviation sigma)")
         self.rng = rng
         self.sign, self.whole, self.fraction = _standard_normal(rng.getrandbits)
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol, overload
 
-from betweencut.data.validate import check_seed, exact_number
+from betweencut.data.validate import check_seed, exact_number, positive_rational
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noise.answers import QueryAnswer
 from betweencut.noise.bt_sampler import bernoulli_exp
@@ -93,9 +93,7 @@ class DrawNoise:
     noise: str = LAPLACE
 
     def __post_init__(self) -> None:
-        scale = _rational(self.scale, "scale")
-        if scale <= 0:
-            raise ParameterError("scale", scale, "a rational scale > 0 (rho ~ Lap(scale))")
+        scale = positive_rational(self.scale, "scale", " (rho ~ Lap(scale))")
         _check_noise(self.noise)
         object.__setattr__(self, "scale", scale)
 
@@ -115,9 +113,8 @@ class AboveThreshold:
     def __post_init__(self) -> None:
         for name in ("count", "threshold"):
             object.__setattr__(self, name, _answer(getattr(self, name), name))
-        object.__setattr__(self, "scale", _rational(self.scale, "scale"))
-        if self.scale < 0:
-            raise ParameterError("scale", self.scale, "a rational scale >= 0 (0: no fresh noise)")
+        object.__setattr__(self, "scale", positive_rational(
+            self.scale, "scale", " (0: no fresh noise)", zero=True))
         if self.shared is not None and not isinstance(self.shared, SharedNoise):
             raise ParameterError("shared", self.shared, "None or a SharedNoise handle")
         _check_noise(self.noise)
@@ -138,10 +135,8 @@ class NoisyMax:
             raise ParameterError("counts", self.counts, "a non-empty tuple of rationals")
         object.__setattr__(self, "counts", tuple(
             _answer(c, f"counts[{i}]") for i, c in enumerate(self.counts)))
-        scale = _rational(self.scale, "scale")
-        if scale <= 0:
-            raise ParameterError("scale", scale, "a rational scale > 0")
-        object.__setattr__(self, "scale", scale)
+        object.__setattr__(self, "scale", positive_rational(
+            self.scale, "scale", " (ties have probability 0)"))
 
 
 NoisyQuery = DrawNoise | AboveThreshold | NoisyMax

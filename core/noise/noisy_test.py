@@ -23,8 +23,11 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Protocol
 
-from betweencut.data.validate import exact_fractions, exact_number
+from betweencut.data.validate import exact_fractions, exact_number, positive_rational
 from betweencut.errors import BetweenCutError, ParameterError, shown
+
+#: why BT's rate `lam` must be > 0 (`positive_rational`'s reason, here and in `GuardedBT.of`)
+LAM_WHY = " (the noise is Lap(1/lam))"
 
 
 class Outcome(StrEnum):
@@ -63,8 +66,9 @@ class BTQuery:
 
     def __post_init__(self) -> None:
         if not exact_fractions(self.count, self.a, self.b, self.lam):
-            for name in ("count", "a", "b", "lam"):
+            for name in ("count", "a", "b"):
                 object.__setattr__(self, name, exact_number(getattr(self, name), name))
+            object.__setattr__(self, "lam", positive_rational(self.lam, "lam", LAM_WHY))
         band = self.band
         if band is not None and not (
                 type(band) is tuple and len(band) == 2 and type(band[0]) is int
@@ -76,7 +80,7 @@ class BTQuery:
         if a._numerator * b._denominator > b._numerator * a._denominator:  # type: ignore[attr-defined]
             raise ParameterError("a", a, f"a <= b = {shown(b)}")
         if self.lam._numerator <= 0:  # type: ignore[attr-defined]
-            raise ParameterError("lam", self.lam, "lam > 0 (the noise is Lap(1/lam))")
+            positive_rational(self.lam, "lam", LAM_WHY)  # the hot path's test: this one raises
 
 
 def checked_outcome(value: object) -> Outcome:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NoReturn
 
-from betweencut.data.validate import exact_number
+from betweencut.data.validate import exact_number, positive_rational
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noise.noisy_queries import QueryTestBase, UnansweredNoisyQuery
 
@@ -64,13 +64,6 @@ def _rational(value: object, name: str) -> Fraction:
     return exact_number(value, name)
 
 
-def _positive(value: object, name: str) -> Fraction:
-    q = _rational(value, name)
-    if q <= 0:
-        raise ParameterError(name, q, "a rational > 0")
-    return q
-
-
 def _count(value: object, name: str, low: int, high: int = MAX_CANDIDATES) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ParameterError(name, repr(value), f"an integer {low}..{high}")
@@ -96,27 +89,27 @@ class Noise:
     def __post_init__(self) -> None:
         if self.kind not in NOISE_KINDS:
             raise ParameterError("noise", self.kind, f"one of {', '.join(NOISE_KINDS)}")
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        object.__setattr__(self, "scale", positive_rational(self.scale, "scale"))
 
     @staticmethod
     def discrete_laplace(b: object) -> Noise:
         """The discrete Laplace (two-sided geometric) `P(y) ∝ e^(-|y|/b)` on the integers."""
-        return Noise(DISCRETE_LAPLACE, _positive(b, "b"))
+        return Noise(DISCRETE_LAPLACE, positive_rational(b, "b"))
 
     @staticmethod
     def discrete_gaussian(sigma2: object) -> Noise:
         """The discrete Gaussian `P(y) ∝ e^(-y²/(2σ²))` on the integers, rational `σ²`."""
-        return Noise(DISCRETE_GAUSSIAN, _positive(sigma2, "sigma2"))
+        return Noise(DISCRETE_GAUSSIAN, positive_rational(sigma2, "sigma2"))
 
     @staticmethod
     def laplace(b: object) -> Noise:
         """The continuous Laplace, density `e^(-|y|/b)/(2b)`."""
-        return Noise(LAPLACE, _positive(b, "b"))
+        return Noise(LAPLACE, positive_rational(b, "b"))
 
     @staticmethod
     def gaussian(sigma: object) -> Noise:
         """The continuous Gaussian `N(0, σ²)`, rational `σ`."""
-        return Noise(GAUSSIAN, _positive(sigma, "sigma"))
+        return Noise(GAUSSIAN, positive_rational(sigma, "sigma"))
 
     @property
     def discrete(self) -> bool:
@@ -148,10 +141,8 @@ class BernoulliExp:
     x: Fraction
 
     def __post_init__(self) -> None:
-        x = _rational(self.x, "x")
-        if x < 0:
-            raise ParameterError("x", x, "a rational x >= 0 (True with probability e^(-x))")
-        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "x", positive_rational(
+            self.x, "x", " (True with probability e^(-x))", zero=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +174,7 @@ class ExponentialMechanism:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scores", _scores(self.scores))
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        object.__setattr__(self, "scale", positive_rational(self.scale, "scale"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +187,7 @@ class PermuteAndFlip:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scores", _scores(self.scores))
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        object.__setattr__(self, "scale", positive_rational(self.scale, "scale"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,14 +200,7 @@ class RandomizedResponse:
     def __post_init__(self) -> None:
         if not isinstance(self.value, bool):
             raise ParameterError("value", repr(self.value), "a bool")
-        object.__setattr__(self, "eps", _nonnegative(self.eps))
-
-
-def _nonnegative(eps: object) -> Fraction:
-    q = _rational(eps, "eps")
-    if q < 0:
-        raise ParameterError("eps", q, "a rational eps >= 0")
-    return q
+        object.__setattr__(self, "eps", positive_rational(self.eps, "eps", zero=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +215,7 @@ class KaryRandomizedResponse:
     def __post_init__(self) -> None:
         _count(self.k, "k", 2)
         _count(self.value, "value", 0, self.k - 1)
-        object.__setattr__(self, "eps", _nonnegative(self.eps))
+        object.__setattr__(self, "eps", positive_rational(self.eps, "eps", zero=True))
 
 
 @dataclass(frozen=True, slots=True)

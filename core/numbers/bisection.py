@@ -58,9 +58,11 @@ def grid_midpoint(good: int, bad: int) -> int | None:
 
 
 def halving(width: Fraction) -> Callable[[Fraction, Fraction], Fraction | None]:
-    """The exact middle of the bracket while it is wider than `width > 0`."""
+    """The exact middle of the bracket while it is wider than `width > 0` (a `Fraction`: the
+    callers check a user's width with `betweencut.data.validate.positive_rational`, a layer
+    above this one)."""
     if width <= 0:
-        raise ParameterError("width", width, "a rational width > 0")
+        raise ParameterError("width", width, "width > 0 (the bracket's final width)")
 
     def middle(good: Fraction, bad: Fraction) -> Fraction | None:
         return (good + bad) / 2 if abs(good - bad) > width else None

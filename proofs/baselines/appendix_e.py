@@ -32,7 +32,7 @@ from typing import Any
 import sympy as sp
 
 from betweencut.baselines.tree_counting import CountingSchedule
-from betweencut.data.validate import exact_value
+from betweencut.data.validate import exact_value, positive_rational
 from betweencut.errors import ParameterError
 from betweencut.mechanism.calibration import calibrate
 from betweencut.proofs.exact.arith import enclose
@@ -132,9 +132,7 @@ def e_h(h: int, eps: object, dlt: object, constant: int = 16) -> Any:
     `ε' > 0`, `0 < δ' < 1` (read by `betweencut.data.validate.exact_value`: text such as `"1/20"` is
     parsed, never evaluated); `constant` replaces 16 only to test that the checkers reject a
     wrong bound."""
-    e, d = exact_value(eps, "epsilon"), exact_value(dlt, "delta")
-    if e <= 0:
-        raise ParameterError("epsilon", e, "epsilon > 0")
+    e, d = positive_rational(eps, "epsilon", text=True), exact_value(dlt, "delta")
     if not 0 < d < 1:
         raise ParameterError("delta", d, "0 < delta < 1")
     ell = LN(1 / sp.Rational(d.numerator, d.denominator))

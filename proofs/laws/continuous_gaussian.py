@@ -33,6 +33,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import MissingExtra, NotYet, ParameterError, Undecided, shown
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
 
@@ -126,8 +127,7 @@ def _probability(lo: Fraction, hi: Fraction, prec: int) -> Bounds:
 def normal_mass(scale: Fraction, low: Fraction | None, high: Fraction | None) -> Enclosure:
     """`P(low < ρ <= high)`, `ρ ~ N(0, scale²)` (`None`: unbounded on that side); exactly 0
     when `low >= high`."""
-    if scale <= 0:
-        raise ParameterError("scale", scale, "a rational sigma > 0")
+    scale = positive_rational(scale, "scale", " (the standard deviation sigma)")
     if low is not None and high is not None and low >= high:
         return Enclosure.zero()
     if low is None and high is None:
@@ -278,10 +278,9 @@ def gaussian_noisy_max_law(counts: Sequence[Fraction], sigma: Fraction) -> tuple
     counts = tuple(Fraction(c) for c in counts)
     if not counts:
         raise ParameterError("counts", counts, "at least one count")
-    if sigma <= 0:
-        raise ParameterError("sigma", sigma, "a rational sigma > 0")
+    sigma = positive_rational(sigma, "sigma", " (the standard deviation)")
     base = min(counts)  # the law depends on differences only: shift for cache hits
-    return _noisy_max_law(tuple(c - base for c in counts), Fraction(sigma))
+    return _noisy_max_law(tuple(c - base for c in counts), sigma)
 
 
 def gaussian_log_ratio(x: Fraction, mu_p: Fraction, mu_q: Fraction, sigma: Fraction) -> Fraction:
@@ -299,10 +298,11 @@ def analytic_gaussian_delta(eps: Fraction, sigma: Fraction, sensitivity: Fractio
     if (sensitivity is None) == (sensitivity_squared is None):
         raise ParameterError("sensitivity", (sensitivity, sensitivity_squared),
                              "exactly one of sensitivity, sensitivity_squared")
-    square = sensitivity**2 if sensitivity is not None else sensitivity_squared
-    if sigma <= 0 or eps < 0 or square is None or square <= 0:
-        raise ParameterError("(eps, sigma, sensitivity^2)", (eps, sigma, square),
-                             "eps >= 0, sigma > 0, sensitivity^2 > 0 (rationals)")
+    eps = positive_rational(eps, "eps", zero=True)
+    sigma = positive_rational(sigma, "sigma", " (the standard deviation)")
+    square = positive_rational(sensitivity**2 if sensitivity is not None else sensitivity_squared,
+                               "sensitivity^2" if sensitivity is None else "sensitivity",
+                               " (Delta^2 > 0: a Gaussian pair differs)")
 
     def at(prec: int) -> Bounds:
         with arb_precision(prec + 2 * GUARD_BITS) as flint:

@@ -22,6 +22,7 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
@@ -31,9 +32,7 @@ __all__ = ["DiscreteGaussian", "cks_delta", "cutoff", "tail_bound", "weight"]
 
 
 def _sigma2(sigma2: object) -> Fraction:
-    if isinstance(sigma2, bool) or not isinstance(sigma2, int | Fraction) or sigma2 <= 0:
-        raise ParameterError("sigma2", sigma2, "an exact rational sigma^2 > 0")
-    return Fraction(sigma2)
+    return positive_rational(sigma2, "sigma2", " (the variance sigma^2)")
 
 
 def weight(y: int, sigma2: Fraction) -> ExpPoly:

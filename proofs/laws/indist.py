@@ -27,6 +27,7 @@ from typing import TypeVar
 
 from mpmath import iv
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_test import Outcome
 from betweencut.numbers.exact import LogReal, iv_precision, refine
@@ -111,9 +112,7 @@ def check_indistinguishable(P0: Mapping[K, Value], P1: Mapping[K, Value],
     if (lam is None) == (xi is None):
         raise ParameterError("lam", lam, "exactly one of lam and xi")
     if lam is not None:
-        lam = Fraction(lam)
-        if lam <= 0:
-            raise ParameterError("lam", lam, "lambda > 0")
+        lam = positive_rational(lam, "lam", " (the rate lambda)", text=True)
         xi = ExpRational.of(ExpPoly.exp(lam))
     if xi is None or sign(xi - 1) < 0:
         raise ParameterError("xi", xi, "xi >= 1")
@@ -278,9 +277,7 @@ def decide_q_target_lambda(P0: Mapping[Outcome, Fraction], P1: Mapping[Outcome, 
     package's precision cap (the answer changes exactly at `e^λ`). Returns the decision and the
     rational `ξ` it was made at.
     """
-    lam = Fraction(lam)
-    if lam <= 0:
-        raise ParameterError("lam", lam, "lambda > 0")
+    lam = positive_rational(lam, "lam", " (the rate lambda)", text=True)
 
     def decided(prec: int) -> tuple[TargetDecision, Fraction] | None:
         lo, hi = enclose(ExpPoly.exp(lam), prec)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Generic, TypeVar
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.mechanism.guarded_bt import BT, GuardedBT
 from betweencut.noise.noisy_test import Outcome
@@ -139,9 +140,7 @@ def exact_model(
     GuardedBT if `R` is given (a rational or a `LogReal`); `delta0` is exact when `λ·coeff` is
     an integer (see `betweencut.proofs.laws.tct.delta0`), else None (use the interval model).
     """
-    tau, lam = Fraction(tau), Fraction(lam)
-    if lam <= 0:
-        raise ParameterError("lam", lam, "lambda > 0")
+    tau, lam = Fraction(tau), positive_rational(lam, "lam", " (the rate lambda)", text=True)
     a, b = tau - 1 / lam, tau + 1 / lam
     mechanism: BT
     d0: ExpRational | None = None

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.polyexp import Piecewise, PolyExp
@@ -32,9 +33,7 @@ HALF = Fraction(1, 2)
 
 def laplace_cdf(scale: Fraction, shift: Fraction) -> Piecewise:
     """`x -> P(Z < x + shift)`, `Z ~ Lap(scale)`: break point at `x = -shift`."""
-    if scale <= 0:
-        raise ParameterError("scale", scale, "a rational scale > 0")
-    rate = 1 / scale
+    rate = 1 / positive_rational(scale, "scale", " (Z ~ Lap(scale))")
     left = PolyExp.exp(rate, ExpPoly.exp(shift * rate, HALF))
     right = PolyExp.const(1) - PolyExp.exp(-rate, ExpPoly.exp(-shift * rate, HALF))
     return Piecewise((-shift,), (left, right))
@@ -42,8 +41,7 @@ def laplace_cdf(scale: Fraction, shift: Fraction) -> Piecewise:
 
 def laplace_density(scale: Fraction, center: Fraction = Fraction(0)) -> Piecewise:
     """`x -> f(x - center)`, the density of `center + Lap(scale)`."""
-    if scale <= 0:
-        raise ParameterError("scale", scale, "a rational scale > 0")
+    scale = positive_rational(scale, "scale", " (Lap(scale))")
     rate, c = 1 / scale, HALF / scale
     left = PolyExp.exp(rate, ExpPoly.exp(-center * rate, c))
     right = PolyExp.exp(-rate, ExpPoly.exp(center * rate, c))

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple, Union
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.mechanism.calibration import Calibration
 from betweencut.noise.noisy_test import Outcome
@@ -45,11 +46,9 @@ class DPBound(NamedTuple):
 
 
 def _positive_lambda(lam: Fraction, at_most_one: bool) -> Fraction:
-    if not isinstance(lam, Fraction | int) or isinstance(lam, bool):
-        raise ParameterError("lam", lam, "a rational lambda (Fraction or int)")
-    lam = Fraction(lam)
-    if lam <= 0 or (at_most_one and lam > 1):
-        raise ParameterError("lam", lam, "0 < lambda <= 1" if at_most_one else "lambda > 0")
+    lam = positive_rational(lam, "lam", " (the rate lambda)")
+    if at_most_one and lam > 1:
+        raise ParameterError("lam", lam, "0 < lambda <= 1")
     return lam
 
 

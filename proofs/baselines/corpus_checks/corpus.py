@@ -35,6 +35,7 @@ from betweencut.baselines import svt_corpus as sc
 from betweencut.boundary.encoding import release_of
 from betweencut.data.notation import database_text, record_text, replacement_text
 from betweencut.data.tree import Node
+from betweencut.data.validate import positive_rational
 from betweencut.errors import MechanismError, ParameterError
 from betweencut.noise.noisy_queries import GAUSSIAN, LAPLACE
 from betweencut.proofs.baselines.corpus_checks import corpus_rows, corpus_scale
@@ -334,9 +335,8 @@ def user_row(spec: str, run: Run, m: int, eps: Fraction) -> CorpusRow:
     """A row for a user's mechanism `run(q, test)` on `m` query answers, claimed `eps`."""
     if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_QUERIES:
         raise ParameterError("queries", m, f"an integer 1 <= m <= {MAX_QUERIES}")
-    if Fraction(eps) <= 0:
-        raise ParameterError("epsilon", eps, "a rational epsilon > 0")
-    return CorpusRow(spec, "user mechanism", lambda _m: run, m, UNKNOWN, "user", Fraction(eps))
+    claimed = positive_rational(eps, "epsilon", text=True)
+    return CorpusRow(spec, "user mechanism", lambda _m: run, m, UNKNOWN, "user", claimed)
 
 
 MAX_QUERIES = 256

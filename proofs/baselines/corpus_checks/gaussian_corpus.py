@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from betweencut.data.notation import database_text, record_text, replacement_text
 from betweencut.data.tree import Node
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.proofs.baselines.corpus_checks import corpus_rows
 from betweencut.proofs.baselines.corpus_checks.corpus_rows import CorpusRow, RowResult
@@ -63,10 +64,11 @@ def zhu_wang_delta(eps: Fraction, sigma_rho: Fraction, sigma_nu: Fraction, k: in
     Raises: `ParameterError` for a non-positive `σ`, `Δ` or `k`, or unless `ε > a` (the order
     must exceed 1).
     """
-    for name, value in (("sigma_rho", sigma_rho), ("sigma_nu", sigma_nu),
-                        ("sensitivity", sensitivity), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, int | Fraction) or value <= 0:
-            raise ParameterError(name, value, "an exact rational > 0 (k: an integer >= 1)")
+    sigma_rho = positive_rational(sigma_rho, "sigma_rho", " (a standard deviation)")
+    sigma_nu = positive_rational(sigma_nu, "sigma_nu", " (a standard deviation)")
+    sensitivity = positive_rational(sensitivity, "sensitivity")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ParameterError("k", k, "an integer k >= 1 (the number of queries answered)")
     a = sensitivity**2 / sigma_rho**2 + 2 * sensitivity**2 / sigma_nu**2
     if eps <= a:
         raise ParameterError("eps", eps, f"eps > {a} (the RDP order (eps + a)/(2a) must be > 1)")

@@ -32,6 +32,7 @@ from fractions import Fraction
 
 from betweencut.baselines.svt_corpus import Grid, gaussian_on_grid
 from betweencut.boundary.encoding import release_of
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly
 from betweencut.proofs.exact.enclosure import GUARD_BITS, Bounds, Enclosure, round_bounds
@@ -51,19 +52,13 @@ STEPS_PER_SIGMA = 256
 REACH_SIGMAS = 12
 
 
-def _positive(x: object, name: str) -> Fraction:
-    if isinstance(x, bool) or not isinstance(x, int | Fraction) or x <= 0:
-        raise ParameterError(name, x, "an exact rational > 0")
-    return Fraction(x)
-
-
 class GaussianGridPair:
     """`δ(ε)` of `(N(0, σ²), N(Δ, σ²))` enclosed from the Gaussian mechanism on a grid of step
     `σ/steps` over `[min(0, Δ) - reach·σ, max(0, Δ) + reach·σ]` (see the module doc)."""
 
     def __init__(self, sigma: Fraction, sensitivity: Fraction, steps: int = STEPS_PER_SIGMA,
                  reach: int = REACH_SIGMAS) -> None:
-        self.sigma = _positive(sigma, "sigma")
+        self.sigma = positive_rational(sigma, "sigma", " (the standard deviation)")
         self.shift = Fraction(sensitivity)
         if self.shift == 0:
             raise ParameterError("sensitivity", sensitivity, "a rational sensitivity != 0")

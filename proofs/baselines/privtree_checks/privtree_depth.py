@@ -64,9 +64,9 @@ from fractions import Fraction
 from betweencut.baselines.privtree import SEAMS as PRIVTREE_SEAMS
 from betweencut.baselines.privtree import Box, Point, PrivTree, volume
 from betweencut.boundary.seams import overrides, refusal
+from betweencut.data.validate import positive_rational
 from betweencut.errors import BetweenCutError, ParameterError
 from betweencut.noise.noisy_test import Outcome
-from betweencut.numbers.exact import as_rational
 from betweencut.proofs.baselines.privtree_checks.privtree_ratio import ONE, LogRatio
 from betweencut.proofs.baselines.privtree_checks.privtree_search import (
     Ratio,
@@ -372,9 +372,8 @@ def check_privtree_copies_at_depth(mech: PrivTree, max_copies: int,
     mechanism's own `ε` apart, with the worst pair and its loss.
     Raises: `ClaimRefuted` with the worst pair, its event and loss when it exceeds `ε`.
     """
-    eps = mech.epsilon if epsilon is None else as_rational(epsilon, "epsilon")
-    if eps <= 0:
-        raise ParameterError("epsilon", eps, "a claimed epsilon > 0")
+    eps = positive_rational(mech.epsilon if epsilon is None else epsilon, "epsilon",
+                            " (the claimed budget)", text=True)
     found = copies_worst_pair(mech, max_copies)
     bound = ExpPoly.exp(eps)
     claimed = {"epsilon": eps, "delta": Fraction(0), "bound": exact_str(bound),

@@ -45,9 +45,9 @@ from betweencut.baselines.privtree import (
     volume,
 )
 from betweencut.boundary.seams import overrides, refusal
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.noise.noisy_test import Outcome
-from betweencut.numbers.exact import as_rational
 from betweencut.proofs.baselines.privtree_checks.privtree_ratio import ONE as LOG_ONE
 from betweencut.proofs.baselines.privtree_checks.privtree_ratio import Ratio
 from betweencut.proofs.exact.arith import ExpPoly, exact_str
@@ -359,9 +359,8 @@ def check_privtree_worst_pair(mech: PrivTree, max_size: int,
     `bound` `e^ε`) and the mechanism's own `ε` apart, with the worst pair and its exact ratio.
     Raises: `ClaimRefuted` with the worst pair, its event and exact ratio when it exceeds `e^ε`.
     """
-    eps = mech.epsilon if epsilon is None else as_rational(epsilon, "epsilon")
-    if eps <= 0:
-        raise ParameterError("epsilon", eps, "a claimed epsilon > 0")
+    eps = positive_rational(mech.epsilon if epsilon is None else epsilon, "epsilon",
+                            " (the claimed budget)", text=True)
     if search is None:
         search = worst_pair if is_partition(mech) else search_multiplicities
     found = search(mech, max_size)

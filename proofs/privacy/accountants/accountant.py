@@ -61,6 +61,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar, Final, Protocol, Self, Union, runtime_checkable
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError, Undecided
 from betweencut.numbers.bisection import certified_bisect, grid_midpoint
 from betweencut.numbers.exact import LogReal, interval_bounds
@@ -143,9 +144,7 @@ def delta0_upper(lam: Fraction, R: LogReal | Fraction | int) -> ExpPoly | Fracti
 
 
 def _eps(eps: object) -> Fraction:
-    if not isinstance(eps, Fraction | int) or isinstance(eps, bool) or eps < 0:
-        raise ParameterError("eps", eps, "a rational eps >= 0")
-    return Fraction(eps)
+    return Fraction(positive_rational(eps, "eps", zero=True))
 
 
 def _delta(delta: object) -> Fraction:

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError, Undecided
 from betweencut.proofs.exact.arith import ExpPoly, sign
 from betweencut.proofs.exact.packed import mul_round_up
@@ -279,8 +280,7 @@ def envelope_delta_upper(L: int, lam: Fraction, delta0: Fraction, eps: Fraction,
     `(λ, δ0)` (module docstring, steps 1-5); `δ0` a rational upper bound on Eq. (19)'s."""
     if not isinstance(L, int) or L < 1:
         raise ParameterError("L", L, "an integer L >= 1")
-    if eps < 0:
-        raise ParameterError("eps", eps, "eps >= 0")
+    eps = positive_rational(eps, "eps", zero=True)
     coeffs, g_inf = _composed(Fraction(lam), Fraction(delta0), L, m, bits)
     step = Fraction(lam) / m
     total = 0

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TypeVar, Union
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, certainly_le, exact_str, sign
 
@@ -41,10 +42,8 @@ K = TypeVar("K")
 def _check_inputs(k: int, eps0: Fraction, delta0: ExactValue, eps: Fraction) -> None:
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise ParameterError("k", k, "an integer k >= 1 (number of composed mechanisms)")
-    if not isinstance(eps0, Fraction | int) or isinstance(eps0, bool) or eps0 <= 0:
-        raise ParameterError("eps0", eps0, "a rational eps0 > 0")
-    if not isinstance(eps, Fraction | int) or isinstance(eps, bool) or eps < 0:
-        raise ParameterError("eps", eps, "a rational eps >= 0")
+    positive_rational(eps0, "eps0", " (each composed mechanism's)")
+    positive_rational(eps, "eps", zero=True)
     if not (certainly_le(0, delta0) and certainly_le(delta0, 1)):
         raise ParameterError("delta0", exact_str(delta0), "0 <= delta0 <= 1")
 

@@ -23,6 +23,7 @@ from typing import Any, Union, cast
 from mpmath import iv
 
 from betweencut.data.notation import database_text, record_text, replacement_text
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError, Undecided
 from betweencut.numbers.exact import iv_endpoints, iv_precision
 from betweencut.numbers.exact_text import read_rational
@@ -67,9 +68,7 @@ class RenyiClaim:
         """`zcdp:RHO` or `rdp:ALPHA:EPS` (exact rationals, `ALPHA > 1`)."""
         kind, _, rest = text.partition(":")
         if kind == ZCDP and rest:
-            rho = read_rational(rest, "rho")
-            if rho <= 0:
-                raise ParameterError("rho", rho, "a rational rho > 0")
+            rho = positive_rational(rest, "rho", " (zCDP)", text=True)
             return RenyiClaim(ZCDP, rho=rho)
         order, _, eps = rest.partition(":")
         if kind == RDP and order and eps:

@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from betweencut.data.tree import PublicTree
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError, Undecided
 from betweencut.mechanism.betweencut import BetweenCut
 from betweencut.mechanism.guarded_bt import BT
@@ -403,10 +404,9 @@ class ClaimedBound:
 
     @staticmethod
     def of(r: int, eps: Fraction, value: object) -> ClaimedBound:
-        if not isinstance(eps, Fraction | int) or isinstance(eps, bool) or eps <= 0:
-            raise ParameterError("eps", eps, "an exact rational eps > 0 (the claim's)")
+        claimed = Fraction(positive_rational(eps, "eps", " (the claim's)"))
         lo, hi = enclose(value, 64)
-        return ClaimedBound(r, Fraction(eps), value, lo, hi)
+        return ClaimedBound(r, claimed, value, lo, hi)
 
 
 @dataclass

@@ -31,6 +31,7 @@ from typing import Union
 
 from mpmath import iv
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.numbers.exact import iv_endpoints, iv_precision, midpoint_float, refine
 from betweencut.proofs.exact.arith import ExpPoly, ExpRational, enclose, exact_str, sign
@@ -255,9 +256,7 @@ class PrivacyCurve:
 def _eps(eps: object) -> Fraction:
     """A rational `ε` (an int or a `Fraction`: no text here) through the one range check
     (`verdict.checked_epsilon`: a `ClaimedEpsilon` passes as it is)."""
-    if isinstance(eps, bool) or not isinstance(eps, int | Fraction):
-        raise ParameterError("eps", repr(eps), "an exact rational eps >= 0 (int or Fraction)")
-    return checked_epsilon(eps)
+    return checked_epsilon(positive_rational(eps, "eps", zero=True))
 
 
 def _append(out: list[Piece], piece: Piece) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache, partial
 
+from betweencut.data.validate import positive_rational
 from betweencut.errors import ParameterError
 from betweencut.numbers.bisection import certified_bisect, halving
 from betweencut.numbers.exact import as_rational
@@ -248,8 +249,7 @@ def epsilon_for_delta(
         target, "target")
     if sign(exact) < 0:
         raise ParameterError("target", str(exact), "an exact delta >= 0")
-    if width <= 0:
-        raise ParameterError("width", width, "a rational width > 0")
+    width = positive_rational(width, "width", " (the bracket's final width)")
     target = exact
 
     def ok(eps: Fraction) -> bool:
