@@ -89,6 +89,8 @@ def checked_outcome(value: object) -> Outcome:
     if type(value) is Outcome:
         return value
     try:
+        if type(value) is not str:  # a str subclass may hash and compare as it likes
+            raise ValueError(value)
         return Outcome(value)
     except ValueError:
         raise ParameterError(

@@ -216,3 +216,22 @@ def test_a_released_handle_may_only_be_released(use: Callable[[Released], object
     with pytest.raises(ReleasedUse):
         use(handle)
 
+
+
+def test_a_noisy_test_answers_exactly_an_outcome_or_its_letter() -> None:
+    """`checked_outcome` reads "L", "B", "H" and the `Outcome`s; a str subclass that hashes
+    and compares as "H" while being "X" is refused, not read as Heavy."""
+    from betweencut.errors import ParameterError
+    from betweencut.noise.noisy_test import Outcome, checked_outcome
+
+    class Liar(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return hash("H")
+
+    assert [checked_outcome(x) for x in ("L", "B", "H", Outcome.H)] == list(Outcome) + [Outcome.H]
+    for wrong in (Liar("X"), "X", 1, None):
+        with pytest.raises(ParameterError, match="a noisy test answers"):
+            checked_outcome(wrong)
