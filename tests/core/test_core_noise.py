@@ -231,7 +231,7 @@ def test_a_noisy_test_answers_exactly_an_outcome_or_its_letter() -> None:
         def __hash__(self) -> int:
             return hash("H")
 
-    assert [checked_outcome(x) for x in ("L", "B", "H", Outcome.H)] == list(Outcome) + [Outcome.H]
+    assert [checked_outcome(x) for x in ("L", "B", "H", Outcome.H)] == [*Outcome, Outcome.H]
     for wrong in (Liar("X"), "X", 1, None):
         with pytest.raises(ParameterError, match="a noisy test answers"):
             checked_outcome(wrong)
