@@ -28,6 +28,7 @@ tracker without a budget, so library calls behave as before.
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
@@ -137,8 +138,13 @@ class Tracker:
         left = self.left()
         if left is not None and seconds > left:
             raise BudgetExceeded(self.budget or 0, self.reached(),
-                                 f"{what} would take about {seconds:.0f} s, {max(left, 0):.0f} s "
-                                 "of the budget left", advice)
+                                 f"{what} would take about {_secs(seconds)}, "
+                                 f"{_secs(max(left, 0))} of the budget left", advice)
+
+    def needed(self, seconds: float) -> int:
+        """The whole-second budget a step projected at `seconds` would need, counting what
+        was spent already (start-up, the import of the user's module): more than the budget."""
+        return max(math.ceil(self.seconds() + seconds), int(self.budget or 0) + 1)
 
     def afford_work(self, work: float, what: str, advice: str | None = None) -> None:
         """Refuse at once a job projected at `work` reference seconds (counted from public
@@ -188,6 +194,11 @@ def tracking(tracker: Tracker) -> Iterator[Tracker]:
             yield tracker
     finally:
         _CURRENT.reset(token)
+
+
+def _secs(seconds: float) -> str:
+    """Seconds for a message: tenths below 10 s (a budget of 1 s is spent in tenths)."""
+    return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
 
 
 @contextmanager

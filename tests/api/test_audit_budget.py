@@ -70,3 +70,23 @@ def test_no_estimate_without_a_budget() -> None:
     tracker.budget = None
     verdict = _audit(tracker, 2)
     assert verdict.holds and tracker.asked == []
+
+
+def test_the_advised_budget_counts_the_time_already_spent() -> None:
+    """A budget mostly spent before the audit starts (start-up, the user's module): the
+    advice names a budget past the one given and past what was spent plus the estimate (it
+    said "raise --budget to 1" to a budget of 1 s spent on the import)."""
+    import re
+    import time
+
+    from betweencut.progress import Tracker
+
+    tracker = Tracker(budget=1)
+    tracker.start = time.monotonic() - 0.95
+    with pytest.raises(BudgetExceeded) as refused:
+        tracker.afford(0.3, "the audit", advice=f"raise --budget to {tracker.needed(0.3)}")
+    text = str(refused.value)
+    assert "would take about 0.3 s, 0.1 s of the budget left" in text or \
+        "would take about 0.3 s, 0.0 s of the budget left" in text, text
+    (advised,) = map(int, re.findall(r"raise --budget to (\d+)", text))
+    assert advised == 2

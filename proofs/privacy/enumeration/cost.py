@@ -107,9 +107,9 @@ class AuditCost:
             tracker.afford_work(self.work, f"the audit ({self.text()})")
             return
         tracker.afford(self.seconds, f"the audit ({self.text()})",
-                       advice=f"raise --budget to {int(self.seconds) + 1} or more, or audit "
-                              "fewer pairs (--height, --exhaustive) or simpler parameters "
-                              "(smaller tau + R, a lambda of fewer digits)")
+                       advice=f"raise --budget to {tracker.needed(self.seconds)} or more, "
+                              "or audit fewer pairs (--height, --exhaustive) or simpler "
+                              "parameters (smaller tau + R, a lambda of fewer digits)")
 
 
 def audit_cost(
