@@ -56,7 +56,8 @@ from betweencut.progress import current
 
 __all__ = [
     "HANG_SECONDS", "Child", "ChildEnded", "UserCode", "carried", "enabled", "in_child",
-    "isolating", "limit_now", "marked", "one_audit", "raised_line", "remembered", "start",
+    "isolating", "limit_now", "marked", "one_audit", "out_of_time", "raised_line", "remembered",
+    "start",
     "user_code",
 ]
 
@@ -198,6 +199,18 @@ def limit_now() -> tuple[float, str]:
     return left, f"the {left:.3g} s left of the time budget of {tracker.budget or 0:g} s"
 
 
+def out_of_time(who: str, where: str, what: str, watchdog: bool = False) -> ChildEnded:
+    """The error for a child with no result by its deadline (`what`: the limit in words).
+    Under a time budget the child was stopped when the budget ran out, which a slow run meets
+    as a hanging one does: the message says so and what to change; without a budget, or under
+    an explicit `watchdog`, only a hang gets there."""
+    budgeted = current().budget is not None and not watchdog
+    why = ("stopped when the budget ran out: raise --budget, unless it never ends" if budgeted
+           else "a hang: it was stopped")
+    return ChildEnded(f"the mechanism {who} did not finish within {what} {where} ({why})"
+                      .replace("  ", " "))
+
+
 # -- the child --------------------------------------------------------------------------------
 def _detach() -> None:
     """Standard streams and fds 0-2 to /dev/null: the child cannot reach the parent's."""
@@ -287,9 +300,7 @@ class Child:
             while not _complete(data):
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise ChildEnded(
-                        f"the mechanism {self.who} did not finish within {what} "
-                        f"{self.where} (a hang: it was stopped)".rstrip())
+                    raise out_of_time(self.who, self.where, what, watchdog=limit is not None)
                 ready, _, _ = select.select([self.fd], [], [], left)
                 if ready:
                     chunk = os.read(self.fd, 1 << 20)

@@ -235,7 +235,7 @@ class Replay:
         """Every run's record, in order; raises `MechanismError` (one line) when the child
         ended early, hung, sent more than `MAX_BYTES`, loaded `betweencut.proofs` before the
         user's module, or the user's code raised."""
-        from betweencut.boundary.isolation import limit_now
+        from betweencut.boundary.isolation import limit_now, out_of_time
 
         who = self.spec.who
         span, what = limit_now() if LIMIT_SECONDS is None else (
@@ -249,9 +249,8 @@ class Replay:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise MechanismError(
-                        f"the mechanism {who} did not finish within {what} "
-                        f"{self._where(self._at())} (a hang: it was stopped)")
+                    raise out_of_time(who, self._where(self._at()), what,
+                                      watchdog=LIMIT_SECONDS is not None)
                 ready, _, _ = select.select([fd], [], [], left)
                 if not ready:
                     continue

@@ -39,8 +39,8 @@ from typing import Any, ParamSpec, TypeVar
 
 from betweencut.errors import MechanismError
 
-__all__ = ["SEALED", "SEALED_TOP", "SOURCES", "Tampered", "audit", "check", "seal", "sealed",
-           "sealing", "user_code_imported"]
+__all__ = ["LAZY", "SEALED", "SEALED_TOP", "SOURCES", "Tampered", "audit", "check", "seal",
+           "sealed", "sealing", "user_code_imported"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -53,6 +53,8 @@ SOURCES = ("betweencut", "mpmath", "fractions", "decimal", "_pydecimal", "number
 SEALED = (*SOURCES, "builtins", "math", "cmath", "operator", "functools", "itertools",
           "collections", "struct", "gmpy2", "flint", "io", "os")
 SEALED_TOP = ("numpy", "sympy")
+# libraries the audit may load after the user's module that add a gc callback of their own
+LAZY = ("hypothesis",)
 # the package's module state written under an UPPER_CASE name: flags that change as it runs
 STATE = frozenset({("betweencut.boundary.sandbox", "_NUMPY_DONE"),
                    ("betweencut.boundary.sandbox", "_HOOKED")})
@@ -139,12 +141,29 @@ def _watch(event: str, args: tuple[Any, ...]) -> None:
         _added_audit_hooks += 1
 
 
+def _lazy_library(callback: object) -> bool:
+    """A gc callback of a library the audit loads after the user's module (`LAZY`:
+    Hypothesis, for `search`, times collections with one): a function of that library
+    compiled from its own files (the check `_foreign` makes of the audit's own functions)."""
+    code = getattr(callback, "__code__", None)
+    home = getattr(callback, "__module__", None)
+    if not isinstance(code, types.CodeType) or not isinstance(home, str):
+        return False
+    top = home.partition(".")[0]
+    module = sys.modules.get(top)
+    if top not in LAZY or module is None or not getattr(module, "__file__", None):
+        return False
+    root = os.path.dirname(os.path.abspath(module.__file__ or ""))
+    return os.path.abspath(code.co_filename).startswith(root + os.sep)
+
+
 def _hooks(out: dict[Key, int]) -> None:
     out[("<hooks>", "trace")] = id(sys.gettrace())
     out[("<hooks>", "profile")] = id(sys.getprofile())
     out[("<hooks>", "threading.trace")] = id(threading.gettrace())
     out[("<hooks>", "threading.profile")] = id(threading.getprofile())
-    out[("<hooks>", "gc.callbacks")] = hash(tuple(id(c) for c in gc.callbacks))
+    out[("<hooks>", "gc.callbacks")] = hash(tuple(id(c) for c in gc.callbacks
+                                                  if not _lazy_library(c)))
     out[("<hooks>", "audit hooks added")] = _added_audit_hooks
     for hook in ("excepthook", "displayhook", "breakpointhook"):  # not unraisablehook: the
         # time budget replaces it while the user's module is imported (betweencut.progress)

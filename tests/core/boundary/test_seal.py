@@ -205,3 +205,31 @@ def test_the_drawing_s_imports_happen_before_the_user_s_module_is_sealed(tmp_pat
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert (tmp_path / "curve.png").stat().st_size > 0
+
+
+def test_a_search_loads_hypothesis_after_the_seal_and_still_gets_its_verdict(
+        tmp_path: Path) -> None:
+    """`--search` loads Hypothesis after the user's module, and Hypothesis adds a gc callback
+    of its own (`seal.LAZY`): the audit gives its verdict (it was refused as a rewrite), in a
+    fresh process as a user runs it (in a test worker Hypothesis was loaded already)."""
+    module = tmp_path / "searched.py"
+    module.write_text(HONEST + LEAK)
+    done = subprocess.run(
+        [sys.executable, "-m", "betweencut", "audit", "privacy", "--mechanism",
+         f"{module}:leak", "--height", "2", "--search", "5", "--epsilon", "1/2", "--delta",
+         "0"], capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert done.returncode == 1 and "REFUTED" in done.stdout, done.stderr
+
+
+def test_a_gc_callback_claiming_to_be_hypothesis_s_is_refused(tmp_path: Path) -> None:
+    """Only a callback compiled from Hypothesis's own files passes as the library's."""
+    module = tmp_path / "claims.py"
+    module.write_text(textwrap.dedent("""
+        import gc
+        def cb(phase, info):
+            pass
+        cb.__module__ = "hypothesis.internal.conjecture.junkdrawer"
+        gc.callbacks.append(cb)
+    """) + LEAK)
+    done = _audit(module, "leak", tmp_path)
+    assert done.returncode == 2 and "gc.callbacks" in done.stderr, (done.stdout, done.stderr)

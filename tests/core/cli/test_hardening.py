@@ -164,6 +164,7 @@ def test_loop_in_a_mechanism_stops_at_the_budget(mechs: Path) -> None:
     ran.contract()
     assert ran.status == 2 and "the mechanism hardmechs:loop did not finish within" in ran.err
     assert "left of the time budget of 2 s" in ran.err
+    assert "(stopped when the budget ran out: raise --budget, unless it never ends)" in ran.err
 
 
 @pytest.mark.parametrize("name", ["asks_forever", "shared_forever"])
