@@ -72,17 +72,20 @@ def exact_rational(value: object) -> Fraction | None:
     """`value` as a `Fraction` with `int` parts if it is an exact rational number, else None.
 
     Accepted: every `exact_integer`; `Fraction` (re-built if its parts are not `int`, e.g.
-    `Fraction(mpz(1), mpz(3))`); `numbers.Rational` (gmpy2 `mpq`); objects with exact-integer
-    `numerator` and `denominator` (python-flint `fmpq`, sympy `Rational`); finite
-    `decimal.Decimal` (a decimal is exact: `Decimal('0.1')` is 1/10). Strings are not read here
-    (`betweencut.numbers.exact.as_rational` parses them). Floats give None.
+    `Fraction(mpz(1), mpz(3))`, or if it is a subclass); `numbers.Rational` (gmpy2 `mpq`);
+    objects with exact-integer `numerator` and `denominator` (python-flint `fmpq`, sympy
+    `Rational`); finite `decimal.Decimal` (a decimal is exact: `Decimal('0.1')` is 1/10).
+    Strings are not read here (`betweencut.numbers.exact.as_rational` parses them). Floats give
+    None.
     """
     if isinstance(value, bool) or is_inexact(value):
         return None
     if isinstance(value, Fraction):
         num, den = value.numerator, value.denominator
-        if type(num) is int and type(den) is int:
+        if type(value) is Fraction and type(num) is int and type(den) is int:
             return value
+        # a subclass is re-built: its comparisons and arithmetic are its own (a `__gt__` that
+        # says yes to every bound would pass any range check), a plain Fraction's are exact
         return Fraction(int(num), int(den))
     whole = exact_integer(value)
     if whole is not None:

@@ -207,8 +207,8 @@ def out_of_time(who: str, where: str, what: str, watchdog: bool = False) -> Chil
     budgeted = current().budget is not None and not watchdog
     why = ("stopped when the budget ran out: raise --budget, unless it never ends" if budgeted
            else "a hang: it was stopped")
-    return ChildEnded(f"the mechanism {who} did not finish within {what} {where} ({why})"
-                      .replace("  ", " "))
+    place = f" {where}" if where else ""
+    return ChildEnded(f"the mechanism {who} did not finish within {what}{place} ({why})")
 
 
 # -- the child --------------------------------------------------------------------------------

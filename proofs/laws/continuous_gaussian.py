@@ -300,9 +300,9 @@ def analytic_gaussian_delta(eps: Fraction, sigma: Fraction, sensitivity: Fractio
                              "exactly one of sensitivity, sensitivity_squared")
     eps = positive_rational(eps, "eps", zero=True)
     sigma = positive_rational(sigma, "sigma", " (the standard deviation)")
-    square = positive_rational(sensitivity**2 if sensitivity is not None else sensitivity_squared,
-                               "sensitivity^2" if sensitivity is None else "sensitivity",
-                               " (Delta^2 > 0: a Gaussian pair differs)")
+    why = " (Delta > 0: a Gaussian pair differs)"
+    square = (positive_rational(sensitivity, "sensitivity", why) ** 2 if sensitivity is not None
+              else positive_rational(sensitivity_squared, "sensitivity_squared", why))
 
     def at(prec: int) -> Bounds:
         with arb_precision(prec + 2 * GUARD_BITS) as flint:

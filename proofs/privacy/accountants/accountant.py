@@ -144,7 +144,7 @@ def delta0_upper(lam: Fraction, R: LogReal | Fraction | int) -> ExpPoly | Fracti
 
 
 def _eps(eps: object) -> Fraction:
-    return Fraction(positive_rational(eps, "eps", zero=True))
+    return positive_rational(eps, "eps", zero=True)
 
 
 def _delta(delta: object) -> Fraction:

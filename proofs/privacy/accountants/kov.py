@@ -39,13 +39,16 @@ ExactValue = Union[Fraction, int, ExpPoly, ExpRational]  # noqa: UP007
 K = TypeVar("K")
 
 
-def _check_inputs(k: int, eps0: Fraction, delta0: ExactValue, eps: Fraction) -> None:
+def _check_inputs(k: int, eps0: Fraction, delta0: ExactValue, eps: Fraction
+                  ) -> tuple[Fraction, Fraction]:
+    """`(eps0, eps)` checked, as `Fraction`s."""
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise ParameterError("k", k, "an integer k >= 1 (number of composed mechanisms)")
-    positive_rational(eps0, "eps0", " (each composed mechanism's)")
-    positive_rational(eps, "eps", zero=True)
+    eps0 = positive_rational(eps0, "eps0", " (each composed mechanism's)")
+    eps = positive_rational(eps, "eps", zero=True)
     if not (certainly_le(0, delta0) and certainly_le(delta0, 1)):
         raise ParameterError("delta0", exact_str(delta0), "0 <= delta0 <= 1")
+    return eps0, eps
 
 
 def kov_delta(k: int, eps0: Fraction, delta0: ExactValue, eps: Fraction) -> ExpRational:
@@ -55,8 +58,7 @@ def kov_delta(k: int, eps0: Fraction, delta0: ExactValue, eps: Fraction) -> ExpR
     `0 <= δ0 <= 1` exact. Returns an `ExpRational` equal to the formula in the module docstring
     (no rounding anywhere). It is increasing in `δ0` and in `k`, decreasing in `ε`.
     """
-    _check_inputs(k, eps0, delta0, eps)
-    eps0, eps = Fraction(eps0), Fraction(eps)
+    eps0, eps = _check_inputs(k, eps0, delta0, eps)
     num = ExpPoly()
     for i in range(k + 1):
         if (k - 2 * i) * eps0 > eps:  # e^{(k-i)ε0} > e^{ε + iε0}: a rational comparison

@@ -404,7 +404,7 @@ class ClaimedBound:
 
     @staticmethod
     def of(r: int, eps: Fraction, value: object) -> ClaimedBound:
-        claimed = Fraction(positive_rational(eps, "eps", " (the claim's)"))
+        claimed = positive_rational(eps, "eps", " (the claim's)")
         lo, hi = enclose(value, 64)
         return ClaimedBound(r, claimed, value, lo, hi)
 

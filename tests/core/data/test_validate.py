@@ -260,3 +260,24 @@ def test_every_former_copy_refuses_with_the_one_message(
             call(0.5)
         assert caught.value.name == name, str(caught.value)
         assert "a float is not an exact value" in str(caught.value)
+
+
+def test_a_fraction_subclass_is_read_by_its_value_not_its_comparisons() -> None:
+    """A `Fraction` subclass whose `__gt__` says yes to every bound passed the range check with
+    the value -1 (the converter handed the subclass on): every exact converter now re-builds it
+    as a plain `Fraction`, so the check and everything after it compare exactly."""
+    from betweencut.data.validate import exact_number, exact_value
+    from betweencut.numbers.exact import as_rational
+
+    class Liar(Fraction):
+        def __gt__(self, other: object) -> bool:
+            return True
+
+        def __ge__(self, other: object) -> bool:
+            return True
+
+    with pytest.raises(ParameterError, match="an exact rational > 0"):
+        positive_rational(Liar(-1), "eps")
+    for convert in (exact_number, exact_value, as_rational, positive_rational):
+        got = convert(Liar(1, 2), "x")
+        assert type(got) is Fraction and got == Fraction(1, 2)
